@@ -1,0 +1,319 @@
+// The `engram` command line: a thin adapter over engram::Brain.
+//
+// Contract: `--json` prints exactly one JSON document on stdout; logs,
+// progress and errors go to stderr. Exit codes: 0 ok, 1 the operation
+// failed, 2 usage error.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+
+#include "common/files.h"
+#include "engram/brain.h"
+#include "ops/eval.h"
+#include "output.h"
+
+namespace {
+
+using engram::Brain;
+using engram::OperationContext;
+using engram::Result;
+using engram::Status;
+using Json = nlohmann::json;
+
+struct Globals {
+  std::string brain_dir;
+  bool json = false;
+};
+
+int Fail(const Status& st, const Globals& g) {
+  if (g.json) {
+    std::cout << Json{{"error", {{"code", engram::StatusCodeName(st.code()), }, {"message", st.message()}}}}.dump(2)
+              << "\n";
+  }
+  std::cerr << "engram: " << st.message() << "\n";
+  return engram::ExitCodeFor(st);
+}
+
+void Print(const Json& j) { std::cout << j.dump(2) << "\n"; }
+
+Result<std::unique_ptr<Brain>> OpenBrain(const Globals& g) {
+  ENGRAM_ASSIGN_OR_RETURN(std::filesystem::path root, Brain::Locate(g.brain_dir));
+  return Brain::Open(root);
+}
+
+// Reads all of stdin, refusing more than max_bytes.
+Result<std::string> ReadStdin(uint64_t max_bytes) {
+  std::string data;
+  char buf[65536];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) {
+    data.append(buf, n);
+    if (data.size() > max_bytes) {
+      return Status::InvalidArgument("input is over the limit of " + std::to_string(max_bytes) + " bytes");
+    }
+  }
+  return data;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "engram: a local-first knowledge brain for people and AI agents.\n"
+      "Markdown pages (Chinese and English) in a folder or git repository, indexed into an embedded\n"
+      "SQLite database and searched with bilingual BM25.",
+      "engram"};
+  app.set_version_flag("--version", "engram 0.1.0");
+  app.require_subcommand(1);
+  app.footer(
+      "A brain is found from --brain DIR, then $ENGRAM_BRAIN, then the current directory upwards.\n"
+      "Exit codes: 0 ok, 1 the operation failed, 2 usage error.\n"
+      "Run `engram COMMAND --help` for a command's options.");
+  Globals g;
+  app.add_option("--brain", g.brain_dir, "Brain root folder (the one holding .engram/)")->envname("ENGRAM_BRAIN");
+  app.add_flag("--json", g.json, "Print one JSON document on stdout instead of text");
+
+  // init
+  std::string init_dir = ".";
+  auto* init = app.add_subcommand("init", "Create a brain: DIR/.engram/ with config.toml and engram.db");
+  init->add_option("DIR", init_dir, "Folder to turn into a brain (created if missing; default: .)");
+  init->footer("An existing brain is left untouched. In a git repository, .engram/ is added to .git/info/exclude.");
+
+  // import
+  std::string import_dir;
+  bool dry_run = false;
+  auto* import = app.add_subcommand("import", "Index a folder of Markdown files (hash-based: new, changed, removed)");
+  import->add_option("DIR", import_dir, "Folder to scan (default: the brain root)");
+  import->add_flag("--dry-run", dry_run, "Report what would change without writing");
+  import->footer(
+      "Scans DIR recursively for .md files (hidden folders and node_modules are skipped).\n"
+      "Unchanged files (same sha256) are skipped; files that disappeared are removed from the brain.\n"
+      "Non-UTF-8 or binary files and files over import.max_file_bytes are skipped with the reason.\n"
+      "A brain indexes one folder: the brain root, or the folder of its first import.");
+
+  // put
+  std::string put_slug, put_file;
+  auto* put = app.add_subcommand("put", "Write a page (Markdown with frontmatter) into the brain and index it");
+  put->add_option("SLUG", put_slug, "Page slug, e.g. people/zhang-san (written to SLUG.md)")->required();
+  put->add_option("--file,-f", put_file, "Read the Markdown from this file (default: stdin)");
+  put->footer("An existing page is overwritten; its previous content is kept as a version.");
+
+  // get
+  std::string get_slug;
+  auto* get = app.add_subcommand("get", "Print a page's Markdown (or, with --json, its fields)");
+  get->add_option("SLUG", get_slug, "Page slug")->required();
+
+  // list
+  std::string list_type, list_tag;
+  size_t list_limit = 100;
+  auto* list = app.add_subcommand("list", "List pages, optionally by type or tag");
+  list->add_option("--type", list_type, "Only pages of this type (person, company, meeting, concept, ...)");
+  list->add_option("--tag", list_tag, "Only pages with this tag");
+  list->add_option("--limit", list_limit, "At most this many pages (default 100)")->check(CLI::Range(1, 1000000));
+
+  // delete
+  std::string delete_slug;
+  auto* del = app.add_subcommand("delete", "Delete a page and its Markdown file");
+  del->add_option("SLUG", delete_slug, "Page slug")->required();
+
+  // search
+  std::string query;
+  size_t search_limit = 0;
+  bool explain = false;
+  std::string search_mode = "keyword";
+  auto* search = app.add_subcommand("search", "Search the brain (bilingual BM25 over chunks + titles/aliases)");
+  search->add_option("QUERY", query, "Query text")->required();
+  search->add_option("--limit,-n", search_limit, "Number of results (default: search.limit, 10)")
+      ->check(CLI::Range(1, 1000));
+  search->add_option("--mode", search_mode, "keyword (vector and hybrid arrive with embeddings)")
+      ->check(CLI::IsMember({"keyword"}));
+  search->add_flag("--explain", explain, "Show each result's chunk and title BM25 scores, ranks and query terms");
+  search->footer(
+      "Query syntax: plain words (any may match; pages matching more and rarer words rank higher),\n"
+      "\"quoted phrases\" and +required words that must match, -excluded words or -\"phrases\".\n"
+      "Chinese needs no spaces: 机器学习 matches 机器学习; Traditional characters find Simplified ones.");
+
+  // status
+  auto* status = app.add_subcommand("status", "Show the brain's location, page counts and recent import problems");
+
+  // eval
+  engram::ops::EvalOptions eval_opts;
+  std::string eval_mode = "keyword";
+  auto* eval = app.add_subcommand("eval", "Measure retrieval quality on a BEIR-layout benchmark");
+  eval->add_option("--corpus", eval_opts.corpus, "corpus.jsonl ({\"_id\",\"title\",\"text\"} per line)")->required();
+  eval->add_option("--queries", eval_opts.queries, "queries.jsonl ({\"_id\",\"text\"} per line)")->required();
+  eval->add_option("--qrels", eval_opts.qrels, "qrels TSV (query-id, corpus-id, score; header line)")->required();
+  eval->add_option("--mode", eval_mode, "Retrieval mode (keyword)")->check(CLI::IsMember({"keyword"}));
+  eval->footer(
+      "Indexes the corpus into a throwaway brain, runs every query present in the qrels with the top 100\n"
+      "results, and prints nDCG@10, Recall@10, Recall@100, MRR@10, index time and query latency.\n"
+      "Uses the brain's config when run inside one (ENGRAM_SEARCH_BM25_K1 etc. also apply).");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "engram: " << e.what() << "\nRun `engram --help` for usage.\n";
+    return 2;
+  }
+
+  OperationContext ctx;  // the local CLI: the user owns the filesystem
+
+  if (*init) {
+    auto r = Brain::Init(init_dir);
+    if (!r.ok()) return Fail(r.status(), g);
+    if (g.json) {
+      Print({{"root", r->root.string()}, {"created", r->created}, {"git_excluded", r->git_excluded}});
+    } else {
+      std::cout << (r->created ? "Initialised brain at " : "Brain already initialised at ") << r->root.string()
+                << "\n  config:   " << (r->root / ".engram" / "config.toml").string()
+                << "\n  database: " << (r->root / ".engram" / "engram.db").string() << "\n";
+      if (r->git_excluded) std::cout << "  added .engram/ to .git/info/exclude\n";
+    }
+    return 0;
+  }
+
+  if (*eval) {
+    eval_opts.mode = eval_mode;
+    auto root = Brain::Locate(g.brain_dir);
+    if (root.ok()) {
+      auto brain = Brain::Open(*root);
+      if (!brain.ok()) return Fail(brain.status(), g);
+      eval_opts.brain = (*brain)->options();
+    } else {
+      engram::BrainOptions defaults;
+      eval_opts.brain = defaults;
+    }
+    auto r = engram::ops::RunEval(eval_opts);
+    if (!r.ok()) return Fail(r.status(), g);
+    Json j = {{"ndcg@10", r->ndcg10},     {"recall@10", r->recall10},         {"recall@100", r->recall100},
+              {"mrr@10", r->mrr10},       {"queries", r->queries},            {"docs", r->docs},
+              {"index_seconds", r->index_seconds}, {"query_ms_p50", r->query_ms_p50}, {"query_ms_p95", r->query_ms_p95},
+              {"mode", eval_mode}};
+    if (g.json) {
+      Print(j);
+    } else {
+      std::printf("nDCG@10 %.4f  Recall@10 %.4f  Recall@100 %.4f  MRR@10 %.4f\n", r->ndcg10, r->recall10,
+                  r->recall100, r->mrr10);
+      std::printf("%zu queries, %zu docs, indexed in %.2f s, query p50 %.3f ms, p95 %.3f ms\n", r->queries, r->docs,
+                  r->index_seconds, r->query_ms_p50, r->query_ms_p95);
+    }
+    return 0;
+  }
+
+  auto brain_or = OpenBrain(g);
+  if (!brain_or.ok()) return Fail(brain_or.status(), g);
+  Brain& brain = **brain_or;
+
+  if (*import) {
+    std::filesystem::path dir = import_dir.empty() ? brain.root() : std::filesystem::path(import_dir);
+    auto r = brain.Import(ctx, dir, dry_run);
+    if (!r.ok()) return Fail(r.status(), g);
+    if (g.json) Print(engram::cli::ToJson(*r));
+    else std::cout << (dry_run ? "(dry run) " : "") << engram::cli::FormatImport(*r);
+    return 0;
+  }
+  if (*put) {
+    Result<std::string> content = put_file.empty()
+                                      ? ReadStdin(brain.options().import_max_file_bytes)
+                                      : engram::common::ReadFile(put_file, brain.options().import_max_file_bytes);
+    if (!content.ok()) return Fail(content.status(), g);
+    auto r = brain.Put(ctx, put_slug, *content);
+    if (!r.ok()) return Fail(r.status(), g);
+    if (g.json) {
+      Print({{"slug", r->slug}, {"path", r->path}, {"created", r->created}, {"warnings", r->warnings}});
+    } else {
+      std::cout << (r->created ? "Created " : "Updated ") << r->slug << " (" << r->path << ")\n";
+      for (const auto& w : r->warnings) std::cerr << "warning: " << w << "\n";
+    }
+    return 0;
+  }
+  if (*get) {
+    auto r = brain.Get(ctx, get_slug);
+    if (!r.ok()) return Fail(r.status(), g);
+    if (g.json) Print(engram::cli::ToJson(*r));
+    else std::cout << r->content << (r->content.empty() || r->content.back() == '\n' ? "" : "\n");
+    return 0;
+  }
+  if (*list) {
+    engram::ListFilter f;
+    f.type = list_type;
+    f.tag = list_tag;
+    f.limit = list_limit;
+    auto r = brain.List(ctx, f);
+    if (!r.ok()) return Fail(r.status(), g);
+    if (g.json) {
+      Json pages = Json::array();
+      for (const auto& p : *r) {
+        pages.push_back({{"slug", p.slug}, {"title", p.title}, {"type", p.type}, {"path", p.path},
+                         {"visibility", p.is_private ? "private" : "public"}, {"updated_at", p.updated_at}});
+      }
+      Print({{"pages", pages}, {"count", r->size()}});
+    } else {
+      for (const auto& p : *r) {
+        std::printf("%-40s %-10s %s%s\n", p.slug.c_str(), p.type.c_str(), p.title.c_str(),
+                    p.is_private ? "  (private)" : "");
+      }
+      std::printf("%zu page(s)\n", r->size());
+    }
+    return 0;
+  }
+  if (*del) {
+    Status st = brain.Delete(ctx, delete_slug);
+    if (!st.ok()) return Fail(st, g);
+    if (g.json) Print({{"deleted", delete_slug}});
+    else std::cout << "Deleted " << delete_slug << "\n";
+    return 0;
+  }
+  if (*search) {
+    engram::SearchOptions so = brain.DefaultSearchOptions();
+    if (search_limit > 0) so.limit = search_limit;
+    so.explain = explain;
+    auto r = brain.Search(ctx, query, so);
+    if (!r.ok()) return Fail(r.status(), g);
+    if (g.json) Print(engram::cli::ToJson(*r, explain));
+    else std::cout << engram::cli::FormatSearch(*r, explain);
+    return 0;
+  }
+  if (*status) {
+    auto stats = brain.Stats();
+    if (!stats.ok()) return Fail(stats.status(), g);
+    auto log = brain.engine().RecentIngestLog(200);
+    if (!log.ok()) return Fail(log.status(), g);
+    auto source_root = brain.SourceRoot();
+    if (!source_root.ok()) return Fail(source_root.status(), g);
+    std::vector<engram::IngestLogEntry> problems;
+    for (const auto& e : *log) {
+      if (e.action == "skip" || e.action == "warn" || e.action == "error") problems.push_back(e);
+    }
+    if (g.json) {
+      Json p = Json::array();
+      for (const auto& e : problems) p.push_back({{"at", e.at}, {"path", e.path}, {"action", e.action}, {"message", e.message}});
+      Json j = engram::cli::ToJson(*stats);
+      j["root"] = brain.root().string();
+      j["source_root"] = source_root->string();
+      j["database"] = brain.db_path().string();
+      j["recent_problems"] = p;
+      Print(j);
+    } else {
+      std::cout << "brain:            " << brain.root().string() << "\n";
+      std::cout << "markdown from:    " << source_root->string() << "\n";
+      std::cout << engram::cli::FormatStats(*stats);
+      if (!problems.empty()) {
+        std::cout << "recent import problems:\n";
+        for (const auto& e : problems) std::cout << "  " << e.action << " " << e.path << ": " << e.message << "\n";
+      }
+    }
+    return 0;
+  }
+  return 2;
+}

@@ -1,0 +1,151 @@
+#include "output.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace engram::cli {
+
+using Json = nlohmann::json;
+
+std::string Snippet(const std::string& text, size_t max_bytes) {
+  std::string out;
+  bool space = false;
+  for (char c : text) {
+    if (c == '\n' || c == '\t' || c == '\r' || c == ' ') {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out.push_back(' ');
+    space = false;
+    out.push_back(c);
+  }
+  if (out.size() > max_bytes) {
+    size_t cut = max_bytes;
+    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+    out.resize(cut);
+    out += "…";
+  }
+  return out;
+}
+
+Json ToJson(const SearchResponse& r, bool explain) {
+  Json results = Json::array();
+  for (const SearchHit& h : r.results) {
+    Json j = {{"slug", h.slug},     {"title", h.title},         {"type", h.type},
+              {"score", h.score},   {"chunk_source", h.chunk_source}, {"text", h.text},
+              {"path", h.path},     {"line_start", h.line_start}, {"line_end", h.line_end}};
+    if (explain) {
+      j["explain"] = {{"chunk_bm25", h.explain.chunk_score}, {"title_bm25", h.explain.title_score},
+                      {"chunk_rank", h.explain.chunk_rank},  {"title_rank", h.explain.title_rank},
+                      {"terms", h.explain.terms}};
+    }
+    results.push_back(std::move(j));
+  }
+  return {{"query", r.query},
+          {"results", std::move(results)},
+          {"meta", {{"mode", r.mode}, {"count", r.results.size()}, {"took_ms", r.took_ms}, {"notes", r.notes}}}};
+}
+
+Json ToJson(const ImportReport& r) {
+  Json skipped = Json::array(), warnings = Json::array();
+  for (const auto& s : r.skipped) skipped.push_back({{"path", s.path}, {"reason", s.reason}});
+  for (const auto& w : r.warnings) warnings.push_back({{"path", w.path}, {"warning", w.reason}});
+  return {{"root", r.root},           {"scanned", r.scanned}, {"added", r.added},
+          {"updated", r.updated},     {"unchanged", r.unchanged}, {"removed", r.removed},
+          {"skipped", skipped},       {"warnings", warnings}, {"seconds", r.seconds}};
+}
+
+Json ToJson(const StoredPage& p) {
+  Json fm = Json::parse(p.frontmatter_json, nullptr, false);
+  if (fm.is_discarded()) fm = Json::object();
+  return {{"slug", p.slug},
+          {"path", p.path},
+          {"type", p.type},
+          {"title", p.title},
+          {"tags", p.tags},
+          {"aliases", p.aliases},
+          {"visibility", p.is_private ? "private" : "public"},
+          {"frontmatter", fm},
+          {"compiled_truth", p.compiled_truth},
+          {"timeline", p.timeline},
+          {"content", p.content},
+          {"content_hash", p.content_hash},
+          {"created_at", p.created_at},
+          {"updated_at", p.updated_at}};
+}
+
+Json ToJson(const BrainStats& s) {
+  return {{"pages", s.pages},
+          {"private_pages", s.private_pages},
+          {"chunks", s.chunks},
+          {"links", s.links},
+          {"tags", s.tags},
+          {"aliases", s.aliases},
+          {"timeline_entries", s.timeline_entries},
+          {"versions", s.versions},
+          {"terms", s.terms},
+          {"pages_by_type", s.pages_by_type},
+          {"db_bytes", s.db_bytes},
+          {"schema_version", s.schema_version}};
+}
+
+std::string FormatSearch(const SearchResponse& r, bool explain) {
+  std::ostringstream out;
+  if (r.results.empty()) {
+    out << "No results for \"" << r.query << "\".\n";
+    return out.str();
+  }
+  int n = 0;
+  for (const SearchHit& h : r.results) {
+    char score[32];
+    std::snprintf(score, sizeof score, "%.3f", h.score);
+    out << ++n << ". " << h.title << "  [" << h.type << "]  " << h.slug << "  score " << score << "\n";
+    out << "   " << h.path << ":" << h.line_start << "-" << h.line_end << " (" << h.chunk_source << ")\n";
+    out << "   " << Snippet(h.text, 220) << "\n";
+    if (explain) {
+      std::snprintf(score, sizeof score, "%.3f", h.explain.chunk_score);
+      out << "   explain: chunk bm25 " << score << " (rank " << h.explain.chunk_rank << ")";
+      std::snprintf(score, sizeof score, "%.3f", h.explain.title_score);
+      out << ", title bm25 " << score << " (rank " << h.explain.title_rank << ")";
+      out << "; terms:";
+      for (const auto& t : h.explain.terms) out << " " << t;
+      out << "\n";
+    }
+  }
+  char took[32];
+  std::snprintf(took, sizeof took, "%.2f", r.took_ms);
+  out << r.results.size() << " result(s), " << r.mode << " mode, " << took << " ms\n";
+  for (const auto& note : r.notes) out << "note: " << note << "\n";
+  return out.str();
+}
+
+std::string FormatImport(const ImportReport& r) {
+  std::ostringstream out;
+  char secs[32];
+  std::snprintf(secs, sizeof secs, "%.2f", r.seconds);
+  out << "Imported " << r.root << ": " << r.scanned << " file(s) scanned, " << r.added << " added, " << r.updated
+      << " updated, " << r.unchanged << " unchanged, " << r.removed << " removed, " << r.skipped.size()
+      << " skipped (" << secs << " s)\n";
+  for (const auto& s : r.skipped) out << "  skipped " << s.path << ": " << s.reason << "\n";
+  for (const auto& w : r.warnings) out << "  warning " << w.path << ": " << w.reason << "\n";
+  return out.str();
+}
+
+std::string FormatStats(const BrainStats& s) {
+  std::ostringstream out;
+  out << "pages:            " << s.pages << " (" << s.private_pages << " private)\n";
+  out << "  by type:       ";
+  for (const auto& [type, n] : s.pages_by_type) out << " " << type << "=" << n;
+  out << "\n";
+  out << "chunks:           " << s.chunks << "\n";
+  out << "links:            " << s.links << "\n";
+  out << "tags:             " << s.tags << "\n";
+  out << "aliases:          " << s.aliases << "\n";
+  out << "timeline entries: " << s.timeline_entries << "\n";
+  out << "page versions:    " << s.versions << "\n";
+  out << "index terms:      " << s.terms << "\n";
+  out << "database:         " << (s.db_bytes + 1023) / 1024 << " KiB (schema v" << s.schema_version << ")\n";
+  return out.str();
+}
+
+}  // namespace engram::cli

@@ -1,0 +1,25 @@
+// Turning results into JSON documents (stdout with --json) and human text.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "engram/brain.h"
+#include "engram/engine.h"
+#include "engram/search.h"
+
+namespace engram::cli {
+
+nlohmann::json ToJson(const SearchResponse& r, bool explain);
+nlohmann::json ToJson(const ImportReport& r);
+nlohmann::json ToJson(const StoredPage& p);
+nlohmann::json ToJson(const BrainStats& s);
+
+std::string FormatSearch(const SearchResponse& r, bool explain);
+std::string FormatImport(const ImportReport& r);
+std::string FormatStats(const BrainStats& s);
+
+// Collapses whitespace and cuts text to at most max_bytes on a UTF-8 boundary.
+std::string Snippet(const std::string& text, size_t max_bytes);
+
+}  // namespace engram::cli

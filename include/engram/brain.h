@@ -1,0 +1,105 @@
+// A brain: a folder of Markdown pages plus <root>/.engram/ (config.toml and
+// engram.db). Brain is the operation layer the CLI (and later HTTP and MCP)
+// call: every user-visible operation, once, with an OperationContext that
+// says whether the caller is local (owns the filesystem) or remote (an agent:
+// untrusted, never sees private pages).
+//
+// Threading: one Brain per thread.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engram/engine.h"
+#include "engram/options.h"
+#include "engram/search.h"
+#include "engram/status.h"
+
+namespace engram {
+
+struct OperationContext {
+  bool remote = false;          // true for MCP/HTTP callers
+  std::string transport = "cli";
+  std::string caller;
+};
+
+struct InitReport {
+  std::filesystem::path root;
+  bool created = false;               // false: the brain already existed, nothing overwritten
+  bool git_excluded = false;          // .engram/ was added to .git/info/exclude
+};
+
+struct ImportIssue {
+  std::string path;    // source-relative
+  std::string reason;
+};
+
+struct ImportReport {
+  std::string root;
+  int64_t scanned = 0;
+  int64_t added = 0;
+  int64_t updated = 0;
+  int64_t unchanged = 0;
+  int64_t removed = 0;
+  std::vector<ImportIssue> skipped;   // not indexed, with the reason
+  std::vector<ImportIssue> warnings;  // indexed, but something was wrong (e.g. frontmatter)
+  double seconds = 0;
+};
+
+struct PutReport {
+  std::string slug;
+  std::string path;       // file written, relative to the source root
+  bool created = false;   // false: an existing page was overwritten (a version was kept)
+  std::vector<std::string> warnings;
+};
+
+class Brain {
+ public:
+  ~Brain();
+  Brain(const Brain&) = delete;
+  Brain& operator=(const Brain&) = delete;
+
+  // Creates dir/.engram/ with config.toml and engram.db. An existing brain is
+  // left as it is (created = false); a corrupt engram.db is an error.
+  static Result<InitReport> Init(const std::filesystem::path& dir);
+
+  // The brain root: explicit (--brain), else $ENGRAM_BRAIN, else the first
+  // directory from the current one upwards that holds .engram/.
+  static Result<std::filesystem::path> Locate(const std::string& explicit_dir);
+
+  static Result<std::unique_ptr<Brain>> Open(const std::filesystem::path& root);
+
+  const std::filesystem::path& root() const { return root_; }
+  std::filesystem::path db_path() const { return root_ / ".engram" / "engram.db"; }
+  const BrainOptions& options() const { return options_; }
+  BrainOptions& mutable_options() { return options_; }
+  Engine& engine() { return *engine_; }
+
+  // Scans dir into the default source (see `engram import --help`).
+  Result<ImportReport> Import(const OperationContext& ctx, const std::filesystem::path& dir, bool dry_run);
+  // Writes <source root>/<slug>.md and indexes it.
+  Result<PutReport> Put(const OperationContext& ctx, std::string_view slug, std::string_view content);
+  Result<StoredPage> Get(const OperationContext& ctx, std::string_view slug);
+  Result<std::vector<PageSummary>> List(const OperationContext& ctx, ListFilter filter);
+  // Removes the page and its Markdown file.
+  Status Delete(const OperationContext& ctx, std::string_view slug);
+  Result<SearchResponse> Search(const OperationContext& ctx, std::string_view query, SearchOptions options);
+  // Search options filled from the brain's configuration.
+  SearchOptions DefaultSearchOptions() const;
+  Result<BrainStats> Stats();
+
+  // Folder holding the Markdown of the default source.
+  Result<std::filesystem::path> SourceRoot();
+
+ private:
+  Brain(std::filesystem::path root, BrainOptions options, std::unique_ptr<Engine> engine);
+
+  std::filesystem::path root_;
+  BrainOptions options_;
+  std::unique_ptr<Engine> engine_;
+};
+
+}  // namespace engram

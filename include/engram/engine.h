@@ -1,0 +1,216 @@
+// The storage engine contract. Pages, their derived rows (chunks, postings,
+// links, tags, aliases, timeline entries, versions) and keyword search.
+//
+// Implementations: SQLite (embedded default). PostgreSQL will follow behind
+// the same interface. Nothing here names a storage library's types.
+//
+// Threading: an Engine object is used by one thread at a time. Open one per
+// thread; readers in other processes or threads never wait for a writer.
+// Atomicity: PutPage and DeletePage each commit all of a page's rows (full-
+// text postings included) together or not at all. BeginBatch/CommitBatch
+// group many page writes into one transaction for bulk import; a failed page
+// inside a batch is rolled back alone.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "engram/page.h"
+#include "engram/status.h"
+
+namespace engram {
+
+// Analysed terms of one field: term -> frequency, plus the field length.
+struct TermVector {
+  std::vector<std::pair<std::string, uint32_t>> terms;  // distinct terms with their counts
+  uint32_t length = 0;                                  // number of tokens
+};
+
+struct ChunkWrite {
+  int ordinal = 0;
+  std::string source;  // "compiled_truth" or "timeline"
+  std::string text;
+  int token_count = 0;
+  int line_start = 0;  // 1-based file lines
+  int line_end = 0;
+  TermVector terms;
+};
+
+struct PageWrite {
+  std::string source = "default";
+  Page page;                // parsed page (slug, title, type, links, ...)
+  std::string content;      // the Markdown file as stored
+  std::string content_hash; // sha256 of content
+  std::vector<ChunkWrite> chunks;
+  TermVector title_terms;   // analysed title + aliases
+};
+
+struct StoredPage {
+  int64_t id = 0;
+  std::string source;
+  std::string slug;
+  std::string path;
+  std::string type;
+  std::string title;
+  std::string frontmatter_json;
+  std::string compiled_truth;
+  std::string timeline;
+  std::string content;
+  std::string content_hash;
+  bool is_private = false;
+  std::string created_at;
+  std::string updated_at;
+  std::vector<std::string> tags;
+  std::vector<std::string> aliases;
+};
+
+struct PageSummary {
+  std::string slug;
+  std::string path;
+  std::string type;
+  std::string title;
+  bool is_private = false;
+  std::string updated_at;
+};
+
+struct ListFilter {
+  std::string source = "default";
+  std::string type;       // empty: any
+  std::string tag;        // empty: any
+  size_t limit = 100;
+  bool include_private = true;
+};
+
+// A file known to the store: used by import to find new/changed/removed files.
+struct SourceFile {
+  std::string path;
+  std::string slug;
+  std::string content_hash;
+};
+
+struct QueryTerm {
+  std::string term;
+  float weight = 1.0f;    // multiplies the term's BM25 contribution
+  bool required = false;  // a matching chunk must contain every required term
+};
+
+struct KeywordQuery {
+  std::vector<QueryTerm> terms;
+  // A page is dropped when one of its chunks contains every term of a group.
+  std::vector<std::vector<std::string>> excluded_groups;
+  size_t limit = 10;            // pages returned
+  size_t chunks_per_page = 1;   // best chunks kept per page
+  bool include_private = false;
+  float k1 = 0.9f;
+  float b = 0.4f;
+};
+
+struct KeywordHit {
+  int64_t page_id = 0;
+  int64_t chunk_id = 0;  // 0 for title hits
+  float score = 0;
+};
+
+struct ChunkRecord {
+  int64_t chunk_id = 0;
+  int64_t page_id = 0;
+  std::string slug;
+  std::string title;
+  std::string type;
+  std::string path;
+  std::string chunk_source;
+  std::string text;
+  int line_start = 0;
+  int line_end = 0;
+  bool is_private = false;
+};
+
+struct BrainStats {
+  int64_t pages = 0;
+  int64_t private_pages = 0;
+  int64_t chunks = 0;
+  int64_t links = 0;
+  int64_t tags = 0;
+  int64_t aliases = 0;
+  int64_t timeline_entries = 0;
+  int64_t versions = 0;
+  int64_t terms = 0;
+  std::map<std::string, int64_t> pages_by_type;
+  int64_t db_bytes = 0;
+  int schema_version = 0;
+};
+
+struct IngestLogEntry {
+  std::string at;
+  std::string path;
+  std::string action;   // "add", "update", "delete", "skip", "warn", "error"
+  std::string message;
+};
+
+struct LinkRecord {
+  std::string from_slug;
+  std::string to_slug;
+  std::string type;
+  std::string context;
+};
+
+struct EngineOptions {
+  bool create_if_missing = false;
+  int busy_timeout_ms = 5000;
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Opens (or with create_if_missing, creates) an SQLite brain database.
+  // Corruption when the file is not SQLite or is another program's database;
+  // such a file is never modified.
+  static Result<std::unique_ptr<Engine>> OpenSqlite(const std::filesystem::path& db_path,
+                                                    const EngineOptions& options);
+
+  // Inserts or replaces a page (matched on source + slug). An overwrite keeps
+  // the page id and snapshots the previous content as a version.
+  virtual Result<int64_t> PutPage(const PageWrite& write) = 0;
+  // Removes a page and everything derived from it. NotFound if absent.
+  virtual Status DeletePage(std::string_view source, std::string_view slug) = 0;
+  virtual Result<StoredPage> GetPage(std::string_view source, std::string_view slug) = 0;
+  virtual Result<std::vector<PageSummary>> ListPages(const ListFilter& filter) = 0;
+  virtual Result<std::vector<SourceFile>> ListSourceFiles(std::string_view source) = 0;
+
+  // The folder a source's Markdown lives in ("" = the brain root).
+  virtual Result<std::string> SourceRoot(std::string_view source) = 0;
+  virtual Status SetSourceRoot(std::string_view source, std::string_view root) = 0;
+
+  virtual Status BeginBatch() = 0;
+  virtual Status CommitBatch() = 0;
+  virtual void RollbackBatch() = 0;
+
+  // BM25 over chunks; returns the best chunk(s) of the best pages.
+  virtual Result<std::vector<KeywordHit>> SearchChunks(const KeywordQuery& query) = 0;
+  // BM25 over page titles and aliases; one hit per page.
+  virtual Result<std::vector<KeywordHit>> SearchTitles(const KeywordQuery& query) = 0;
+  virtual Result<std::vector<ChunkRecord>> GetChunks(const std::vector<int64_t>& chunk_ids) = 0;
+  // The chunk(s) of a page, in order.
+  virtual Result<std::vector<ChunkRecord>> GetPageChunks(int64_t page_id) = 0;
+
+  virtual Result<std::vector<LinkRecord>> Backlinks(std::string_view source, std::string_view slug) = 0;
+  virtual Result<std::vector<TimelineEntry>> Timeline(std::string_view source, std::string_view slug) = 0;
+
+  virtual Result<BrainStats> Stats() = 0;
+  virtual Status AppendIngestLog(const IngestLogEntry& entry) = 0;
+  virtual Result<std::vector<IngestLogEntry>> RecentIngestLog(size_t limit) = 0;
+
+ protected:
+  Engine() = default;
+};
+
+}  // namespace engram

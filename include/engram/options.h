@@ -1,0 +1,25 @@
+// Brain configuration: one aggregate with a documented default per field.
+// Precedence: flags > ENGRAM_* environment variables > config.toml > default.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace engram {
+
+struct BrainOptions {
+  // [import]
+  uint64_t import_max_file_bytes = 5u << 20;  // files over this are skipped with the reason
+  // [chunker]
+  int chunk_target_words = 300;   // words per chunk (a CJK character counts as a word)
+  int chunk_overlap_words = 50;   // words repeated between consecutive chunks
+  // [search]
+  int search_limit = 10;          // results when --limit is not given
+  double bm25_k1 = 0.9;           // BM25 term-frequency saturation
+  double bm25_b = 0.4;            // BM25 length normalisation
+  double title_weight = 0.5;      // weight of the title/alias arm
+  // [store]
+  int busy_timeout_ms = 5000;     // how long a writer waits for another writer's transaction
+};
+
+}  // namespace engram

@@ -1,0 +1,53 @@
+// The page model: a Markdown file with YAML frontmatter, split into compiled
+// truth (current understanding) and timeline (append-only evidence log).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace engram {
+
+// One dated line of a page's timeline: "- **2026-04-07** | summary [Source: x]".
+struct TimelineEntry {
+  std::string date;     // normalised: "2026-04-07", "2026-04" or "2026"
+  std::string summary;  // the text after the date, without the source note
+  std::string source;   // from "[Source: ...]" / "[来源：...]", may be empty
+  int line = 0;         // 1-based line in the file
+
+  bool operator==(const TimelineEntry&) const = default;
+};
+
+// A typed edge from this page to another page, by target slug.
+struct PageLink {
+  std::string target;   // slug of the target as written (resolved at query time)
+  std::string label;    // display text, may be empty
+  std::string type;     // "mentions", "works_at", "founded", "invested_in", "attended", ...
+  std::string context;  // the sentence or frontmatter field it came from
+  bool operator==(const PageLink&) const = default;
+};
+
+struct Page {
+  std::string slug;                 // "people/zhang-san"
+  std::string path;                 // source-relative path, "People/Zhang San.md"
+  std::string type;                 // "person", "company", ..., "note"
+  std::string title;
+  std::vector<std::string> tags;
+  std::vector<std::string> aliases;
+  bool is_private = false;          // frontmatter visibility: private
+
+  std::string frontmatter_raw;      // YAML text between the fences, verbatim
+  std::string frontmatter_json;     // the same as a JSON object ("{}" when none)
+  bool has_frontmatter = false;
+
+  std::string compiled_truth;       // trimmed body before the separator
+  std::string timeline_separator;   // the separator line as written, empty if none
+  std::string timeline;             // trimmed body after the separator
+  int compiled_truth_line = 1;      // 1-based file line where compiled_truth starts
+  int timeline_line = 0;            // 1-based file line where timeline starts (0: none)
+
+  std::vector<TimelineEntry> timeline_entries;
+  std::vector<PageLink> links;
+  std::vector<std::string> warnings;  // e.g. invalid frontmatter (page still indexed)
+};
+
+}  // namespace engram

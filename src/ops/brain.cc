@@ -1,0 +1,211 @@
+#include "engram/brain.h"
+
+#include <cstdlib>
+#include <fstream>
+
+#include "common/files.h"
+#include "ops/config.h"
+#include "search/keyword_search.h"
+#include "sync/importer.h"
+#include "sync/page_indexer.h"
+#include "text/slug.h"
+
+namespace engram {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kSource = "default";
+
+// Adds ".engram/" to .git/info/exclude of a repository root, once.
+Result<bool> ExcludeFromGit(const fs::path& root) {
+  std::error_code ec;
+  if (!fs::is_directory(root / ".git", ec)) return false;
+  fs::path info = root / ".git" / "info";
+  fs::create_directories(info, ec);
+  if (ec) return Status::IOError(info.string() + ": " + ec.message());
+  fs::path exclude = info / "exclude";
+  std::string current;
+  if (fs::exists(exclude, ec)) {
+    ENGRAM_ASSIGN_OR_RETURN(current, common::ReadFile(exclude, 1 << 20));
+  }
+  if (current.find("\n.engram/\n") != std::string::npos || current.rfind(".engram/\n", 0) == 0) return false;
+  if (!current.empty() && current.back() != '\n') current.push_back('\n');
+  current += "# engram's database and config stay out of git\n.engram/\n";
+  ENGRAM_RETURN_IF_ERROR(common::WriteFileAtomic(exclude, current));
+  return true;
+}
+
+}  // namespace
+
+Brain::Brain(fs::path root, BrainOptions options, std::unique_ptr<Engine> engine)
+    : root_(std::move(root)), options_(options), engine_(std::move(engine)) {}
+
+Brain::~Brain() = default;
+
+Result<InitReport> Brain::Init(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Status::IOError(dir.string() + ": " + ec.message());
+  InitReport report;
+  report.root = fs::canonical(dir, ec);
+  if (ec) return Status::IOError(dir.string() + ": " + ec.message());
+  fs::path meta = report.root / ".engram";
+  fs::create_directories(meta, ec);
+  if (ec) return Status::IOError(meta.string() + ": " + ec.message());
+  fs::path config = meta / "config.toml";
+  fs::path db = meta / "engram.db";
+  report.created = !fs::exists(db, ec);
+  if (!fs::exists(config, ec)) ENGRAM_RETURN_IF_ERROR(common::WriteFileAtomic(config, ops::DefaultConfigToml()));
+  ENGRAM_ASSIGN_OR_RETURN(BrainOptions options, ops::LoadConfig(config));
+  EngineOptions eo;
+  eo.create_if_missing = true;
+  eo.busy_timeout_ms = options.busy_timeout_ms;
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::OpenSqlite(db, eo));
+  ENGRAM_ASSIGN_OR_RETURN(report.git_excluded, ExcludeFromGit(report.root));
+  return report;
+}
+
+Result<fs::path> Brain::Locate(const std::string& explicit_dir) {
+  std::error_code ec;
+  auto check = [&](const fs::path& p, const std::string& from) -> Result<fs::path> {
+    if (!fs::is_directory(p / ".engram", ec)) {
+      return Status::FailedPrecondition(from + p.string() + " is not a brain (no .engram/ folder); run `engram init " +
+                                        p.string() + "`");
+    }
+    return fs::canonical(p, ec);
+  };
+  if (!explicit_dir.empty()) return check(explicit_dir, "--brain ");
+  if (const char* env = std::getenv("ENGRAM_BRAIN"); env != nullptr && *env != '\0') {
+    return check(env, "ENGRAM_BRAIN=");
+  }
+  fs::path dir = fs::current_path(ec);
+  while (!dir.empty()) {
+    if (fs::is_directory(dir / ".engram", ec)) return dir;
+    fs::path parent = dir.parent_path();
+    if (parent == dir) break;
+    dir = parent;
+  }
+  return Status::FailedPrecondition(
+      "no brain found in the current directory or above; run `engram init DIR`, or pass --brain DIR "
+      "or set ENGRAM_BRAIN");
+}
+
+Result<std::unique_ptr<Brain>> Brain::Open(const fs::path& root) {
+  ENGRAM_ASSIGN_OR_RETURN(BrainOptions options, ops::LoadConfig(root / ".engram" / "config.toml"));
+  EngineOptions eo;
+  eo.busy_timeout_ms = options.busy_timeout_ms;
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::OpenSqlite(root / ".engram" / "engram.db", eo));
+  return std::unique_ptr<Brain>(new Brain(root, options, std::move(engine)));
+}
+
+Result<fs::path> Brain::SourceRoot() {
+  ENGRAM_ASSIGN_OR_RETURN(std::string root, engine_->SourceRoot(kSource));
+  return root.empty() ? root_ : fs::path(root);
+}
+
+Result<ImportReport> Brain::Import(const OperationContext& ctx, const fs::path& dir, bool dry_run) {
+  if (ctx.remote) return Status::FailedPrecondition("import is a local-only operation");
+  std::error_code ec;
+  fs::path abs = fs::canonical(dir, ec);
+  if (ec) return Status::InvalidArgument(dir.string() + ": " + ec.message());
+  if (!fs::is_directory(abs, ec)) return Status::InvalidArgument(dir.string() + ": not a directory");
+  ENGRAM_ASSIGN_OR_RETURN(fs::path current, SourceRoot());
+  if (abs != current) {
+    // One folder per source: moving the source to another folder is only
+    // allowed while it is empty, so an import never deletes another folder's pages.
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<SourceFile> files, engine_->ListSourceFiles(kSource));
+    if (!files.empty()) {
+      return Status::FailedPrecondition("this brain's pages come from " + current.string() +
+                                        "; importing " + abs.string() +
+                                        " would replace them. Import that folder again, or init a new brain");
+    }
+    if (!dry_run) ENGRAM_RETURN_IF_ERROR(engine_->SetSourceRoot(kSource, abs == root_ ? "" : abs.string()));
+  }
+  sync::ImportOptions io;
+  io.source = kSource;
+  io.max_file_bytes = options_.import_max_file_bytes;
+  io.chunker.target_words = static_cast<size_t>(options_.chunk_target_words);
+  io.chunker.overlap_words = static_cast<size_t>(options_.chunk_overlap_words);
+  io.dry_run = dry_run;
+  return sync::ImportDirectory(*engine_, abs, io);
+}
+
+Result<PutReport> Brain::Put(const OperationContext& ctx, std::string_view slug, std::string_view content) {
+  ENGRAM_RETURN_IF_ERROR(text::ValidateSlugInput(slug));
+  std::string rel(slug);
+  if (rel.size() < 3 || rel.compare(rel.size() - 3, 3, ".md") != 0) rel += ".md";
+  text::ChunkerOptions chunker{static_cast<size_t>(options_.chunk_target_words),
+                               static_cast<size_t>(options_.chunk_overlap_words)};
+  ENGRAM_ASSIGN_OR_RETURN(PageWrite write, sync::PreparePage(rel, content, chunker));
+  if (content.size() > options_.import_max_file_bytes) {
+    return Status::InvalidArgument("page is " + std::to_string(content.size()) + " bytes, over import.max_file_bytes");
+  }
+  write.source = kSource;
+  auto existing = engine_->GetPage(kSource, write.page.slug);
+  if (existing.ok() && ctx.remote && existing->is_private) {
+    return Status::NotFound("no page '" + write.page.slug + "'");
+  }
+  ENGRAM_ASSIGN_OR_RETURN(fs::path source_root, SourceRoot());
+  fs::path file = source_root / fs::path(rel);
+  std::error_code ec;
+  fs::create_directories(file.parent_path(), ec);
+  if (ec) return Status::IOError(file.parent_path().string() + ": " + ec.message());
+  // Markdown first: the file is the truth, the database follows it.
+  ENGRAM_RETURN_IF_ERROR(common::WriteFileAtomic(file, std::string(content)));
+  ENGRAM_RETURN_IF_ERROR(engine_->PutPage(write).status());
+  for (const std::string& w : write.page.warnings) {
+    (void)engine_->AppendIngestLog({common::NowIso8601(), rel, "warn", w});
+  }
+  (void)engine_->AppendIngestLog({common::NowIso8601(), rel, existing.ok() ? "update" : "add", "put"});
+  return PutReport{write.page.slug, rel, !existing.ok(), write.page.warnings};
+}
+
+Result<StoredPage> Brain::Get(const OperationContext& ctx, std::string_view slug) {
+  ENGRAM_RETURN_IF_ERROR(text::ValidateSlugInput(slug));
+  auto page = engine_->GetPage(kSource, slug);
+  if (!page.ok() && page.status().code() == StatusCode::kNotFound) {
+    std::string normalized = text::SlugFromPath(slug);
+    if (normalized != slug) page = engine_->GetPage(kSource, normalized);
+  }
+  if (page.ok() && ctx.remote && page->is_private) return Status::NotFound("no page '" + std::string(slug) + "'");
+  return page;
+}
+
+Result<std::vector<PageSummary>> Brain::List(const OperationContext& ctx, ListFilter filter) {
+  filter.source = kSource;
+  filter.include_private = !ctx.remote;
+  return engine_->ListPages(filter);
+}
+
+Status Brain::Delete(const OperationContext& ctx, std::string_view slug) {
+  ENGRAM_ASSIGN_OR_RETURN(StoredPage page, Get(ctx, slug));
+  ENGRAM_ASSIGN_OR_RETURN(fs::path source_root, SourceRoot());
+  ENGRAM_RETURN_IF_ERROR(text::ValidateSlugInput(page.path));
+  fs::path file = source_root / fs::path(page.path);
+  ENGRAM_RETURN_IF_ERROR(engine_->DeletePage(kSource, page.slug));
+  std::error_code ec;
+  fs::remove(file, ec);
+  if (ec) return Status::IOError("page deleted from the index, but its file " + file.string() + " remains: " + ec.message());
+  (void)engine_->AppendIngestLog({common::NowIso8601(), page.path, "delete", "delete command"});
+  return Status::Ok();
+}
+
+SearchOptions Brain::DefaultSearchOptions() const {
+  SearchOptions o;
+  o.limit = static_cast<size_t>(options_.search_limit);
+  o.bm25_k1 = static_cast<float>(options_.bm25_k1);
+  o.bm25_b = static_cast<float>(options_.bm25_b);
+  o.title_weight = static_cast<float>(options_.title_weight);
+  return o;
+}
+
+Result<SearchResponse> Brain::Search(const OperationContext& ctx, std::string_view query, SearchOptions options) {
+  options.include_private = !ctx.remote;
+  return search::KeywordSearch(*engine_, query, options);
+}
+
+Result<BrainStats> Brain::Stats() { return engine_->Stats(); }
+
+}  // namespace engram

@@ -1,0 +1,160 @@
+#include "ops/config.h"
+
+#include <cstdlib>
+#include <functional>
+#include <vector>
+
+#define TOML_EXCEPTIONS 0
+#include <toml++/toml.h>
+
+#include "common/files.h"
+
+namespace engram::ops {
+
+namespace {
+
+// One row per setting: where it lives, its bounds, and how to store it.
+struct Setting {
+  const char* section;
+  const char* key;
+  double min;
+  double max;
+  bool integer;
+  std::function<void(BrainOptions*, double)> set;
+};
+
+const std::vector<Setting>& Settings() {
+  static const std::vector<Setting> kSettings = {
+      {"import", "max_file_bytes", 1, 1e12, true,
+       [](BrainOptions* o, double v) { o->import_max_file_bytes = static_cast<uint64_t>(v); }},
+      {"chunker", "target_words", 20, 10000, true,
+       [](BrainOptions* o, double v) { o->chunk_target_words = static_cast<int>(v); }},
+      {"chunker", "overlap_words", 0, 5000, true,
+       [](BrainOptions* o, double v) { o->chunk_overlap_words = static_cast<int>(v); }},
+      {"search", "limit", 1, 1000, true, [](BrainOptions* o, double v) { o->search_limit = static_cast<int>(v); }},
+      {"search", "bm25_k1", 0, 10, false, [](BrainOptions* o, double v) { o->bm25_k1 = v; }},
+      {"search", "bm25_b", 0, 1, false, [](BrainOptions* o, double v) { o->bm25_b = v; }},
+      {"search", "title_weight", 0, 100, false, [](BrainOptions* o, double v) { o->title_weight = v; }},
+      {"store", "busy_timeout_ms", 0, 600000, true,
+       [](BrainOptions* o, double v) { o->busy_timeout_ms = static_cast<int>(v); }},
+  };
+  return kSettings;
+}
+
+Status Validate(const BrainOptions& o) {
+  if (o.chunk_overlap_words * 2 > o.chunk_target_words) {
+    return Status::InvalidArgument("chunker.overlap_words (" + std::to_string(o.chunk_overlap_words) +
+                                   ") must be at most half of chunker.target_words (" +
+                                   std::to_string(o.chunk_target_words) + ")");
+  }
+  return Status::Ok();
+}
+
+Status SetValue(BrainOptions* o, const Setting& s, double v, const std::string& where) {
+  std::string name = std::string(s.section) + "." + s.key;
+  if (s.integer && v != static_cast<double>(static_cast<int64_t>(v))) {
+    return Status::InvalidArgument(where + ": " + name + " must be a whole number");
+  }
+  if (v < s.min || v > s.max) {
+    return Status::InvalidArgument(where + ": " + name + " = " + std::to_string(v) + " is out of range [" +
+                                   std::to_string(s.min) + ", " + std::to_string(s.max) + "]");
+  }
+  s.set(o, v);
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string DefaultConfigToml() {
+  return R"(# engram brain configuration.
+# Every setting is listed with its default. Precedence: command-line flags,
+# then ENGRAM_<SECTION>_<KEY> environment variables (e.g. ENGRAM_SEARCH_LIMIT=20),
+# then this file, then the built-in default. Unknown keys are errors.
+
+[import]
+# Markdown files larger than this many bytes are skipped, with the reason.
+max_file_bytes = 5242880
+
+[chunker]
+# Words per chunk; a Chinese/Japanese character counts as one word.
+target_words = 300
+# Words repeated from the end of one chunk at the start of the next
+# (at most half of target_words).
+overlap_words = 50
+
+[search]
+# Results returned when --limit is not given.
+limit = 10
+# BM25 term-frequency saturation (k1) and length normalisation (b).
+bm25_k1 = 0.9
+bm25_b = 0.4
+# Weight of the title/alias arm added to the best chunk's BM25 score
+# (0 turns the arm off).
+title_weight = 0.5
+
+[store]
+# Milliseconds a writer waits for another writer's transaction to finish.
+busy_timeout_ms = 5000
+)";
+}
+
+Result<BrainOptions> ParseConfig(const std::string& text, const std::string& file_name) {
+  toml::parse_result parsed = toml::parse(text, file_name);
+  if (!parsed) {
+    const toml::parse_error& err = parsed.error();
+    return Status::InvalidArgument(file_name + ":" + std::to_string(err.source().begin.line) + ": " +
+                                   std::string(err.description()));
+  }
+  const toml::table& root = parsed.table();
+  BrainOptions options;
+  for (const auto& [section_key, section_node] : root) {
+    std::string section(section_key.str());
+    const toml::table* table = section_node.as_table();
+    std::string at = file_name + ":" + std::to_string(section_node.source().begin.line);
+    if (table == nullptr) return Status::InvalidArgument(at + ": '" + section + "' must be a [section]");
+    for (const auto& [key_key, value] : *table) {
+      std::string key(key_key.str());
+      std::string where = file_name + ":" + std::to_string(value.source().begin.line);
+      const Setting* setting = nullptr;
+      for (const Setting& s : Settings()) {
+        if (section == s.section && key == s.key) setting = &s;
+      }
+      if (setting == nullptr) return Status::InvalidArgument(where + ": unknown setting " + section + "." + key);
+      std::optional<double> v = value.value<double>();
+      if (!value.is_number() || !v) {
+        return Status::InvalidArgument(where + ": " + section + "." + key + " must be a number");
+      }
+      ENGRAM_RETURN_IF_ERROR(SetValue(&options, *setting, *v, where));
+    }
+  }
+  ENGRAM_RETURN_IF_ERROR(Validate(options).WithContext(file_name));
+  return options;
+}
+
+Status ApplyEnvironment(BrainOptions* options) {
+  for (const Setting& s : Settings()) {
+    std::string name = std::string("ENGRAM_") + s.section + "_" + s.key;
+    for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const char* raw = std::getenv(name.c_str());
+    if (raw == nullptr) continue;
+    char* end = nullptr;
+    double v = std::strtod(raw, &end);
+    if (end == raw || *end != '\0') return Status::InvalidArgument(name + "='" + raw + "' is not a number");
+    ENGRAM_RETURN_IF_ERROR(SetValue(options, s, v, name));
+  }
+  return Validate(*options);
+}
+
+Result<BrainOptions> LoadConfig(const std::filesystem::path& config_file) {
+  BrainOptions options;
+  auto text = common::ReadFile(config_file, 1 << 20);
+  if (text.ok()) {
+    ENGRAM_ASSIGN_OR_RETURN(options, ParseConfig(*text, config_file.string()));
+  } else if (text.status().code() != StatusCode::kNotFound) {
+    return text.status();
+  }
+  ENGRAM_RETURN_IF_ERROR(ApplyEnvironment(&options));
+  return options;
+}
+
+}  // namespace engram::ops

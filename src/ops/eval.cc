@@ -1,0 +1,179 @@
+#include "ops/eval.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "engram/engine.h"
+#include "search/keyword_search.h"
+#include "search/metrics.h"
+#include "sync/page_indexer.h"
+#include "text/slug.h"
+
+namespace engram::ops {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+namespace {
+
+// Calls fn(line_number, json) for each non-empty line of a JSONL file.
+template <typename Fn>
+Status ForEachJsonLine(const fs::path& path, Fn&& fn) {
+  std::ifstream in(path);
+  if (!in) return Status::NotFound(path.string() + ": cannot open");
+  std::string line;
+  size_t n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    Json j = Json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+      return Status::InvalidArgument(path.string() + ":" + std::to_string(n) + ": not a JSON object");
+    }
+    if (!j.contains("_id") || !(j["_id"].is_string() || j["_id"].is_number())) {
+      return Status::InvalidArgument(path.string() + ":" + std::to_string(n) + ": missing \"_id\"");
+    }
+    ENGRAM_RETURN_IF_ERROR(fn(n, j));
+  }
+  return Status::Ok();
+}
+
+std::string IdOf(const Json& j) {
+  return j["_id"].is_string() ? j["_id"].get<std::string>() : j["_id"].dump();
+}
+
+std::string StringField(const Json& j, const char* key) {
+  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
+
+// A temporary directory removed when it goes out of scope.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string tmpl = (fs::temp_directory_path() / "engram-eval-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    if (!path_.empty()) fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+}  // namespace
+
+Result<EvalResult> RunEval(const EvalOptions& options) {
+  if (options.mode != "keyword") {
+    return Status::InvalidArgument("--mode " + options.mode + " is not available yet; use --mode keyword");
+  }
+  // Qrels first: only queries that appear there are evaluated.
+  std::map<std::string, search::Qrels> qrels;
+  {
+    std::ifstream in(options.qrels);
+    if (!in) return Status::NotFound(options.qrels.string() + ": cannot open");
+    std::string line;
+    size_t n = 0;
+    while (std::getline(in, line)) {
+      ++n;
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (line.empty()) continue;
+      size_t t1 = line.find('\t');
+      size_t t2 = t1 == std::string::npos ? t1 : line.find('\t', t1 + 1);
+      if (t2 == std::string::npos) {
+        return Status::InvalidArgument(options.qrels.string() + ":" + std::to_string(n) +
+                                       ": expected query-id<TAB>corpus-id<TAB>score");
+      }
+      std::string score = line.substr(t2 + 1);
+      char* end = nullptr;
+      long grade = std::strtol(score.c_str(), &end, 10);
+      if (end == score.c_str()) {
+        if (n == 1) continue;  // the header line
+        return Status::InvalidArgument(options.qrels.string() + ":" + std::to_string(n) + ": score is not a number");
+      }
+      qrels[line.substr(0, t1)][line.substr(t1 + 1, t2 - t1 - 1)] = static_cast<int>(grade);
+    }
+  }
+
+  ScratchDir scratch;
+  if (scratch.path().empty()) return Status::IOError("cannot create a temporary directory");
+  EngineOptions eo;
+  eo.create_if_missing = true;
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::OpenSqlite(scratch.path() / "eval.db", eo));
+
+  text::ChunkerOptions chunker{static_cast<size_t>(options.brain.chunk_target_words),
+                               static_cast<size_t>(options.brain.chunk_overlap_words)};
+  EvalResult result;
+  std::map<std::string, std::string> doc_of_slug;
+  auto t0 = std::chrono::steady_clock::now();
+  ENGRAM_RETURN_IF_ERROR(engine->BeginBatch());
+  Status st = ForEachJsonLine(options.corpus, [&](size_t n, const Json& j) -> Status {
+    std::string id = IdOf(j);
+    std::string title = StringField(j, "title");
+    std::string body = StringField(j, "text");
+    std::string content = title.empty() ? body + "\n" : "# " + title + "\n\n" + body + "\n";
+    auto write = sync::PreparePage("docs/" + id + ".md", content, chunker);
+    if (!write.ok()) {
+      return Status::InvalidArgument(options.corpus.string() + ":" + std::to_string(n) + ": " + write.status().message());
+    }
+    if (!doc_of_slug.emplace(write->page.slug, id).second) {
+      return Status::InvalidArgument(options.corpus.string() + ":" + std::to_string(n) + ": duplicate document id " + id);
+    }
+    ++result.docs;
+    return engine->PutPage(*write).status();
+  });
+  if (!st.ok()) {
+    engine->RollbackBatch();
+    return st;
+  }
+  ENGRAM_RETURN_IF_ERROR(engine->CommitBatch());
+  result.index_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  SearchOptions so;
+  so.limit = options.depth;
+  so.include_private = true;
+  so.bm25_k1 = static_cast<float>(options.brain.bm25_k1);
+  so.bm25_b = static_cast<float>(options.brain.bm25_b);
+  so.title_weight = static_cast<float>(options.brain.title_weight);
+  std::vector<double> latencies;
+  double ndcg = 0, r10 = 0, r100 = 0, mrr = 0;
+  ENGRAM_RETURN_IF_ERROR(ForEachJsonLine(options.queries, [&](size_t, const Json& j) -> Status {
+    std::string id = IdOf(j);
+    auto q = qrels.find(id);
+    if (q == qrels.end()) return Status::Ok();
+    std::vector<std::string> ranked;
+    auto qs = std::chrono::steady_clock::now();
+    auto response = search::KeywordSearch(*engine, StringField(j, "text"), so);
+    latencies.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - qs).count());
+    if (response.ok()) {
+      for (const SearchHit& h : response->results) ranked.push_back(doc_of_slug[h.slug]);
+    } else if (response.status().code() != StatusCode::kInvalidArgument) {
+      return response.status();  // a query with no searchable words simply finds nothing
+    }
+    ndcg += search::NdcgAtK(ranked, q->second, 10);
+    r10 += search::RecallAtK(ranked, q->second, 10);
+    r100 += search::RecallAtK(ranked, q->second, 100);
+    mrr += search::MrrAtK(ranked, q->second, 10);
+    ++result.queries;
+    return Status::Ok();
+  }));
+  if (result.queries > 0) {
+    double n = static_cast<double>(result.queries);
+    result.ndcg10 = ndcg / n;
+    result.recall10 = r10 / n;
+    result.recall100 = r100 / n;
+    result.mrr10 = mrr / n;
+  }
+  result.query_ms_p50 = search::Percentile(latencies, 50);
+  result.query_ms_p95 = search::Percentile(latencies, 95);
+  return result;
+}
+
+}  // namespace engram::ops

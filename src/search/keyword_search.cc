@@ -1,0 +1,241 @@
+#include "search/keyword_search.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "common/utf8.h"
+#include "search/query_parser.h"
+#include "text/analyzer.h"
+
+namespace engram::search {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool IsCjkUnigram(const std::string& term) {
+  size_t i = 0;
+  char32_t cp = common::DecodeUtf8(term, &i);
+  return i == term.size() && common::IsCjk(cp);
+}
+
+bool IsCjkBigram(const std::string& term) {
+  size_t i = 0;
+  char32_t a = common::DecodeUtf8(term, &i);
+  if (i >= term.size() || !common::IsCjk(a)) return false;
+  char32_t b = common::DecodeUtf8(term, &i);
+  return i == term.size() && common::IsCjk(b);
+}
+
+// The terms that must all be present for a clause to match: words, CJK
+// bigrams, and CJK characters that no bigram covers (one-character runs).
+std::vector<text::Token> MatchingTokens(const std::vector<text::Token>& tokens) {
+  std::set<uint32_t> bigram_positions;
+  for (const auto& t : tokens) {
+    if (IsCjkBigram(t.term)) bigram_positions.insert(t.position);
+  }
+  std::vector<text::Token> out;
+  for (const auto& t : tokens) {
+    if (IsCjkUnigram(t.term) &&
+        (bigram_positions.count(t.position) || (t.position > 0 && bigram_positions.count(t.position - 1)))) {
+      continue;
+    }
+    out.push_back(t);
+  }
+  return out;
+}
+
+// True when text contains the phrase: every phrase token at the same offset
+// from some start position.
+bool ContainsPhrase(std::string_view text, const std::vector<text::Token>& phrase) {
+  if (phrase.empty()) return true;
+  std::vector<text::Token> tokens;
+  text::Analyze(text, &tokens);
+  std::multimap<std::string, uint32_t> where;
+  for (const auto& t : tokens) where.emplace(t.term, t.position);
+  const uint32_t base = phrase.front().position;
+  auto range = where.equal_range(phrase.front().term);
+  for (auto it = range.first; it != range.second; ++it) {
+    uint32_t start = it->second;
+    bool all = true;
+    for (size_t k = 1; k < phrase.size() && all; ++k) {
+      uint32_t want = start + (phrase[k].position - base);
+      auto r = where.equal_range(phrase[k].term);
+      all = std::any_of(r.first, r.second, [&](const auto& p) { return p.second == want; });
+    }
+    if (all) return true;
+  }
+  return false;
+}
+
+struct PageScore {
+  int64_t page_id = 0;
+  int64_t chunk_id = 0;
+  float chunk_score = 0;
+  float title_score = 0;
+  int chunk_rank = -1;
+  int title_rank = -1;
+  float score = 0;
+};
+
+}  // namespace
+
+Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, const SearchOptions& options) {
+  auto start = Clock::now();
+  SearchResponse response;
+  response.query = std::string(query);
+  if (!common::IsValidUtf8(query)) return Status::InvalidArgument("query is not valid UTF-8");
+
+  KeywordQuery kq;
+  kq.include_private = options.include_private;
+  kq.k1 = options.bm25_k1;
+  kq.b = options.bm25_b;
+  std::vector<std::vector<text::Token>> phrases;
+  std::vector<std::string> explain_terms;
+  bool constrained = false;
+  for (const QueryClause& c : ParseQuery(query)) {
+    std::vector<text::Token> tokens;
+    text::Analyze(c.text, &tokens);
+    if (tokens.empty()) continue;
+    switch (c.kind) {
+      case QueryClause::Kind::kShould:
+        for (auto& t : tokens) {
+          explain_terms.push_back(t.term);
+          kq.terms.push_back({t.term, 1.0f, false});
+        }
+        break;
+      case QueryClause::Kind::kRequired: {
+        constrained = true;
+        std::vector<text::Token> must = MatchingTokens(tokens);
+        for (auto& t : tokens) {
+          bool req = std::any_of(must.begin(), must.end(), [&](const text::Token& m) { return m.term == t.term; });
+          explain_terms.push_back(req ? "+" + t.term : t.term);
+          kq.terms.push_back({t.term, 1.0f, req});
+        }
+        if (c.phrase && must.size() > 1) phrases.push_back(std::move(must));
+        break;
+      }
+      case QueryClause::Kind::kExcluded: {
+        std::vector<std::string> group;
+        for (auto& t : MatchingTokens(tokens)) {
+          explain_terms.push_back("-" + t.term);
+          group.push_back(t.term);
+        }
+        kq.excluded_groups.push_back(std::move(group));
+        break;
+      }
+    }
+  }
+  if (kq.terms.empty()) {
+    return Status::InvalidArgument(query.find_first_not_of(" \t\r\n") == std::string_view::npos
+                                       ? "query is empty"
+                                       : "query has no searchable words (only punctuation, stop words or exclusions)");
+  }
+
+  // Over-fetch so that phrase checks and fusion with the title arm still fill the limit.
+  const size_t limit = std::max<size_t>(options.limit, 1);
+  kq.limit = phrases.empty() ? limit * 3 + 10 : limit * 10 + 50;
+  kq.chunks_per_page = phrases.empty() ? 1 : 3;
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<KeywordHit> chunk_hits, engine.SearchChunks(kq));
+
+  std::unordered_map<int64_t, PageScore> pages;
+  std::vector<int64_t> order;
+  if (!phrases.empty()) {
+    std::vector<int64_t> ids;
+    for (const auto& h : chunk_hits) ids.push_back(h.chunk_id);
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkRecord> records, engine.GetChunks(ids));
+    std::unordered_map<int64_t, const ChunkRecord*> by_id;
+    for (const auto& r : records) by_id[r.chunk_id] = &r;
+    std::vector<KeywordHit> kept;
+    for (const auto& h : chunk_hits) {
+      auto it = by_id.find(h.chunk_id);
+      if (it == by_id.end()) continue;
+      bool ok = std::all_of(phrases.begin(), phrases.end(),
+                            [&](const auto& p) { return ContainsPhrase(it->second->text, p); });
+      if (ok) kept.push_back(h);
+    }
+    chunk_hits = std::move(kept);
+  }
+  int rank = 0;
+  for (const auto& h : chunk_hits) {
+    auto [it, inserted] = pages.try_emplace(h.page_id);
+    if (!inserted) continue;  // keep the best chunk of a page
+    it->second.page_id = h.page_id;
+    it->second.chunk_id = h.chunk_id;
+    it->second.chunk_score = h.score;
+    it->second.chunk_rank = rank++;
+    order.push_back(h.page_id);
+  }
+
+  // Title/alias arm: scores pages whose title or aliases match. It may add
+  // pages only when the query has no +required words or phrases.
+  if (options.title_weight > 0) {
+    KeywordQuery tq = kq;
+    for (auto& t : tq.terms) t.required = false;
+    tq.limit = limit * 3 + 10;
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<KeywordHit> title_hits, engine.SearchTitles(tq));
+    int trank = 0;
+    for (const auto& h : title_hits) {
+      auto it = pages.find(h.page_id);
+      if (it == pages.end()) {
+        if (constrained) continue;
+        it = pages.try_emplace(h.page_id).first;
+        it->second.page_id = h.page_id;
+        order.push_back(h.page_id);
+      }
+      it->second.title_score = h.score;
+      it->second.title_rank = trank++;
+    }
+  }
+
+  std::vector<PageScore> ranked;
+  for (int64_t id : order) {
+    PageScore p = pages[id];
+    p.score = p.chunk_score + options.title_weight * p.title_score;
+    ranked.push_back(p);
+  }
+  std::sort(ranked.begin(), ranked.end(), [](const PageScore& a, const PageScore& b) {
+    if (a.score != b.score) return a.score > b.score;
+    return a.page_id < b.page_id;
+  });
+  if (ranked.size() > limit) ranked.resize(limit);
+
+  // Fetch the text to show: the best chunk, or a title-only page's first chunk.
+  std::vector<int64_t> chunk_ids;
+  for (auto& p : ranked) {
+    if (p.chunk_id == 0) {
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkRecord> first, engine.GetPageChunks(p.page_id));
+      if (!first.empty()) p.chunk_id = first.front().chunk_id;
+    }
+    if (p.chunk_id != 0) chunk_ids.push_back(p.chunk_id);
+  }
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkRecord> records, engine.GetChunks(chunk_ids));
+  std::unordered_map<int64_t, const ChunkRecord*> by_id;
+  for (const auto& r : records) by_id[r.chunk_id] = &r;
+  for (const auto& p : ranked) {
+    auto it = by_id.find(p.chunk_id);
+    if (it == by_id.end()) continue;  // a page without chunks (empty body) and no text to show
+    const ChunkRecord& r = *it->second;
+    SearchHit hit;
+    hit.slug = r.slug;
+    hit.title = r.title;
+    hit.type = r.type;
+    hit.score = p.score;
+    hit.chunk_source = r.chunk_source;
+    hit.text = r.text;
+    hit.path = r.path;
+    hit.line_start = r.line_start;
+    hit.line_end = r.line_end;
+    if (options.explain) {
+      hit.explain = {p.chunk_score, p.title_score, p.chunk_rank, p.title_rank, explain_terms};
+    }
+    response.results.push_back(std::move(hit));
+  }
+  response.took_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  return response;
+}
+
+}  // namespace engram::search

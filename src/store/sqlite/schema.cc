@@ -1,0 +1,185 @@
+#include "store/sqlite/schema.h"
+
+#include <array>
+#include <string>
+
+#include "store/sqlite/db.h"
+
+namespace engram::store::sqlite {
+
+namespace {
+
+// Migration N is kMigrations[N-1]. Never edit a released migration: append.
+constexpr std::array<const char*, 1> kMigrations = {
+    // 1: the foundation schema.
+    R"sql(
+CREATE TABLE sources (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  root TEXT NOT NULL DEFAULT '',
+  sync_anchor TEXT,
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now'))
+);
+INSERT INTO sources(name) VALUES ('default');
+
+CREATE TABLE pages (
+  id INTEGER PRIMARY KEY,
+  source_id INTEGER NOT NULL REFERENCES sources(id),
+  slug TEXT NOT NULL,
+  path TEXT NOT NULL,
+  type TEXT NOT NULL,
+  title TEXT NOT NULL,
+  frontmatter TEXT NOT NULL DEFAULT '{}',
+  compiled_truth TEXT NOT NULL DEFAULT '',
+  timeline TEXT NOT NULL DEFAULT '',
+  content TEXT NOT NULL,
+  content_hash TEXT NOT NULL,
+  visibility TEXT NOT NULL DEFAULT 'public' CHECK (visibility IN ('public', 'private')),
+  title_terms BLOB,
+  title_length INTEGER NOT NULL DEFAULT 0,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  UNIQUE (source_id, slug)
+);
+CREATE INDEX pages_type ON pages(type);
+CREATE INDEX pages_path ON pages(source_id, path);
+
+CREATE TABLE chunks (
+  id INTEGER PRIMARY KEY,
+  page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
+  ordinal INTEGER NOT NULL,
+  source TEXT NOT NULL CHECK (source IN ('compiled_truth', 'timeline')),
+  text TEXT NOT NULL,
+  token_count INTEGER NOT NULL,
+  line_start INTEGER NOT NULL,
+  line_end INTEGER NOT NULL,
+  terms BLOB,
+  term_length INTEGER NOT NULL DEFAULT 0,
+  embedding BLOB,
+  embedding_model TEXT,
+  embedded_hash TEXT,
+  UNIQUE (page_id, ordinal)
+);
+
+-- Full-text index: a term dictionary and postings (term, chunk) with the
+-- term frequency and the chunk length, clustered by term for BM25 scans.
+-- Document frequency is the number of postings of a term.
+CREATE TABLE terms (
+  id INTEGER PRIMARY KEY,
+  term TEXT NOT NULL UNIQUE
+);
+CREATE TABLE postings (
+  term_id INTEGER NOT NULL,
+  chunk_id INTEGER NOT NULL,
+  page_id INTEGER NOT NULL,
+  tf INTEGER NOT NULL,
+  dl INTEGER NOT NULL,
+  PRIMARY KEY (term_id, chunk_id)
+) WITHOUT ROWID;
+CREATE TABLE title_postings (
+  term_id INTEGER NOT NULL,
+  page_id INTEGER NOT NULL,
+  tf INTEGER NOT NULL,
+  dl INTEGER NOT NULL,
+  PRIMARY KEY (term_id, page_id)
+) WITHOUT ROWID;
+CREATE TABLE corpus_stats (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  chunks INTEGER NOT NULL,
+  chunk_tokens INTEGER NOT NULL,
+  titles INTEGER NOT NULL,
+  title_tokens INTEGER NOT NULL
+);
+INSERT INTO corpus_stats VALUES (1, 0, 0, 0, 0);
+
+CREATE TABLE links (
+  id INTEGER PRIMARY KEY,
+  from_page INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
+  to_slug TEXT NOT NULL,
+  type TEXT NOT NULL,
+  label TEXT NOT NULL DEFAULT '',
+  context TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX links_from ON links(from_page);
+CREATE INDEX links_to ON links(to_slug);
+
+CREATE TABLE tags (
+  page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
+  tag TEXT NOT NULL,
+  PRIMARY KEY (page_id, tag)
+) WITHOUT ROWID;
+CREATE INDEX tags_tag ON tags(tag);
+
+CREATE TABLE aliases (
+  page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
+  alias TEXT NOT NULL,
+  PRIMARY KEY (page_id, alias)
+) WITHOUT ROWID;
+CREATE INDEX aliases_alias ON aliases(alias);
+
+CREATE TABLE timeline_entries (
+  id INTEGER PRIMARY KEY,
+  page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
+  date TEXT NOT NULL,
+  summary TEXT NOT NULL,
+  summary_hash TEXT NOT NULL,
+  source TEXT NOT NULL DEFAULT '',
+  line INTEGER NOT NULL,
+  UNIQUE (page_id, date, summary_hash, source)
+);
+CREATE INDEX timeline_date ON timeline_entries(date);
+
+-- Snapshots taken before every overwrite; kept when the page is deleted.
+CREATE TABLE page_versions (
+  id INTEGER PRIMARY KEY,
+  page_id INTEGER NOT NULL,
+  source_id INTEGER NOT NULL,
+  slug TEXT NOT NULL,
+  content TEXT NOT NULL,
+  content_hash TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX page_versions_page ON page_versions(page_id);
+
+CREATE TABLE ingest_log (
+  id INTEGER PRIMARY KEY,
+  at TEXT NOT NULL,
+  path TEXT NOT NULL,
+  action TEXT NOT NULL,
+  message TEXT NOT NULL DEFAULT ''
+);
+
+CREATE TABLE config (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+)sql",
+};
+
+}  // namespace
+
+int LatestSchemaVersion() { return static_cast<int>(kMigrations.size()); }
+
+Status Migrate(sqlite3* db) {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt version, Prepare(db, "PRAGMA user_version"));
+  int current = version.Step() ? static_cast<int>(version.Int(0)) : 0;
+  ENGRAM_RETURN_IF_ERROR(version.status());
+  if (current > LatestSchemaVersion()) {
+    return Status::FailedPrecondition("database schema version " + std::to_string(current) +
+                                      " is newer than this engram (" + std::to_string(LatestSchemaVersion()) +
+                                      "); upgrade engram");
+  }
+  for (int v = current + 1; v <= LatestSchemaVersion(); ++v) {
+    std::string sql = std::string("BEGIN IMMEDIATE;\n") + kMigrations[v - 1] +
+                      "\nPRAGMA application_id = " + std::to_string(kApplicationId) +
+                      ";\nPRAGMA user_version = " + std::to_string(v) + ";\nCOMMIT;";
+    Status st = Exec(db, sql);
+    if (!st.ok()) {
+      (void)Exec(db, "ROLLBACK");
+      return st.WithContext("applying schema migration " + std::to_string(v));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace engram::store::sqlite

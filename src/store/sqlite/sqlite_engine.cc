@@ -1,0 +1,312 @@
+#include "store/sqlite/sqlite_engine.h"
+
+#include <sys/stat.h>
+
+#include <cstring>
+#include <fstream>
+
+#include "store/sqlite/schema.h"
+
+namespace engram {
+
+Result<std::unique_ptr<Engine>> Engine::OpenSqlite(const std::filesystem::path& db_path,
+                                                   const EngineOptions& options) {
+  return store::sqlite::SqliteEngine::Open(db_path, options);
+}
+
+}  // namespace engram
+
+namespace engram::store::sqlite {
+
+namespace {
+
+// Checks the first bytes of an existing file before SQLite touches it, so a
+// foreign file is reported and never turned into a database.
+Status CheckHeader(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  char header[16] = {};
+  in.read(header, sizeof header);
+  if (in.gcount() == 0) return Status::Ok();  // empty file: SQLite treats it as a new database
+  if (in.gcount() < 16 || std::memcmp(header, "SQLite format 3\0", 16) != 0) {
+    return Status::Corruption(path.string() + " is not an SQLite database (corrupt or foreign file); "
+                              "refusing to open or overwrite it");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Engine>> SqliteEngine::Open(const std::filesystem::path& path,
+                                                   const EngineOptions& options) {
+  std::error_code ec;
+  bool exists = std::filesystem::exists(path, ec);
+  if (!exists && !options.create_if_missing) {
+    return Status::NotFound("no brain database at " + path.string() + " (run `engram init`)");
+  }
+  if (exists) ENGRAM_RETURN_IF_ERROR(CheckHeader(path));
+
+  sqlite3* raw = nullptr;
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (exists ? 0 : SQLITE_OPEN_CREATE);
+  int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  DbHandle db(raw);
+  if (rc != SQLITE_OK) return SqliteError(raw, rc, "opening " + path.string());
+  sqlite3_busy_timeout(db.get(), options.busy_timeout_ms);
+  sqlite3_extended_result_codes(db.get(), 1);
+
+  if (exists) {
+    // Reading the header pages detects corruption and foreign databases.
+    auto app = Prepare(db.get(), "PRAGMA application_id");
+    if (!app.ok()) return Status::Corruption(path.string() + ": " + app.status().message());
+    int64_t app_id = app->Step() ? app->Int(0) : 0;
+    if (!app->status().ok()) return Status::Corruption(path.string() + ": " + app->status().message());
+    auto tables = Prepare(db.get(), "SELECT count(*) FROM sqlite_master");
+    if (!tables.ok()) return Status::Corruption(path.string() + ": " + tables.status().message());
+    int64_t ntables = tables->Step() ? tables->Int(0) : 0;
+    if (!tables->status().ok()) return Status::Corruption(path.string() + ": " + tables->status().message());
+    if (app_id != kApplicationId && ntables > 0) {
+      return Status::Corruption(path.string() + " is an SQLite database of another program "
+                                "(application_id " + std::to_string(app_id) + "); refusing to modify it");
+    }
+  }
+  ENGRAM_RETURN_IF_ERROR(Exec(db.get(), "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; "
+                                        "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;"));
+  ENGRAM_RETURN_IF_ERROR(Migrate(db.get()).WithContext(path.string()));
+  return std::unique_ptr<Engine>(new SqliteEngine(std::move(db), path));
+}
+
+Result<Stmt*> SqliteEngine::S(const char* sql) {
+  auto it = stmts_.find(sql);
+  if (it != stmts_.end()) {
+    it->second.Reset();
+    return &it->second;
+  }
+  ENGRAM_ASSIGN_OR_RETURN(Stmt stmt, Prepare(db_.get(), sql));
+  auto [pos, inserted] = stmts_.emplace(sql, std::move(stmt));
+  return &pos->second;
+}
+
+Status SqliteEngine::BeginBatch() {
+  if (in_batch_) return Status::FailedPrecondition("a batch is already open");
+  ENGRAM_RETURN_IF_ERROR(Exec(db_.get(), "BEGIN IMMEDIATE"));
+  in_batch_ = true;
+  return Status::Ok();
+}
+
+Status SqliteEngine::CommitBatch() {
+  if (!in_batch_) return Status::FailedPrecondition("no batch is open");
+  Status st = Exec(db_.get(), "COMMIT");
+  if (!st.ok()) {
+    RollbackBatch();
+    return st;
+  }
+  in_batch_ = false;
+  pending_terms_.clear();
+  return Status::Ok();
+}
+
+void SqliteEngine::RollbackBatch() {
+  if (!in_batch_) return;
+  (void)Exec(db_.get(), "ROLLBACK");
+  for (const auto& t : pending_terms_) term_ids_.erase(t);
+  pending_terms_.clear();
+  in_batch_ = false;
+}
+
+Result<int64_t> SqliteEngine::SourceId(std::string_view name, bool create) {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id FROM sources WHERE name = ?"));
+  q->Bind(1, name);
+  if (q->Step()) return q->Int(0);
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  if (!create) return Status::NotFound("no source named '" + std::string(name) + "'");
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * ins, S("INSERT INTO sources(name) VALUES (?)"));
+  ins->Bind(1, name);
+  ENGRAM_RETURN_IF_ERROR(ins->Run());
+  return static_cast<int64_t>(sqlite3_last_insert_rowid(db_.get()));
+}
+
+Result<std::string> SqliteEngine::SourceRoot(std::string_view source) {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT root FROM sources WHERE name = ?"));
+  q->Bind(1, source);
+  if (q->Step()) return q->Text(0);
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  return std::string();
+}
+
+Status SqliteEngine::SetSourceRoot(std::string_view source, std::string_view root) {
+  ENGRAM_RETURN_IF_ERROR(SourceId(source, true).status());
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("UPDATE sources SET root = ? WHERE name = ?"));
+  q->Bind(1, root).Bind(2, source);
+  return q->Run();
+}
+
+Result<StoredPage> SqliteEngine::GetPage(std::string_view source, std::string_view slug) {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q,
+                          S("SELECT p.id, p.slug, p.path, p.type, p.title, p.frontmatter, p.compiled_truth, "
+                            "p.timeline, p.content, p.content_hash, p.visibility, p.created_at, p.updated_at "
+                            "FROM pages p JOIN sources s ON s.id = p.source_id WHERE s.name = ? AND p.slug = ?"));
+  q->Bind(1, source).Bind(2, slug);
+  if (!q->Step()) {
+    ENGRAM_RETURN_IF_ERROR(q->status());
+    return Status::NotFound("no page '" + std::string(slug) + "'");
+  }
+  StoredPage p;
+  p.id = q->Int(0);
+  p.source = std::string(source);
+  p.slug = q->Text(1);
+  p.path = q->Text(2);
+  p.type = q->Text(3);
+  p.title = q->Text(4);
+  p.frontmatter_json = q->Text(5);
+  p.compiled_truth = q->Text(6);
+  p.timeline = q->Text(7);
+  p.content = q->Text(8);
+  p.content_hash = q->Text(9);
+  p.is_private = q->Text(10) == "private";
+  p.created_at = q->Text(11);
+  p.updated_at = q->Text(12);
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * tags, S("SELECT tag FROM tags WHERE page_id = ? ORDER BY tag"));
+  tags->Bind(1, p.id);
+  while (tags->Step()) p.tags.push_back(tags->Text(0));
+  ENGRAM_RETURN_IF_ERROR(tags->status());
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * al, S("SELECT alias FROM aliases WHERE page_id = ? ORDER BY alias"));
+  al->Bind(1, p.id);
+  while (al->Step()) p.aliases.push_back(al->Text(0));
+  ENGRAM_RETURN_IF_ERROR(al->status());
+  return p;
+}
+
+Result<std::vector<PageSummary>> SqliteEngine::ListPages(const ListFilter& f) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      Stmt * q, S("SELECT p.slug, p.path, p.type, p.title, p.visibility, p.updated_at FROM pages p "
+                  "JOIN sources s ON s.id = p.source_id WHERE s.name = ?1 "
+                  "AND (?2 = '' OR p.type = ?2) "
+                  "AND (?3 = '' OR EXISTS (SELECT 1 FROM tags t WHERE t.page_id = p.id AND t.tag = ?3)) "
+                  "AND (?4 = 1 OR p.visibility = 'public') ORDER BY p.slug LIMIT ?5"));
+  q->Bind(1, f.source).Bind(2, f.type).Bind(3, f.tag).Bind(4, int64_t{f.include_private ? 1 : 0});
+  q->Bind(5, static_cast<int64_t>(f.limit));
+  std::vector<PageSummary> out;
+  while (q->Step()) {
+    out.push_back({q->Text(0), q->Text(1), q->Text(2), q->Text(3), q->Text(4) == "private", q->Text(5)});
+  }
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  return out;
+}
+
+Result<std::vector<SourceFile>> SqliteEngine::ListSourceFiles(std::string_view source) {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT p.path, p.slug, p.content_hash FROM pages p "
+                                      "JOIN sources s ON s.id = p.source_id WHERE s.name = ? ORDER BY p.path"));
+  q->Bind(1, source);
+  std::vector<SourceFile> out;
+  while (q->Step()) out.push_back({q->Text(0), q->Text(1), q->Text(2)});
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  return out;
+}
+
+Result<std::vector<LinkRecord>> SqliteEngine::Backlinks(std::string_view source, std::string_view slug) {
+  // Links are stored as written; a bare "[[zhang-san]]" also reaches "people/zhang-san".
+  std::string_view base = slug;
+  if (size_t slash = base.rfind('/'); slash != std::string_view::npos) base = base.substr(slash + 1);
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT p.slug, l.to_slug, l.type, l.context FROM links l "
+                                      "JOIN pages p ON p.id = l.from_page JOIN sources s ON s.id = p.source_id "
+                                      "WHERE s.name = ? AND (l.to_slug = ? OR l.to_slug = ?) ORDER BY p.slug"));
+  q->Bind(1, source).Bind(2, slug).Bind(3, base);
+  std::vector<LinkRecord> out;
+  while (q->Step()) out.push_back({q->Text(0), q->Text(1), q->Text(2), q->Text(3)});
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  return out;
+}
+
+Result<std::vector<TimelineEntry>> SqliteEngine::Timeline(std::string_view source, std::string_view slug) {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT t.date, t.summary, t.source, t.line FROM timeline_entries t "
+                                      "JOIN pages p ON p.id = t.page_id JOIN sources s ON s.id = p.source_id "
+                                      "WHERE s.name = ? AND p.slug = ? ORDER BY t.date, t.line"));
+  q->Bind(1, source).Bind(2, slug);
+  std::vector<TimelineEntry> out;
+  while (q->Step()) out.push_back({q->Text(0), q->Text(1), q->Text(2), static_cast<int>(q->Int(3))});
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  return out;
+}
+
+Result<BrainStats> SqliteEngine::Stats() {
+  BrainStats st;
+  struct Count {
+    const char* sql;
+    int64_t* out;
+  };
+  const Count counts[] = {
+      {"SELECT count(*) FROM pages", &st.pages},
+      {"SELECT count(*) FROM pages WHERE visibility = 'private'", &st.private_pages},
+      {"SELECT count(*) FROM chunks", &st.chunks},
+      {"SELECT count(*) FROM links", &st.links},
+      {"SELECT count(*) FROM tags", &st.tags},
+      {"SELECT count(*) FROM aliases", &st.aliases},
+      {"SELECT count(*) FROM timeline_entries", &st.timeline_entries},
+      {"SELECT count(*) FROM page_versions", &st.versions},
+      {"SELECT count(*) FROM terms", &st.terms},
+      {"PRAGMA user_version", nullptr},
+  };
+  for (const Count& c : counts) {
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(c.sql));
+    int64_t v = q->Step() ? q->Int(0) : 0;
+    ENGRAM_RETURN_IF_ERROR(q->status());
+    if (c.out) *c.out = v;
+    else st.schema_version = static_cast<int>(v);
+  }
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT type, count(*) FROM pages GROUP BY type ORDER BY type"));
+  while (q->Step()) st.pages_by_type[q->Text(0)] = q->Int(1);
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  struct stat sb;
+  if (::stat(path_.c_str(), &sb) == 0) st.db_bytes = sb.st_size;
+  std::string wal = path_.string() + "-wal";
+  if (::stat(wal.c_str(), &sb) == 0) st.db_bytes += sb.st_size;
+  return st;
+}
+
+Status SqliteEngine::AppendIngestLog(const IngestLogEntry& e) {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("INSERT INTO ingest_log(at, path, action, message) VALUES (?, ?, ?, ?)"));
+  q->Bind(1, e.at).Bind(2, e.path).Bind(3, e.action).Bind(4, e.message);
+  return q->Run();
+}
+
+Result<std::vector<IngestLogEntry>> SqliteEngine::RecentIngestLog(size_t limit) {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT at, path, action, message FROM ingest_log ORDER BY id DESC LIMIT ?"));
+  q->Bind(1, static_cast<int64_t>(limit));
+  std::vector<IngestLogEntry> out;
+  while (q->Step()) out.push_back({q->Text(0), q->Text(1), q->Text(2), q->Text(3)});
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  return out;
+}
+
+std::string EncodeIds(const std::vector<int64_t>& ids) {
+  std::string out;
+  for (int64_t id : ids) {
+    auto v = static_cast<uint64_t>(id);
+    while (v >= 0x80) {
+      out.push_back(static_cast<char>((v & 0x7F) | 0x80));
+      v >>= 7;
+    }
+    out.push_back(static_cast<char>(v));
+  }
+  return out;
+}
+
+std::vector<int64_t> DecodeIds(std::string_view blob) {
+  std::vector<int64_t> ids;
+  uint64_t v = 0;
+  int shift = 0;
+  for (char ch : blob) {
+    auto c = static_cast<unsigned char>(ch);
+    v |= static_cast<uint64_t>(c & 0x7F) << shift;
+    if (c & 0x80) {
+      shift += 7;
+      if (shift > 63) return ids;  // malformed: stop rather than overflow
+    } else {
+      ids.push_back(static_cast<int64_t>(v));
+      v = 0;
+      shift = 0;
+    }
+  }
+  return ids;
+}
+
+}  // namespace engram::store::sqlite

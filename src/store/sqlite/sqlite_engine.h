@@ -1,0 +1,78 @@
+// The SQLite engine: WAL mode, one transaction per page write, postings for
+// BM25 kept in the same database and the same transaction as the pages.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "engram/engine.h"
+#include "store/sqlite/db.h"
+
+namespace engram::store::sqlite {
+
+class SqliteEngine final : public Engine {
+ public:
+  static Result<std::unique_ptr<Engine>> Open(const std::filesystem::path& path, const EngineOptions& options);
+
+  Result<int64_t> PutPage(const PageWrite& write) override;
+  Status DeletePage(std::string_view source, std::string_view slug) override;
+  Result<StoredPage> GetPage(std::string_view source, std::string_view slug) override;
+  Result<std::vector<PageSummary>> ListPages(const ListFilter& filter) override;
+  Result<std::vector<SourceFile>> ListSourceFiles(std::string_view source) override;
+
+  Result<std::string> SourceRoot(std::string_view source) override;
+  Status SetSourceRoot(std::string_view source, std::string_view root) override;
+
+  Status BeginBatch() override;
+  Status CommitBatch() override;
+  void RollbackBatch() override;
+
+  Result<std::vector<KeywordHit>> SearchChunks(const KeywordQuery& query) override;
+  Result<std::vector<KeywordHit>> SearchTitles(const KeywordQuery& query) override;
+  Result<std::vector<ChunkRecord>> GetChunks(const std::vector<int64_t>& chunk_ids) override;
+  Result<std::vector<ChunkRecord>> GetPageChunks(int64_t page_id) override;
+
+  Result<std::vector<LinkRecord>> Backlinks(std::string_view source, std::string_view slug) override;
+  Result<std::vector<TimelineEntry>> Timeline(std::string_view source, std::string_view slug) override;
+
+  Result<BrainStats> Stats() override;
+  Status AppendIngestLog(const IngestLogEntry& entry) override;
+  Result<std::vector<IngestLogEntry>> RecentIngestLog(size_t limit) override;
+
+ private:
+  SqliteEngine(DbHandle db, std::filesystem::path path) : db_(std::move(db)), path_(std::move(path)) {}
+
+  // Returns a cached prepared statement for sql (a string literal).
+  Result<Stmt*> S(const char* sql);
+
+  // Runs fn inside a transaction (or a savepoint while a batch is open); on
+  // failure everything fn wrote is rolled back.
+  template <typename Fn>
+  Status Transaction(Fn&& fn);
+
+  Result<int64_t> SourceId(std::string_view name, bool create);
+  Result<int64_t> TermId(const std::string& term);
+  Result<int64_t> LookupTermId(const std::string& term);
+  Status PutPageRows(const PageWrite& write, int64_t* page_id);
+  Status RemoveDerivedRows(int64_t page_id);
+  Status AdjustStats(int64_t chunks, int64_t chunk_tokens, int64_t titles, int64_t title_tokens);
+
+  struct FieldTables;
+  Result<std::vector<KeywordHit>> Search(const KeywordQuery& query, bool titles);
+
+  DbHandle db_;
+  std::filesystem::path path_;
+  std::unordered_map<const char*, Stmt> stmts_;
+  std::unordered_map<std::string, int64_t> term_ids_;  // committed terms only
+  std::vector<std::string> pending_terms_;             // inserted in the open transaction
+  bool in_batch_ = false;
+};
+
+// Varint-encoded list of term ids stored with each chunk (and page title) so
+// that its postings can be deleted without a secondary index.
+std::string EncodeIds(const std::vector<int64_t>& ids);
+std::vector<int64_t> DecodeIds(std::string_view blob);
+
+}  // namespace engram::store::sqlite

@@ -1,0 +1,146 @@
+#include "sync/importer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "common/files.h"
+#include "common/hash.h"
+#include "sync/page_indexer.h"
+#include "text/slug.h"
+
+namespace engram::sync {
+
+namespace fs = std::filesystem;
+
+bool IsIgnoredDirectory(std::string_view name) {
+  return name.empty() || name.front() == '.' || name == "node_modules";
+}
+
+namespace {
+
+bool IsMarkdown(const fs::path& p) {
+  std::string ext = p.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext == ".md" || ext == ".markdown";
+}
+
+void Log(Engine& engine, const std::string& path, const char* action, const std::string& message) {
+  (void)engine.AppendIngestLog({common::NowIso8601(), path, action, message});
+}
+
+}  // namespace
+
+Result<ImportReport> ImportDirectory(Engine& engine, const fs::path& root, const ImportOptions& options) {
+  auto start = std::chrono::steady_clock::now();
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) return Status::InvalidArgument(root.string() + ": not a directory");
+
+  // Walk in sorted order so that reports and ids are the same on every run.
+  std::vector<std::pair<std::string, fs::path>> files;
+  fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec);
+  if (ec) return Status::IOError(root.string() + ": " + ec.message());
+  ImportReport report;
+  report.root = root.string();
+  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) return Status::IOError(root.string() + ": " + ec.message());
+    const fs::directory_entry& e = *it;
+    std::string name = e.path().filename().string();
+    if (e.is_symlink(ec)) {
+      if (IsMarkdown(e.path())) {
+        report.skipped.push_back({fs::relative(e.path(), root, ec).generic_string(), "symbolic link (not followed)"});
+      }
+      continue;
+    }
+    if (e.is_directory(ec)) {
+      if (IsIgnoredDirectory(name)) it.disable_recursion_pending();
+      continue;
+    }
+    if (!e.is_regular_file(ec) || !IsMarkdown(e.path())) continue;
+    files.emplace_back(fs::relative(e.path(), root, ec).generic_string(), e.path());
+  }
+  std::sort(files.begin(), files.end());
+
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<SourceFile> known, engine.ListSourceFiles(options.source));
+  std::map<std::string, const SourceFile*> by_path;
+  for (const auto& f : known) by_path[f.path] = &f;
+
+  std::set<std::string> present;       // paths whose pages stay
+  // Slugs held by files still on disk, so a new file cannot take one over.
+  std::map<std::string, std::string> slug_owner;
+  std::set<std::string> on_disk;
+  for (const auto& f : files) on_disk.insert(f.first);
+  for (const auto& f : known) {
+    if (on_disk.count(f.path)) slug_owner.emplace(f.slug, f.path);
+  }
+  if (!options.dry_run) ENGRAM_RETURN_IF_ERROR(engine.BeginBatch());
+  for (const auto& [rel, abs] : files) {
+    ++report.scanned;
+    auto content = common::ReadFile(abs, options.max_file_bytes);
+    if (!content.ok()) {
+      report.skipped.push_back({rel, content.status().message()});
+      if (content.status().code() == StatusCode::kIOError) present.insert(rel);  // transient: keep the page
+      if (!options.dry_run) Log(engine, rel, "skip", content.status().message());
+      continue;
+    }
+    std::string hash = common::Sha256Hex(*content);
+    auto known_it = by_path.find(rel);
+    if (known_it != by_path.end() && known_it->second->content_hash == hash) {
+      ++report.unchanged;
+      present.insert(rel);
+      continue;
+    }
+    auto write = PreparePage(rel, *content, options.chunker);
+    if (!write.ok()) {
+      report.skipped.push_back({rel, write.status().message()});
+      if (!options.dry_run) Log(engine, rel, "skip", write.status().message());
+      continue;
+    }
+    write->source = options.source;
+    const std::string& slug = write->page.slug;
+    if (auto owner = slug_owner.find(slug); owner != slug_owner.end() && owner->second != rel) {
+      std::string why = "slug '" + slug + "' is already used by " + owner->second;
+      report.skipped.push_back({rel, why});
+      if (!options.dry_run) Log(engine, rel, "skip", why);
+      continue;
+    }
+    slug_owner[slug] = rel;
+    present.insert(rel);
+    for (const std::string& w : write->page.warnings) {
+      report.warnings.push_back({rel, w});
+      if (!options.dry_run) Log(engine, rel, "warn", w);
+    }
+    bool is_new = known_it == by_path.end();
+    if (!options.dry_run) {
+      // A file whose slug changed (frontmatter slug edited) leaves its old page.
+      if (!is_new && known_it->second->slug != slug) {
+        Status st = engine.DeletePage(options.source, known_it->second->slug);
+        if (!st.ok() && st.code() != StatusCode::kNotFound) return st;
+      }
+      auto put = engine.PutPage(*write);
+      if (!put.ok()) {
+        engine.RollbackBatch();
+        return put.status().WithContext("importing " + rel);
+      }
+      Log(engine, rel, is_new ? "add" : "update", "");
+    }
+    (is_new ? report.added : report.updated)++;
+  }
+  for (const auto& f : known) {
+    if (present.count(f.path)) continue;
+    ++report.removed;
+    if (options.dry_run) continue;
+    Status st = engine.DeletePage(options.source, f.slug);
+    if (!st.ok() && st.code() != StatusCode::kNotFound) {
+      engine.RollbackBatch();
+      return st.WithContext("removing " + f.path);
+    }
+    Log(engine, f.path, "delete", "file no longer present or no longer text");
+  }
+  if (!options.dry_run) ENGRAM_RETURN_IF_ERROR(engine.CommitBatch());
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+}  // namespace engram::sync

@@ -1,0 +1,32 @@
+// Folder import: a hash-based scan of a directory of Markdown files. New and
+// changed files are indexed, unchanged ones skipped, files that disappeared
+// (or became unreadable as text) are removed from the brain. This is the path
+// for folders that are not git repositories.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "engram/brain.h"
+#include "engram/engine.h"
+#include "engram/status.h"
+#include "text/chunker.h"
+
+namespace engram::sync {
+
+struct ImportOptions {
+  std::string source = "default";
+  uint64_t max_file_bytes = 5u << 20;  // larger files are skipped with the reason
+  text::ChunkerOptions chunker;
+  bool dry_run = false;                // report what would change, write nothing
+};
+
+// Directories never descended into.
+bool IsIgnoredDirectory(std::string_view name);
+
+// Scans root and brings the engine's source in line with it.
+Result<ImportReport> ImportDirectory(Engine& engine, const std::filesystem::path& root, const ImportOptions& options);
+
+}  // namespace engram::sync

@@ -1,0 +1,528 @@
+#include "text/page_parser.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <array>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <utility>
+
+#include "common/utf8.h"
+#include "text/slug.h"
+
+namespace engram::text {
+
+namespace {
+
+using Json = nlohmann::json;
+
+struct Line {
+  std::string_view text;  // without the line break (and without a trailing '\r')
+  int number;             // 1-based
+};
+
+std::vector<Line> SplitLines(std::string_view s, int first_number) {
+  std::vector<Line> lines;
+  size_t start = 0;
+  int n = first_number;
+  while (start < s.size()) {
+    size_t end = s.find('\n', start);
+    if (end == std::string_view::npos) end = s.size();
+    std::string_view line = s.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    lines.push_back({line, n++});
+    start = end + 1;
+  }
+  return lines;
+}
+
+std::string_view Trim(std::string_view s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return {};
+  size_t e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+bool IsFence(std::string_view line) {
+  std::string_view t = Trim(line);
+  return t.substr(0, 3) == "```" || t.substr(0, 3) == "~~~";
+}
+
+// "<!-- timeline -->", "--- timeline ---", "## Timeline", "## History", "## 时间线"…
+bool IsTimelineSeparator(std::string_view line) {
+  std::string t = Lower(Trim(line));
+  auto squash = [](std::string s) {
+    s.erase(std::remove(s.begin(), s.end(), ' '), s.end());
+    return s;
+  };
+  std::string sq = squash(t);
+  if (sq == "<!--timeline-->" || sq == "---timeline---") return true;
+  if (t.size() > 2 && t[0] == '#') {
+    size_t level = t.find_first_not_of('#');
+    if (level == std::string::npos || level > 3 || t[level] != ' ') return false;
+    std::string_view heading = Trim(std::string_view(t).substr(level));
+    static constexpr std::array<std::string_view, 6> kHeadings = {
+        "timeline", "history", "时间线", "时间轴", "历史", "大事记"};
+    return std::find(kHeadings.begin(), kHeadings.end(), heading) != kHeadings.end();
+  }
+  return false;
+}
+
+Json YamlToJson(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map: {
+      Json obj = Json::object();
+      for (const auto& kv : node) obj[kv.first.as<std::string>()] = YamlToJson(kv.second);
+      return obj;
+    }
+    case YAML::NodeType::Sequence: {
+      Json arr = Json::array();
+      for (const auto& item : node) arr.push_back(YamlToJson(item));
+      return arr;
+    }
+    case YAML::NodeType::Scalar: {
+      const std::string& s = node.Scalar();
+      if (node.Tag() == "?") {  // plain (unquoted) scalar: keep YAML's typing
+        if (s == "true" || s == "True" || s == "TRUE") return true;
+        if (s == "false" || s == "False" || s == "FALSE") return false;
+        if (s == "null" || s == "~") return nullptr;
+        try {
+          size_t used = 0;
+          long long v = std::stoll(s, &used);
+          if (used == s.size()) return v;
+        } catch (...) {
+        }
+      }
+      return s;
+    }
+    default:
+      return nullptr;
+  }
+}
+
+// A string or list of strings; a single string is split on commas.
+std::vector<std::string> StringList(const Json& v, bool split_commas) {
+  std::vector<std::string> out;
+  auto add = [&](std::string_view s) {
+    std::string_view t = Trim(s);
+    if (!t.empty() && std::find(out.begin(), out.end(), t) == out.end()) out.emplace_back(t);
+  };
+  if (v.is_string()) {
+    const std::string& s = v.get_ref<const std::string&>();
+    if (!split_commas) {
+      add(s);
+    } else {
+      size_t start = 0;
+      while (start <= s.size()) {
+        // Both ',' and the full-width '，' (three bytes) separate items.
+        size_t comma = s.find(',', start);
+        size_t wide = s.find("，", start);
+        size_t end = std::min(comma, wide);
+        if (end == std::string::npos) end = s.size();
+        add(std::string_view(s).substr(start, end - start));
+        start = end + (end == wide && wide != std::string::npos ? 3 : 1);
+      }
+    }
+  } else if (v.is_array()) {
+    for (const auto& item : v) {
+      if (item.is_string()) add(item.get_ref<const std::string&>());
+      else if (item.is_number_integer()) add(std::to_string(item.get<long long>()));
+    }
+  } else if (v.is_number_integer()) {
+    add(std::to_string(v.get<long long>()));
+  }
+  return out;
+}
+
+// Frontmatter fields that name other pages, and the edge type each implies.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 18> kLinkFields = {{
+    {"company", "works_at"}, {"companies", "works_at"}, {"employer", "works_at"},
+    {"founder", "founded_by"}, {"founders", "founded_by"}, {"founded", "founded"},
+    {"investors", "invested_by"}, {"investor", "invested_by"}, {"invested_in", "invested_in"},
+    {"attendees", "attended_by"}, {"attended", "attended"}, {"people", "mentions"},
+    {"related", "related"}, {"project", "part_of"}, {"projects", "part_of"},
+    {"author", "authored_by"}, {"authors", "authored_by"}, {"see_also", "related"},
+}};
+
+// Cues in the sentence around a link that say what the edge means.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 18> kSentenceCues = {{
+    {"works at", "works_at"}, {"working at", "works_at"}, {"joined", "works_at"},
+    {"在职", "works_at"}, {"任职", "works_at"}, {"就职", "works_at"}, {"加入", "works_at"},
+    {"founded", "founded"}, {"co-founded", "founded"}, {"创办", "founded"}, {"创立", "founded"},
+    {"创建", "founded"}, {"invested in", "invested_in"}, {"投资", "invested_in"},
+    {"attended", "attended"}, {"参加", "attended"}, {"出席", "attended"}, {"参会", "attended"},
+}};
+
+std::string LinkTypeFromSentence(std::string_view sentence) {
+  std::string lower = Lower(sentence);
+  for (const auto& [cue, type] : kSentenceCues) {
+    if (lower.find(cue) != std::string::npos) return std::string(type);
+  }
+  return "mentions";
+}
+
+// Joins a Markdown link target to the page's folder and resolves "." / "..".
+// Returns "" when the target climbs above the source root.
+std::string ResolveRelative(std::string_view page_path, std::string_view target) {
+  std::vector<std::string> parts;
+  if (!target.empty() && target.front() != '/') {
+    size_t slash = page_path.rfind('/');
+    if (slash != std::string_view::npos) {
+      std::string_view dir = page_path.substr(0, slash);
+      size_t s = 0;
+      while (s <= dir.size()) {
+        size_t e = dir.find('/', s);
+        if (e == std::string_view::npos) e = dir.size();
+        if (e > s) parts.emplace_back(dir.substr(s, e - s));
+        s = e + 1;
+      }
+    }
+  }
+  size_t s = 0;
+  while (s <= target.size()) {
+    size_t e = target.find('/', s);
+    if (e == std::string_view::npos) e = target.size();
+    std::string_view comp = target.substr(s, e - s);
+    if (comp == "..") {
+      if (parts.empty()) return "";
+      parts.pop_back();
+    } else if (!comp.empty() && comp != ".") {
+      parts.emplace_back(comp);
+    }
+    s = e + 1;
+  }
+  std::string out;
+  for (const auto& p : parts) {
+    if (!out.empty()) out.push_back('/');
+    out += p;
+  }
+  return out;
+}
+
+std::string PercentDecode(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
+      out.push_back(static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16)));
+      i += 2;
+    } else {
+      out.push_back(s[i]);
+    }
+  }
+  return out;
+}
+
+class LinkCollector {
+ public:
+  LinkCollector(std::string_view page_path, std::vector<PageLink>* links)
+      : page_path_(page_path), links_(links) {}
+
+  void Add(std::string target_slug, std::string label, std::string type, std::string context) {
+    if (target_slug.empty()) return;
+    if (!seen_.insert(target_slug + '\n' + type).second) return;
+    if (context.size() > 240) {
+      size_t cut = 240;
+      while (cut > 0 && (static_cast<unsigned char>(context[cut]) & 0xC0) == 0x80) --cut;
+      context.resize(cut);
+    }
+    links_->push_back({std::move(target_slug), std::move(label), std::move(type), std::move(context)});
+  }
+
+  void ScanLine(std::string_view line) {
+    std::string context(Trim(line));
+    std::string type = LinkTypeFromSentence(line);
+    size_t i = 0;
+    while (i < line.size()) {
+      if (line.compare(i, 2, "[[") == 0) {
+        size_t end = line.find("]]", i + 2);
+        if (end == std::string_view::npos) break;
+        std::string_view inner = line.substr(i + 2, end - i - 2);
+        std::string_view target = inner, label;
+        if (size_t bar = inner.find('|'); bar != std::string_view::npos) {
+          target = inner.substr(0, bar);
+          label = inner.substr(bar + 1);
+        }
+        if (size_t hash = target.find('#'); hash != std::string_view::npos) target = target.substr(0, hash);
+        Add(SlugFromPath(Trim(target)), std::string(Trim(label)), type, context);
+        i = end + 2;
+        continue;
+      }
+      if (line[i] == '[') {
+        size_t close = line.find("](", i + 1);
+        if (close != std::string_view::npos) {
+          size_t end = line.find(')', close + 2);
+          if (end != std::string_view::npos) {
+            std::string_view label = line.substr(i + 1, close - i - 1);
+            std::string_view target = Trim(line.substr(close + 2, end - close - 2));
+            if (size_t sp = target.find(' '); sp != std::string_view::npos) target = target.substr(0, sp);
+            if (size_t hash = target.find('#'); hash != std::string_view::npos) target = target.substr(0, hash);
+            std::string decoded = PercentDecode(target);
+            std::string lower = Lower(decoded);
+            if (lower.find("://") == std::string::npos && lower.size() > 3 &&
+                lower.compare(lower.size() - 3, 3, ".md") == 0) {
+              std::string resolved = ResolveRelative(page_path_, decoded);
+              if (!resolved.empty()) Add(SlugFromPath(resolved), std::string(label), type, context);
+            }
+            i = end + 1;
+            continue;
+          }
+        }
+      }
+      ++i;
+    }
+  }
+
+ private:
+  std::string_view page_path_;
+  std::vector<PageLink>* links_;
+  std::set<std::string> seen_;
+};
+
+// "- **2026-04-07** | Met at the summit [Source: notes]" -> entry.
+bool ParseTimelineLine(std::string_view line, int number, TimelineEntry* entry) {
+  std::string_view t = Trim(line);
+  if (t.size() >= 2 && (t[0] == '-' || t[0] == '*' || t[0] == '+') && t[1] == ' ') t = Trim(t.substr(2));
+  bool bold = false;
+  if (t.substr(0, 2) == "**") {
+    bold = true;
+    t.remove_prefix(2);
+  }
+  size_t used = 0;
+  std::string date = ParseLeadingDate(t, &used);
+  if (date.empty()) return false;
+  t.remove_prefix(used);
+  if (bold) {
+    if (t.substr(0, 2) != "**") return false;
+    t.remove_prefix(2);
+  }
+  t = Trim(t);
+  static constexpr std::array<std::string_view, 7> kSeps = {"|", "：", ":", "—", "–", "-", "·"};
+  for (std::string_view sep : kSeps) {
+    if (t.substr(0, sep.size()) == sep) {
+      t = Trim(t.substr(sep.size()));
+      break;
+    }
+  }
+  std::string summary(t);
+  std::string source;
+  static constexpr std::array<std::string_view, 4> kSourceOpen = {"[Source:", "[source:", "[来源：", "[来源:"};
+  for (std::string_view open : kSourceOpen) {
+    size_t at = summary.rfind(open);
+    if (at == std::string::npos) continue;
+    size_t close = summary.find(']', at);
+    if (close == std::string::npos) continue;
+    source = std::string(Trim(std::string_view(summary).substr(at + open.size(), close - at - open.size())));
+    summary = std::string(Trim(std::string_view(summary).substr(0, at))) +
+              std::string(Trim(std::string_view(summary).substr(close + 1)));
+    break;
+  }
+  summary = std::string(Trim(summary));
+  if (summary.empty()) return false;
+  *entry = {std::move(date), std::move(summary), std::move(source), number};
+  return true;
+}
+
+// Joins lines [begin, end) after trimming blank lines at both ends; sets
+// *first_line to the first kept line's number.
+std::string JoinTrimmed(const std::vector<Line>& lines, size_t begin, size_t end, int* first_line) {
+  while (begin < end && Trim(lines[begin].text).empty()) ++begin;
+  while (end > begin && Trim(lines[end - 1].text).empty()) --end;
+  *first_line = begin < end ? lines[begin].number : 0;
+  std::string out;
+  for (size_t i = begin; i < end; ++i) {
+    out.append(lines[i].text);
+    if (i + 1 < end) out.push_back('\n');
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<Page> ParsePage(std::string_view path, std::string_view content) {
+  if (size_t bad = common::FindInvalidUtf8(content); bad != std::string_view::npos) {
+    return Status::InvalidArgument(std::string(path) + ": not valid UTF-8 at byte " + std::to_string(bad));
+  }
+  if (size_t nul = content.find('\0'); nul != std::string_view::npos) {
+    return Status::InvalidArgument(std::string(path) + ": binary content (NUL byte at " +
+                                   std::to_string(nul) + ")");
+  }
+  Page page;
+  page.path = std::string(path);
+  page.frontmatter_json = "{}";
+  std::string_view body = content;
+  if (body.substr(0, 3) == "\xEF\xBB\xBF") body.remove_prefix(3);  // UTF-8 BOM
+  int body_first_line = 1;
+
+  Json fm = Json::object();
+  std::vector<Line> head = SplitLines(body, 1);
+  if (!head.empty() && Trim(head[0].text) == "---" && head[0].text.substr(0, 3) == "---") {
+    size_t close = 0;
+    for (size_t i = 1; i < head.size(); ++i) {
+      std::string_view t = head[i].text;
+      if (t == "---" || t == "...") {
+        close = i;
+        break;
+      }
+    }
+    if (close == 0) {
+      page.warnings.push_back("frontmatter: opening '---' on line 1 is never closed; read as body");
+    } else {
+      size_t fm_begin = static_cast<size_t>(head[1].text.data() - body.data());
+      size_t fm_end = static_cast<size_t>(head[close].text.data() - body.data());
+      page.frontmatter_raw = std::string(body.substr(fm_begin, fm_end - fm_begin));
+      page.has_frontmatter = true;
+      size_t after = fm_end + head[close].text.size();
+      if (after < body.size() && body[after] == '\r') ++after;
+      if (after < body.size() && body[after] == '\n') ++after;
+      body_first_line = head[close].number + 1;
+      body = body.substr(after);
+      try {
+        YAML::Node node = YAML::Load(page.frontmatter_raw);
+        if (node.IsMap()) {
+          fm = YamlToJson(node);
+        } else if (!node.IsNull()) {
+          page.warnings.push_back("frontmatter: expected a mapping of fields, found a " +
+                                  std::string(node.IsSequence() ? "list" : "scalar") + "; fields ignored");
+        }
+      } catch (const YAML::Exception& e) {
+        page.warnings.push_back("frontmatter: invalid YAML at line " + std::to_string(e.mark.line + 2) +
+                                ": " + e.msg + "; page indexed from its body");
+      }
+    }
+  }
+  page.frontmatter_json = fm.dump();
+
+  // Body: split compiled truth / timeline at the first separator outside code.
+  std::vector<Line> lines = SplitLines(body, body_first_line);
+  size_t sep = lines.size();
+  bool in_code = false;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (IsFence(lines[i].text)) in_code = !in_code;
+    if (!in_code && IsTimelineSeparator(lines[i].text)) {
+      sep = i;
+      break;
+    }
+  }
+  page.compiled_truth = JoinTrimmed(lines, 0, sep, &page.compiled_truth_line);
+  if (page.compiled_truth_line == 0) page.compiled_truth_line = body_first_line;
+  if (sep < lines.size()) {
+    page.timeline_separator = std::string(Trim(lines[sep].text));
+    page.timeline = JoinTrimmed(lines, sep + 1, lines.size(), &page.timeline_line);
+  }
+
+  // Slug, title, type.
+  std::string fm_slug = fm.contains("slug") && fm["slug"].is_string() ? fm["slug"].get<std::string>() : "";
+  page.slug = fm_slug.empty() ? SlugFromPath(path) : SlugFromPath(fm_slug);
+  if (page.slug.empty()) page.slug = SlugFromPath(path);
+
+  if (fm.contains("title") && fm["title"].is_string() && !Trim(fm["title"].get<std::string>()).empty()) {
+    page.title = std::string(Trim(fm["title"].get<std::string>()));
+  } else {
+    in_code = false;
+    for (const Line& l : lines) {
+      if (IsFence(l.text)) in_code = !in_code;
+      if (!in_code && l.text.size() > 2 && l.text[0] == '#' && l.text[1] == ' ') {
+        page.title = std::string(Trim(l.text.substr(2)));
+        break;
+      }
+    }
+    if (page.title.empty()) {
+      std::string_view name = path;
+      if (size_t slash = name.rfind('/'); slash != std::string_view::npos) name = name.substr(slash + 1);
+      if (name.size() > 3 && Lower(name.substr(name.size() - 3)) == ".md") name.remove_suffix(3);
+      page.title = std::string(name);
+    }
+  }
+  if (fm.contains("type") && fm["type"].is_string() && !Trim(fm["type"].get<std::string>()).empty()) {
+    page.type = Lower(Trim(fm["type"].get<std::string>()));
+  } else {
+    page.type = TypeFromSlug(page.slug);
+    if (page.type.empty()) page.type = "note";
+  }
+  if (fm.contains("tags")) page.tags = StringList(fm["tags"], true);
+  if (fm.contains("aliases")) page.aliases = StringList(fm["aliases"], false);
+  if (fm.contains("alias")) {
+    for (auto& a : StringList(fm["alias"], false)) page.aliases.push_back(std::move(a));
+  }
+  if (fm.contains("visibility") && fm["visibility"].is_string()) {
+    page.is_private = Lower(Trim(fm["visibility"].get<std::string>())) == "private";
+  }
+  if (fm.contains("private") && fm["private"].is_boolean() && fm["private"].get<bool>()) {
+    page.is_private = true;
+  }
+
+  // Links: body lines outside code, then frontmatter link fields.
+  LinkCollector links(path, &page.links);
+  in_code = false;
+  for (const Line& l : lines) {
+    if (IsFence(l.text)) {
+      in_code = !in_code;
+      continue;
+    }
+    if (!in_code) links.ScanLine(l.text);
+  }
+  for (const auto& [field, type] : kLinkFields) {
+    if (!fm.contains(std::string(field))) continue;
+    for (const std::string& value : StringList(fm[std::string(field)], false)) {
+      std::string_view v = Trim(value);
+      if (v.substr(0, 2) == "[[" && v.size() > 4 && v.substr(v.size() - 2) == "]]") {
+        v = v.substr(2, v.size() - 4);
+        if (size_t bar = v.find('|'); bar != std::string_view::npos) v = v.substr(0, bar);
+      }
+      links.Add(SlugFromPath(v), "", std::string(type), std::string(field) + ": " + value);
+    }
+  }
+
+  // Timeline entries.
+  if (sep < lines.size()) {
+    in_code = false;
+    for (size_t i = sep + 1; i < lines.size(); ++i) {
+      if (IsFence(lines[i].text)) {
+        in_code = !in_code;
+        continue;
+      }
+      TimelineEntry entry;
+      if (!in_code && ParseTimelineLine(lines[i].text, lines[i].number, &entry)) {
+        page.timeline_entries.push_back(std::move(entry));
+      }
+    }
+  }
+  return page;
+}
+
+std::string SerializePage(const Page& page) {
+  std::string out;
+  if (page.has_frontmatter) {
+    out += "---\n";
+    out += page.frontmatter_raw;
+    if (!page.frontmatter_raw.empty() && page.frontmatter_raw.back() != '\n') out.push_back('\n');
+    out += "---\n\n";
+  }
+  if (!page.compiled_truth.empty()) {
+    out += page.compiled_truth;
+    out.push_back('\n');
+  }
+  if (!page.timeline_separator.empty()) {
+    if (!page.compiled_truth.empty()) out.push_back('\n');
+    out += page.timeline_separator;
+    out += "\n";
+    if (!page.timeline.empty()) {
+      out.push_back('\n');
+      out += page.timeline;
+      out.push_back('\n');
+    }
+  }
+  return out;
+}
+
+}  // namespace engram::text

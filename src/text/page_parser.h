@@ -1,0 +1,30 @@
+// Markdown page parsing and serialisation (MISSION.md section 1, "Pages").
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "engram/page.h"
+#include "engram/status.h"
+
+namespace engram::text {
+
+// Parses a page from its source-relative path and file content.
+//
+// Fails (InvalidArgument) only for content that is not UTF-8 text: invalid
+// UTF-8 or NUL bytes, with the byte offset named. Invalid frontmatter is not
+// an error: the page is parsed from its body and Page::warnings says why.
+Result<Page> ParsePage(std::string_view path, std::string_view content);
+
+// Writes a page back as Markdown: frontmatter (verbatim), compiled truth, the
+// separator, the timeline. ParsePage(SerializePage(p)) yields the same fields,
+// and serialising that again gives the same bytes.
+std::string SerializePage(const Page& page);
+
+// Normalises a date written at the start of a timeline line: "2026-04-07",
+// "2026/4/7", "2026.04.07", "2026年4月7日", "2026年4月", "April 7, 2026",
+// "7 April 2026", "Apr 2026", "2026-04". On success returns the normalised date
+// ("2026-04-07", "2026-04" or "2026") and sets *consumed to the bytes used.
+std::string ParseLeadingDate(std::string_view s, size_t* consumed);
+
+}  // namespace engram::text

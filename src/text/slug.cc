@@ -1,0 +1,106 @@
+#include "text/slug.h"
+
+#include <array>
+#include <utility>
+
+#include "common/utf8.h"
+
+namespace engram::text {
+
+using common::DecodeUtf8;
+
+namespace {
+
+std::string SlugComponent(std::string_view comp) {
+  std::string nfc = common::ToLower(common::NormalizeNfc(comp));
+  std::string out;
+  bool pending_dash = false;
+  size_t i = 0;
+  while (i < nfc.size()) {
+    size_t start = i;
+    char32_t cp = DecodeUtf8(nfc, &i);
+    if (common::IsWordChar(cp) || cp == '.') {
+      if (pending_dash && !out.empty()) out.push_back('-');
+      pending_dash = false;
+      out.append(nfc, start, i - start);
+    } else if (cp == ' ' || cp == '\t' || cp == '-' || cp == '_' || cp == 0x3000) {
+      pending_dash = true;
+    }
+    // Other punctuation is dropped without separating words: "Q&A" -> "qa".
+  }
+  // Leading/trailing dots would make "." / ".." or hidden names; strip them.
+  size_t b = out.find_first_not_of('.');
+  if (b == std::string::npos) return "";
+  size_t e = out.find_last_not_of('.');
+  return out.substr(b, e - b + 1);
+}
+
+}  // namespace
+
+std::string SlugFromPath(std::string_view path) {
+  std::string_view p = path;
+  if (p.size() >= 3) {
+    std::string_view ext = p.substr(p.size() - 3);
+    if ((ext[0] == '.') && (ext[1] == 'm' || ext[1] == 'M') && (ext[2] == 'd' || ext[2] == 'D')) {
+      p.remove_suffix(3);
+    }
+  }
+  std::string slug;
+  size_t start = 0;
+  while (start <= p.size()) {
+    size_t end = p.find_first_of("/\\", start);
+    if (end == std::string_view::npos) end = p.size();
+    std::string comp = SlugComponent(p.substr(start, end - start));
+    if (!comp.empty()) {
+      if (!slug.empty()) slug.push_back('/');
+      slug += comp;
+    }
+    start = end + 1;
+  }
+  return slug;
+}
+
+Status ValidateSlugInput(std::string_view slug) {
+  if (slug.empty()) return Status::InvalidArgument("slug is empty");
+  if (slug.size() > 255) {
+    return Status::InvalidArgument("slug is " + std::to_string(slug.size()) +
+                                   " bytes, over the limit of 255");
+  }
+  if (!common::IsValidUtf8(slug)) return Status::InvalidArgument("slug is not valid UTF-8");
+  if (slug.front() == '/') return Status::InvalidArgument("slug '" + std::string(slug) + "' is an absolute path");
+  for (unsigned char c : slug) {
+    if (c < 0x20 || c == 0x7F) return Status::InvalidArgument("slug contains a control or NUL character");
+    if (c == '\\') return Status::InvalidArgument("slug '" + std::string(slug) + "' contains a backslash");
+  }
+  size_t start = 0;
+  while (start <= slug.size()) {
+    size_t end = slug.find('/', start);
+    if (end == std::string_view::npos) end = slug.size();
+    std::string_view comp = slug.substr(start, end - start);
+    if (comp == "..") return Status::InvalidArgument("slug '" + std::string(slug) + "' contains '..'");
+    if (comp.empty() || comp == ".") {
+      return Status::InvalidArgument("slug '" + std::string(slug) + "' has an empty path component");
+    }
+    start = end + 1;
+  }
+  return Status::Ok();
+}
+
+std::string TypeFromSlug(std::string_view slug) {
+  static const std::array<std::pair<std::string_view, std::string_view>, 18> kDirs = {{
+      {"people", "person"}, {"person", "person"}, {"companies", "company"}, {"company", "company"},
+      {"meetings", "meeting"}, {"meeting", "meeting"}, {"concepts", "concept"}, {"concept", "concept"},
+      {"projects", "project"}, {"project", "project"}, {"ideas", "idea"}, {"idea", "idea"},
+      {"sources", "source"}, {"media", "media"}, {"notes", "note"}, {"daily", "daily"},
+      {"places", "place"}, {"events", "event"},
+  }};
+  size_t slash = slug.find('/');
+  if (slash == std::string_view::npos) return "";
+  std::string_view dir = slug.substr(0, slash);
+  for (const auto& [d, t] : kDirs) {
+    if (dir == d) return std::string(t);
+  }
+  return "";
+}
+
+}  // namespace engram::text
