@@ -1,11 +1,11 @@
 #include "text/analyzer.h"
 
 #include <libstemmer.h>
-#include <opencc/opencc.h>
 
+#include <algorithm>
 #include <array>
+#include <iterator>
 #include <memory>
-#include <mutex>
 #include <unordered_map>
 
 #include "common/utf8.h"
@@ -25,73 +25,62 @@ constexpr std::array<std::string_view, 35> kStopWords = {
     "on",   "or",   "such", "that", "the",  "their", "then", "there", "these",
     "they", "this", "to",   "was",  "will", "with",  "s",    "t"};
 
-// Traditional -> Simplified for single Han characters in [kT2sBase, kT2sEnd).
-// Built once from OpenCC's t2s conversion, one character per line so that no
-// phrase rule joins neighbours. Characters outside the range are unchanged.
-constexpr char32_t kT2sBase = 0x3400;
-constexpr char32_t kT2sEnd = 0xFB00;
-
-class T2sTable {
- public:
-  static const T2sTable& Get() {
-    static const T2sTable table;
-    return table;
-  }
-  char32_t Map(char32_t cp) const {
-    if (cp < kT2sBase || cp >= kT2sEnd) return cp;
-    char32_t m = map_[cp - kT2sBase];
-    return m == 0 ? cp : m;
-  }
-
- private:
-  T2sTable() : map_(kT2sEnd - kT2sBase, 0) {
-    opencc_t oc = opencc_open("t2s.json");
-    if (oc == reinterpret_cast<opencc_t>(-1)) return;  // no OpenCC data: no folding
-    std::string in;
-    in.reserve((kT2sEnd - kT2sBase) * 4);
-    for (char32_t cp = kT2sBase; cp < kT2sEnd; ++cp) {
-      if (!common::IsHan(cp)) continue;
-      AppendUtf8(cp, &in);
-      in.push_back('\n');
-    }
-    char* out = opencc_convert_utf8(oc, in.data(), in.size());
-    if (out != nullptr) {
-      std::string_view a(in), b(out);
-      size_t i = 0, j = 0;
-      while (i < a.size() && j < b.size()) {
-        size_t ae = a.find('\n', i), be = b.find('\n', j);
-        if (ae == std::string_view::npos || be == std::string_view::npos) break;
-        size_t x = i, y = j;
-        char32_t from = DecodeUtf8(a, &x);
-        char32_t to = DecodeUtf8(b, &y);
-        // Only one-to-one character mappings are kept.
-        if (x == ae && y == be && to != from) map_[from - kT2sBase] = to;
-        i = ae + 1;
-        j = be + 1;
-      }
-      opencc_convert_utf8_free(out);
-    }
-    opencc_close(oc);
-  }
-  std::vector<char32_t> map_;
+// Traditional -> Simplified for single Han characters: OpenCC's t2s table,
+// generated at build time (gen_t2s.cc) as sorted {from, to} pairs.
+struct T2sPair {
+  char32_t from;
+  char32_t to;
+};
+constexpr T2sPair kT2sPairs[] = {
+#include "t2s_table.inc"
 };
 
-bool IsAscii(std::string_view s) {
-  for (unsigned char c : s) {
-    if (c >= 0x80) return false;
+char32_t MapT2s(char32_t cp) {
+  if (cp < kT2sPairs[0].from) return cp;
+  const T2sPair* end = std::end(kT2sPairs);
+  const T2sPair* it = std::lower_bound(std::begin(kT2sPairs), end, cp,
+                                       [](const T2sPair& p, char32_t c) { return p.from < c; });
+  return it != end && it->from == cp ? it->to : cp;
+}
+
+// NFKC + case folding without ICU for the text engram sees most: ASCII, Han
+// ideographs, CJK and general punctuation, full-width ASCII. Returns false
+// (and ICU does the work) as soon as any other code point appears, so the
+// result always equals ICU's NFKC_Casefold up to punctuation, which is a
+// separator either way. Saves loading ICU's normalisation data (~5 ms) in
+// short-lived processes.
+bool FoldFast(std::string_view text, std::string* out) {
+  out->clear();
+  out->reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      out->push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : static_cast<char>(c));
+      ++i;
+      continue;
+    }
+    size_t start = i;
+    char32_t cp = DecodeUtf8(text, &i);
+    if ((cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF)) {
+      out->append(text, start, i - start);
+    } else if ((cp >= 0x2010 && cp <= 0x2027) || (cp >= 0x2030 && cp <= 0x205E) ||
+               (cp >= 0x3000 && cp <= 0x3003) || (cp >= 0x3008 && cp <= 0x3011) ||
+               (cp >= 0x3014 && cp <= 0x301F)) {
+      out->push_back(' ');  // punctuation: a separator
+    } else if (cp >= 0xFF01 && cp <= 0xFF5E) {
+      char a = static_cast<char>(cp - 0xFEE0);  // full-width ASCII
+      out->push_back(a >= 'A' && a <= 'Z' ? static_cast<char>(a - 'A' + 'a') : a);
+    } else {
+      return false;
+    }
   }
   return true;
 }
 
-// NFKC + case fold; ASCII text takes a fast path (NFKC is the identity there).
 std::string Fold(std::string_view text) {
-  if (IsAscii(text)) {
-    std::string out(text);
-    for (char& c : out) {
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    }
-    return out;
-  }
+  std::string out;
+  if (FoldFast(text, &out)) return out;
   return common::NfkcCasefold(text);
 }
 
@@ -146,7 +135,7 @@ class Tokenizer {
       char32_t cp = DecodeUtf8(folded, &i);
       if (common::IsCjk(cp)) {
         FlushWord();
-        if (common::IsHan(cp)) cp = T2sTable::Get().Map(cp);
+        if (common::IsHan(cp)) cp = MapT2s(cp);
         cjk_.push_back(cp);
       } else if (common::IsWordChar(cp)) {
         FlushCjk();
@@ -232,7 +221,7 @@ std::string FoldText(std::string_view text) {
   size_t i = 0;
   while (i < folded.size()) {
     char32_t cp = DecodeUtf8(folded, &i);
-    if (common::IsHan(cp)) cp = T2sTable::Get().Map(cp);
+    if (common::IsHan(cp)) cp = MapT2s(cp);
     AppendUtf8(cp, &out);
   }
   return out;
