@@ -37,6 +37,7 @@ Json ToJson(const SearchResponse& r, bool explain) {
     if (explain) {
       j["explain"] = {{"chunk_bm25", h.explain.chunk_score}, {"title_bm25", h.explain.title_score},
                       {"chunk_rank", h.explain.chunk_rank},  {"title_rank", h.explain.title_rank},
+                      {"name_match", h.explain.name_match},
                       {"terms", h.explain.terms}};
     }
     results.push_back(std::move(j));
@@ -107,6 +108,7 @@ std::string FormatSearch(const SearchResponse& r, bool explain) {
       out << "   explain: chunk bm25 " << score << " (rank " << h.explain.chunk_rank << ")";
       std::snprintf(score, sizeof score, "%.3f", h.explain.title_score);
       out << ", title bm25 " << score << " (rank " << h.explain.title_rank << ")";
+      if (h.explain.name_match) out << ", exact title/alias match";
       out << "; terms:";
       for (const auto& t : h.explain.terms) out << " " << t;
       out << "\n";

@@ -198,6 +198,8 @@ class Engine {
   virtual Result<std::vector<KeywordHit>> SearchChunks(const KeywordQuery& query) = 0;
   // BM25 over page titles and aliases; one hit per page.
   virtual Result<std::vector<KeywordHit>> SearchTitles(const KeywordQuery& query) = 0;
+  // Pages whose title or an alias equals name (ASCII case-insensitive).
+  virtual Result<std::vector<int64_t>> PagesNamed(std::string_view name, bool include_private) = 0;
   virtual Result<std::vector<ChunkRecord>> GetChunks(const std::vector<int64_t>& chunk_ids) = 0;
   // The chunk(s) of a page, in order.
   virtual Result<std::vector<ChunkRecord>> GetPageChunks(int64_t page_id) = 0;

@@ -22,6 +22,7 @@ struct SearchExplain {
   float title_score = 0;  // BM25 of title + aliases
   int chunk_rank = -1;    // 0-based rank in the chunk arm, -1 when absent
   int title_rank = -1;
+  bool name_match = false;         // the query equals the title or an alias: ranked first
   std::vector<std::string> terms;  // analysed query terms
 };
 

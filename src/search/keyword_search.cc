@@ -78,6 +78,7 @@ struct PageScore {
   float title_score = 0;
   int chunk_rank = -1;
   int title_rank = -1;
+  bool name_match = false;  // the query is this page's title or an alias
   float score = 0;
 };
 
@@ -94,6 +95,7 @@ Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, con
   kq.k1 = options.bm25_k1;
   kq.b = options.bm25_b;
   std::vector<std::vector<text::Token>> phrases;
+  std::vector<std::vector<text::Token>> excluded_phrases;
   std::vector<std::string> explain_terms;
   bool constrained = false;
   for (const QueryClause& c : ParseQuery(query)) {
@@ -119,12 +121,15 @@ Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, con
         break;
       }
       case QueryClause::Kind::kExcluded: {
-        std::vector<std::string> group;
-        for (auto& t : MatchingTokens(tokens)) {
-          explain_terms.push_back("-" + t.term);
-          group.push_back(t.term);
+        std::vector<text::Token> must = MatchingTokens(tokens);
+        for (auto& t : must) explain_terms.push_back("-" + t.term);
+        if (c.phrase && must.size() > 1) {
+          excluded_phrases.push_back(std::move(must));  // word order is checked on the results
+        } else {
+          std::vector<std::string> group;
+          for (auto& t : must) group.push_back(t.term);
+          kq.excluded_groups.push_back(std::move(group));
         }
-        kq.excluded_groups.push_back(std::move(group));
         break;
       }
     }
@@ -137,7 +142,8 @@ Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, con
 
   // Over-fetch so that phrase checks and fusion with the title arm still fill the limit.
   const size_t limit = std::max<size_t>(options.limit, 1);
-  kq.limit = phrases.empty() ? limit * 3 + 10 : limit * 10 + 50;
+  const bool check_order = !phrases.empty() || !excluded_phrases.empty();
+  kq.limit = check_order ? limit * 10 + 50 : limit * 3 + 10;
   kq.chunks_per_page = phrases.empty() ? 1 : 3;
   ENGRAM_ASSIGN_OR_RETURN(std::vector<KeywordHit> chunk_hits, engine.SearchChunks(kq));
 
@@ -191,11 +197,41 @@ Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, con
     }
   }
 
+  // A query that is exactly a page's title or alias ("Zhang San", "RRF")
+  // puts that page first: a person asking for a name wants that page.
+  std::string trimmed(query.substr(std::min(query.find_first_not_of(" \t\r\n"), query.size())));
+  trimmed.erase(trimmed.find_last_not_of(" \t\r\n") + 1);
+  if (!trimmed.empty() && trimmed.find_first_of("+-\"") == std::string::npos) {
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<int64_t> named, engine.PagesNamed(trimmed, options.include_private));
+    for (int64_t id : named) {
+      auto it = pages.find(id);
+      if (it == pages.end()) {
+        it = pages.try_emplace(id).first;
+        it->second.page_id = id;
+        order.push_back(id);
+      }
+      it->second.name_match = true;
+    }
+  }
+
   std::vector<PageScore> ranked;
+  float best = 0;
   for (int64_t id : order) {
     PageScore p = pages[id];
     p.score = p.chunk_score + options.title_weight * p.title_score;
+    best = std::max(best, p.score);
+    if (!excluded_phrases.empty()) {
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, engine.GetPageChunks(id));
+      bool excluded = std::any_of(chunks.begin(), chunks.end(), [&](const ChunkRecord& c) {
+        return std::any_of(excluded_phrases.begin(), excluded_phrases.end(),
+                           [&](const auto& phrase) { return ContainsPhrase(c.text, phrase); });
+      });
+      if (excluded) continue;
+    }
     ranked.push_back(p);
+  }
+  for (PageScore& p : ranked) {
+    if (p.name_match) p.score += best;
   }
   std::sort(ranked.begin(), ranked.end(), [](const PageScore& a, const PageScore& b) {
     if (a.score != b.score) return a.score > b.score;
@@ -230,7 +266,7 @@ Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, con
     hit.line_start = r.line_start;
     hit.line_end = r.line_end;
     if (options.explain) {
-      hit.explain = {p.chunk_score, p.title_score, p.chunk_rank, p.title_rank, explain_terms};
+      hit.explain = {p.chunk_score, p.title_score, p.chunk_rank, p.title_rank, p.name_match, explain_terms};
     }
     response.results.push_back(std::move(hit));
   }

@@ -49,7 +49,7 @@ Result<ImportReport> ImportDirectory(Engine& engine, const fs::path& root, const
     std::string name = e.path().filename().string();
     if (e.is_symlink(ec)) {
       if (IsMarkdown(e.path())) {
-        report.skipped.push_back({fs::relative(e.path(), root, ec).generic_string(), "symbolic link (not followed)"});
+        report.skipped.push_back({e.path().lexically_relative(root).generic_string(), "symbolic link (not followed)"});
       }
       continue;
     }
@@ -58,7 +58,8 @@ Result<ImportReport> ImportDirectory(Engine& engine, const fs::path& root, const
       continue;
     }
     if (!e.is_regular_file(ec) || !IsMarkdown(e.path())) continue;
-    files.emplace_back(fs::relative(e.path(), root, ec).generic_string(), e.path());
+    // lexically: fs::relative would resolve symbolic links in the path.
+    files.emplace_back(e.path().lexically_relative(root).generic_string(), e.path());
   }
   std::sort(files.begin(), files.end());
 

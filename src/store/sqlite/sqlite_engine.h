@@ -31,6 +31,7 @@ class SqliteEngine final : public Engine {
 
   Result<std::vector<KeywordHit>> SearchChunks(const KeywordQuery& query) override;
   Result<std::vector<KeywordHit>> SearchTitles(const KeywordQuery& query) override;
+  Result<std::vector<int64_t>> PagesNamed(std::string_view name, bool include_private) override;
   Result<std::vector<ChunkRecord>> GetChunks(const std::vector<int64_t>& chunk_ids) override;
   Result<std::vector<ChunkRecord>> GetPageChunks(int64_t page_id) override;
 

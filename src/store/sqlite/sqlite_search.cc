@@ -165,6 +165,18 @@ Result<std::vector<KeywordHit>> SqliteEngine::SearchChunks(const KeywordQuery& q
 
 Result<std::vector<KeywordHit>> SqliteEngine::SearchTitles(const KeywordQuery& query) { return Search(query, true); }
 
+Result<std::vector<int64_t>> SqliteEngine::PagesNamed(std::string_view name, bool include_private) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      Stmt * q, S("SELECT id FROM pages WHERE title = ?1 COLLATE NOCASE AND (?2 OR visibility = 'public') "
+                  "UNION SELECT a.page_id FROM aliases a JOIN pages p ON p.id = a.page_id "
+                  "WHERE a.alias = ?1 COLLATE NOCASE AND (?2 OR p.visibility = 'public') ORDER BY 1"));
+  q->Bind(1, name).Bind(2, int64_t{include_private ? 1 : 0});
+  std::vector<int64_t> out;
+  while (q->Step()) out.push_back(q->Int(0));
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  return out;
+}
+
 namespace {
 constexpr const char* kChunkColumns =
     "SELECT c.id, c.page_id, p.slug, p.title, p.type, p.path, c.source, c.text, c.line_start, c.line_end, "

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# End-to-end: drives the real engram binary through the main workflows.
+source "$(dirname "$0")/lib.sh"
+E=$ENGRAM
+B="$WORK/brain"
+mkdir -p "$B" && git -C "$B" init -q
+
+# init: creates .engram/, keeps it out of git, is idempotent.
+expect_exit 0 -- "$E" init "$B"
+expect_contains "$OUT" "Initialised brain" "init"
+[[ -f "$B/.engram/config.toml" && -f "$B/.engram/engram.db" ]] || fail "init did not create config and database"
+expect_contains "$(cat "$B/.git/info/exclude")" ".engram/" "git exclude"
+expect_contains "$(cat "$B/.engram/config.toml")" "bm25_k1 = 0.9" "config documents defaults"
+expect_exit 0 -- "$E" --json init "$B"
+expect_json "$OUT" 'd["created"]' "False"
+[[ $(grep -c '^.engram/$' "$B/.git/info/exclude") -eq 1 ]] || fail "exclude line added twice"
+
+# put from stdin and from a file; get returns the bytes.
+page=$'---\ntitle: 张三\ntype: person\naliases: [Zhang San]\ntags: [founder]\n---\n\n张三创办了星河智能，专注中文检索。\n\n<!-- timeline -->\n\n- **2026-03-12** | 完成 A 轮融资\n'
+expect_exit 0 -- bash -c "printf '%s' \"\$1\" | \"$E\" --brain \"$B\" put people/zhang-san" _ "$page"
+expect_contains "$OUT" "Created people/zhang-san" "put stdin"
+[[ "$(cat "$B/people/zhang-san.md")" == "$(printf '%s' "$page")" ]] || fail "put did not write the Markdown file"
+printf -- '---\ntitle: BM25\naliases: [Okapi BM25]\n---\nBM25 ranks documents by term frequency and inverse document frequency.\n' > "$WORK/bm25.md"
+expect_exit 0 -- "$E" --brain "$B" --json put concepts/bm25 --file "$WORK/bm25.md"
+expect_json "$OUT" 'd["slug"]' "concepts/bm25"
+expect_exit 0 -- "$E" --brain "$B" get people/zhang-san
+expect_contains "$OUT" "张三创办了星河智能" "get prints Markdown"
+expect_exit 0 -- "$E" --brain "$B" --json get people/zhang-san
+expect_json "$OUT" 'd["type"]' "person"
+expect_json "$OUT" 'd["aliases"]' "['Zhang San']"
+
+# Overwrite keeps a version.
+expect_exit 0 -- bash -c "printf 'updated body about BM25 ranking\n' | \"$E\" --brain \"$B\" put concepts/bm25"
+expect_contains "$OUT" "Updated concepts/bm25" "put overwrite"
+expect_exit 0 -- "$E" --brain "$B" --json status
+expect_json "$OUT" 'd["versions"]' "1"
+expect_json "$OUT" 'd["pages"]' "2"
+
+# search: JSON contract, Chinese without spaces, Traditional, phrases, explain.
+expect_exit 0 -- "$E" --brain "$B" --json search "中文检索"
+expect_json "$OUT" 'd["results"][0]["slug"]' "people/zhang-san"
+expect_json "$OUT" 'sorted(d["results"][0].keys())' "['chunk_source', 'line_end', 'line_start', 'path', 'score', 'slug', 'text', 'title', 'type']"
+expect_json "$OUT" 'd["query"]' "中文检索"
+expect_json "$OUT" 'd["meta"]["mode"]' "keyword"
+expect_json "$OUT" 'd["results"][0]["path"]' "people/zhang-san.md"
+expect_json "$OUT" 'd["results"][0]["line_start"]' "8"
+expect_exit 0 -- "$E" --brain "$B" --json search "中文檢索"
+expect_json "$OUT" 'd["results"][0]["slug"]' "people/zhang-san"
+expect_exit 0 -- "$E" --brain "$B" --json search "Zhang San" --explain
+expect_json "$OUT" 'd["results"][0]["explain"]["name_match"]' "True"
+expect_exit 0 -- "$E" --brain "$B" --json search '"ranking updated" BM25'
+expect_json "$OUT" 'len(d["results"])' "0"
+expect_exit 0 -- "$E" --brain "$B" search 'updated body' --limit 1 --explain
+expect_contains "$OUT" "explain: chunk bm25" "human explain"
+expect_exit 0 -- "$E" --brain "$B" search "nothing-matches-this"
+expect_contains "$OUT" "No results" "no results message"
+
+# list by type and tag.
+expect_exit 0 -- "$E" --brain "$B" --json list --type person
+expect_json "$OUT" 'd["count"]' "1"
+expect_exit 0 -- "$E" --brain "$B" --json list --tag founder
+expect_json "$OUT" 'd["pages"][0]["slug"]' "people/zhang-san"
+
+# Brain discovery: current directory upwards, and ENGRAM_BRAIN.
+mkdir -p "$B/deep/er"
+expect_exit 0 -- bash -c "cd \"$B/deep/er\" && \"$E\" --json status"
+expect_json "$OUT" 'd["pages"]' "2"
+expect_exit 0 -- env ENGRAM_BRAIN="$B" "$E" --json status
+expect_json "$OUT" 'd["root"]' "$(realpath "$B")"
+expect_exit 1 -- bash -c "cd \"$WORK\" && \"$E\" status"
+expect_contains "$ERR" "no brain found" "discovery failure message"
+
+# import: a plain folder (not git), hash-based.
+V="$WORK/vault"
+mkdir -p "$V/people" "$V/.obsidian"
+printf '# Alice\nAlice works on robots.\n' > "$V/people/alice.md"
+printf '# Bob\nBob invests.\n' > "$V/people/bob.md"
+printf 'ignored' > "$V/.obsidian/x.md"
+expect_exit 0 -- "$E" init "$V"
+expect_exit 0 -- "$E" --brain "$V" --json import "$V"
+expect_json "$OUT" '(d["added"], d["updated"], d["unchanged"], d["removed"])' "(2, 0, 0, 0)"
+printf '# Alice\nAlice now works on drones.\n' > "$V/people/alice.md"
+rm "$V/people/bob.md"
+expect_exit 0 -- "$E" --brain "$V" --json import
+expect_json "$OUT" '(d["added"], d["updated"], d["unchanged"], d["removed"])' "(0, 1, 0, 1)"
+expect_exit 0 -- "$E" --brain "$V" --json search "drones"
+expect_json "$OUT" 'd["results"][0]["slug"]' "people/alice"
+expect_exit 0 -- "$E" --brain "$V" --json search "invests"
+expect_json "$OUT" 'len(d["results"])' "0"
+
+# delete removes the page and its file.
+expect_exit 0 -- "$E" --brain "$B" delete concepts/bm25
+[[ ! -e "$B/concepts/bm25.md" ]] || fail "delete left the file"
+expect_exit 1 -- "$E" --brain "$B" get concepts/bm25
+expect_contains "$ERR" "no page" "get after delete"
+
+# eval on a tiny BEIR-layout set.
+printf '{"_id":"d1","title":"Apples","text":"Apples are red fruit."}\n{"_id":"d2","title":"Rivers","text":"Rivers flow to the sea."}\n' > "$WORK/corpus.jsonl"
+printf '{"_id":"q1","text":"red apples"}\n{"_id":"q2","text":"where do rivers flow"}\n{"_id":"q3","text":"unjudged"}\n' > "$WORK/queries.jsonl"
+printf 'query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td2\t1\n' > "$WORK/qrels.tsv"
+expect_exit 0 -- "$E" --json eval --corpus "$WORK/corpus.jsonl" --queries "$WORK/queries.jsonl" --qrels "$WORK/qrels.tsv"
+expect_json "$OUT" 'd["ndcg@10"]' "1.0"
+expect_json "$OUT" '(d["queries"], d["docs"])' "(2, 2)"
+expect_json "$OUT" 'sorted(k for k in d if k != "mode")' "['docs', 'index_seconds', 'mrr@10', 'ndcg@10', 'queries', 'query_ms_p50', 'query_ms_p95', 'recall@10', 'recall@100']"
+
+# Usage errors exit 2; every command has complete help.
+expect_exit 2 -- "$E" frobnicate
+expect_exit 2 -- "$E" --brain "$B" search
+expect_exit 2 -- "$E" --brain "$B" search x --limit 0
+expect_exit 0 -- "$E" --help
+for cmd in init import put get list delete search status eval; do
+  expect_exit 0 -- "$E" "$cmd" --help
+  expect_contains "$OUT" "$cmd" "help for $cmd"
+done
+expect_exit 0 -- "$E" search --help
+expect_contains "$OUT" "+required" "search help documents syntax"
+expect_exit 0 -- "$E" --version
+finish

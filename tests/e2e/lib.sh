@@ -1,0 +1,43 @@
+# Shared helpers for the end-to-end tests (sourced).
+set -uo pipefail
+ENGRAM=${1:?usage: $0 ENGRAM_BINARY}
+ENGRAM=$(realpath "$ENGRAM")
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/engram-e2e-XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+FAILURES=0
+CHECKS=0
+
+fail() { echo "FAIL: $*" >&2; FAILURES=$((FAILURES + 1)); }
+
+# expect_exit CODE -- command...   (stdout/stderr kept in $OUT / $ERR)
+expect_exit() {
+  local want=$1; shift; [[ $1 == "--" ]] && shift
+  CHECKS=$((CHECKS + 1))
+  OUT=$("$@" 2>"$WORK/.stderr"); local got=$?
+  ERR=$(cat "$WORK/.stderr")
+  if [[ $got -ne $want ]]; then fail "exit $got (want $want): $*"$'\n'"stdout: $OUT"$'\n'"stderr: $ERR"; fi
+}
+
+expect_contains() {  # expect_contains HAYSTACK NEEDLE WHAT
+  CHECKS=$((CHECKS + 1))
+  [[ "$1" == *"$2"* ]] || fail "$3: expected to contain '$2', got: $1"
+}
+
+expect_not_contains() {
+  CHECKS=$((CHECKS + 1))
+  [[ "$1" != *"$2"* ]] || fail "$3: expected not to contain '$2'"
+}
+
+# json_get JSON PYTHON_EXPR  e.g. json_get "$OUT" 'd["results"][0]["slug"]'
+json_get() { python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print(eval(sys.argv[1]))' "$2" <<<"$1"; }
+
+expect_json() {  # expect_json JSON EXPR WANT
+  CHECKS=$((CHECKS + 1))
+  local got; got=$(json_get "$1" "$2" 2>&1) || { fail "invalid JSON for $2: $1"; return; }
+  [[ "$got" == "$3" ]] || fail "$2: got '$got', want '$3'"
+}
+
+finish() {
+  echo "$((CHECKS - FAILURES)) passed, $FAILURES failed"
+  [[ $FAILURES -eq 0 ]]
+}

@@ -1,0 +1,259 @@
+#include "engram/engine.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <cmath>
+#include <map>
+#include <random>
+#include <set>
+
+#include "common/files.h"
+#include "sync/page_indexer.h"
+#include "test_support.h"
+#include "text/analyzer.h"
+
+namespace engram {
+namespace {
+
+using testing::TempDir;
+
+PageWrite Prepare(const std::string& path, const std::string& content) {
+  auto w = sync::PreparePage(path, content, {});
+  EXPECT_TRUE(w.ok()) << w.status().ToString();
+  return std::move(w).value();
+}
+
+std::unique_ptr<Engine> OpenFresh(const TempDir& dir) {
+  EngineOptions o;
+  o.create_if_missing = true;
+  auto e = Engine::OpenSqlite(dir.path() / "engram.db", o);
+  EXPECT_TRUE(e.ok()) << e.status().ToString();
+  return std::move(e).value();
+}
+
+// Counts rows with a raw SQLite connection, independent of the engine.
+int64_t CountRows(const TempDir& dir, const std::string& sql) {
+  sqlite3* db = nullptr;
+  sqlite3_open_v2((dir.path() / "engram.db").c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr);
+  int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return n;
+}
+
+const char* kPage =
+    "---\ntitle: Zhang San\ntags: [a, b]\naliases: [张三]\n---\n"
+    "Zhang San founded [[companies/acme]] and works at [[companies/acme]].\n"
+    "<!-- timeline -->\n- **2026-01-01** | Founded Acme\n- **2026-01-01** | Founded Acme\n";
+
+TEST(SqliteEngine, PutThenGetReturnsEveryField) {
+  TempDir dir;
+  auto e = OpenFresh(dir);
+  auto id = e->PutPage(Prepare("people/zhang-san.md", kPage));
+  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  auto p = e->GetPage("default", "people/zhang-san");
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->id, *id);
+  EXPECT_EQ(p->title, "Zhang San");
+  EXPECT_EQ(p->type, "person");
+  EXPECT_EQ(p->path, "people/zhang-san.md");
+  EXPECT_EQ(p->tags, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(p->aliases, (std::vector<std::string>{"张三"}));
+  EXPECT_EQ(p->content, kPage);
+  EXPECT_EQ(p->content_hash.size(), 64u);
+  auto tl = e->Timeline("default", "people/zhang-san");
+  ASSERT_TRUE(tl.ok());
+  EXPECT_EQ(tl->size(), 1u) << "identical timeline entries are stored once";
+  auto back = e->Backlinks("default", "companies/acme");
+  ASSERT_TRUE(back.ok());
+  ASSERT_EQ(back->size(), 1u);  // two links to one page in one sentence are one typed edge
+  EXPECT_EQ((*back)[0].from_slug, "people/zhang-san");
+  EXPECT_EQ(e->GetPage("default", "nope").status().code(), StatusCode::kNotFound);
+}
+
+TEST(SqliteEngine, OverwriteKeepsTheIdAndSnapshotsTheOldContent) {
+  TempDir dir;
+  auto e = OpenFresh(dir);
+  auto first = e->PutPage(Prepare("a.md", "first version about apples"));
+  auto second = e->PutPage(Prepare("a.md", "second version about pears"));
+  ASSERT_TRUE(first.ok() && second.ok());
+  EXPECT_EQ(*first, *second);
+  EXPECT_EQ(CountRows(dir, "SELECT count(*) FROM page_versions WHERE content = 'first version about apples'"), 1);
+  KeywordQuery q;
+  q.terms = {{"appl"}};
+  EXPECT_TRUE(e->SearchChunks(q)->empty()) << "old terms are gone from the index";
+  q.terms = {{"pear"}};
+  EXPECT_EQ(e->SearchChunks(q)->size(), 1u);
+}
+
+TEST(SqliteEngine, DeleteRemovesEveryDerivedRow) {
+  TempDir dir;
+  auto e = OpenFresh(dir);
+  ASSERT_TRUE(e->PutPage(Prepare("people/zhang-san.md", kPage)).ok());
+  ASSERT_TRUE(e->PutPage(Prepare("other.md", "unrelated words")).ok());
+  ASSERT_TRUE(e->DeletePage("default", "people/zhang-san").ok());
+  EXPECT_EQ(CountRows(dir, "SELECT count(*) FROM pages"), 1);
+  EXPECT_EQ(CountRows(dir, "SELECT count(*) FROM chunks WHERE page_id NOT IN (SELECT id FROM pages)"), 0);
+  EXPECT_EQ(CountRows(dir, "SELECT count(*) FROM postings WHERE chunk_id NOT IN (SELECT id FROM chunks)"), 0);
+  EXPECT_EQ(CountRows(dir, "SELECT count(*) FROM title_postings WHERE page_id NOT IN (SELECT id FROM pages)"), 0);
+  EXPECT_EQ(CountRows(dir, "SELECT count(*) FROM links"), 0);
+  EXPECT_EQ(CountRows(dir, "SELECT count(*) FROM tags"), 0);
+  EXPECT_EQ(CountRows(dir, "SELECT count(*) FROM aliases"), 0);
+  EXPECT_EQ(CountRows(dir, "SELECT count(*) FROM timeline_entries"), 0);
+  EXPECT_EQ(CountRows(dir, "SELECT chunks FROM corpus_stats"), CountRows(dir, "SELECT count(*) FROM chunks"));
+  EXPECT_EQ(CountRows(dir, "SELECT chunk_tokens FROM corpus_stats"),
+            CountRows(dir, "SELECT sum(term_length) FROM chunks"));
+  EXPECT_EQ(e->DeletePage("default", "people/zhang-san").code(), StatusCode::kNotFound);
+}
+
+TEST(SqliteEngine, AFailedWriteLeavesNothingBehind) {
+  TempDir dir;
+  auto e = OpenFresh(dir);
+  ASSERT_TRUE(e->PutPage(Prepare("a.md", "original text")).ok());
+  PageWrite bad = Prepare("a.md", "replacement text with new words");
+  bad.chunks.push_back(bad.chunks[0]);
+  bad.chunks.back().source = "bogus";  // violates the CHECK constraint after other rows were written
+  EXPECT_FALSE(e->PutPage(bad).ok());
+  auto p = e->GetPage("default", "a");
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->content, "original text");
+  EXPECT_EQ(CountRows(dir, "SELECT count(*) FROM page_versions"), 0);
+  KeywordQuery q;
+  q.terms = {{"replac"}};
+  EXPECT_TRUE(e->SearchChunks(q)->empty());
+  // The engine still works, and a term first seen in the failed write can be added later.
+  ASSERT_TRUE(e->PutPage(Prepare("b.md", "replacement")).ok());
+  EXPECT_EQ(e->SearchChunks(q)->size(), 1u);
+}
+
+TEST(SqliteEngine, BatchRollsBackOnlyTheFailedPage) {
+  TempDir dir;
+  auto e = OpenFresh(dir);
+  ASSERT_TRUE(e->BeginBatch().ok());
+  ASSERT_TRUE(e->PutPage(Prepare("a.md", "alpha")).ok());
+  PageWrite bad = Prepare("b.md", "beta");
+  bad.chunks[0].source = "bogus";
+  EXPECT_FALSE(e->PutPage(bad).ok());
+  ASSERT_TRUE(e->PutPage(Prepare("c.md", "gamma")).ok());
+  ASSERT_TRUE(e->CommitBatch().ok());
+  EXPECT_EQ(CountRows(dir, "SELECT count(*) FROM pages"), 2);
+}
+
+TEST(SqliteEngine, RefusesAFileThatIsNotSqlite) {
+  TempDir dir;
+  testing::WriteFile(dir.path() / "engram.db", "this is not a database at all, just some text....");
+  auto e = Engine::OpenSqlite(dir.path() / "engram.db", {});
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().code(), StatusCode::kCorruption);
+  EXPECT_EQ(*common::ReadFile(dir.path() / "engram.db"), "this is not a database at all, just some text....");
+}
+
+TEST(SqliteEngine, RefusesAnotherProgramsDatabase) {
+  TempDir dir;
+  sqlite3* db = nullptr;
+  sqlite3_open((dir.path() / "engram.db").c_str(), &db);
+  sqlite3_exec(db, "CREATE TABLE theirs(x); INSERT INTO theirs VALUES (1);", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  auto e = Engine::OpenSqlite(dir.path() / "engram.db", {});
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.status().message().find("another program"), std::string::npos);
+  EXPECT_EQ(CountRows(dir, "SELECT count(*) FROM sqlite_master"), 1);
+}
+
+TEST(SqliteEngine, MissingDatabaseIsNotFoundUnlessCreating) {
+  TempDir dir;
+  EXPECT_EQ(Engine::OpenSqlite(dir.path() / "engram.db", {}).status().code(), StatusCode::kNotFound);
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "engram.db"));
+}
+
+TEST(SqliteEngine, ReopeningKeepsDataAndSchema) {
+  TempDir dir;
+  { ASSERT_TRUE(OpenFresh(dir)->PutPage(Prepare("a.md", "kept")).ok()); }
+  auto e = Engine::OpenSqlite(dir.path() / "engram.db", {});
+  ASSERT_TRUE(e.ok());
+  EXPECT_TRUE((*e)->GetPage("default", "a").ok());
+  EXPECT_EQ((*e)->Stats()->schema_version, 1);
+}
+
+// Oracle: BM25 computed naively over the analysed chunks must equal the
+// engine's scores for random documents and queries.
+TEST(SqliteEngine, Bm25MatchesANaiveScan) {
+  TempDir dir;
+  auto e = OpenFresh(dir);
+  std::mt19937 rng(7);
+  const std::vector<std::string> vocab = {"apple", "river", "stone", "cloud", "engine", "模型", "检索", "forest",
+                                          "signal", "orbit", "garden", "知识"};
+  std::map<std::string, std::vector<std::string>> docs;  // slug -> analysed terms
+  for (int d = 0; d < 60; ++d) {
+    std::string text;
+    int len = 3 + static_cast<int>(rng() % 40);
+    for (int i = 0; i < len; ++i) text += vocab[rng() % vocab.size()] + " ";
+    std::string slug = "d" + std::to_string(d);
+    ASSERT_TRUE(e->PutPage(Prepare(slug + ".md", text)).ok());
+    docs[slug] = text::AnalyzeTerms(text);
+  }
+  double total = 0;
+  for (auto& [s, t] : docs) total += static_cast<double>(t.size());
+  const double n = static_cast<double>(docs.size()), avgdl = total / n, k1 = 0.9, b = 0.4;
+  for (int trial = 0; trial < 20; ++trial) {
+    std::vector<std::string> qterms = {text::AnalyzeTerms(vocab[rng() % vocab.size()])[0],
+                                       text::AnalyzeTerms(vocab[rng() % vocab.size()])[0]};
+    std::map<std::string, double> want;
+    for (const auto& qt : qterms) {
+      double df = 0;
+      for (auto& [s, t] : docs) df += std::count(t.begin(), t.end(), qt) > 0 ? 1 : 0;
+      if (df == 0) continue;
+      double idf = std::log(1 + (n - df + 0.5) / (df + 0.5));
+      for (auto& [s, t] : docs) {
+        double tf = static_cast<double>(std::count(t.begin(), t.end(), qt));
+        if (tf == 0) continue;
+        want[s] += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * static_cast<double>(t.size()) / avgdl));
+      }
+    }
+    KeywordQuery q;
+    for (const auto& qt : qterms) q.terms.push_back({qt});
+    q.limit = 1000;
+    auto hits = e->SearchChunks(q);
+    ASSERT_TRUE(hits.ok());
+    ASSERT_EQ(hits->size(), want.size());
+    auto chunks = e->GetChunks([&] {
+      std::vector<int64_t> ids;
+      for (const auto& h : *hits) ids.push_back(h.chunk_id);
+      return ids;
+    }());
+    ASSERT_TRUE(chunks.ok());
+    for (size_t i = 0; i < hits->size(); ++i) {
+      EXPECT_NEAR((*hits)[i].score, want[(*chunks)[i].slug], 1e-3) << (*chunks)[i].slug;
+      if (i > 0) {
+        EXPECT_GE((*hits)[i - 1].score, (*hits)[i].score);
+      }
+    }
+  }
+}
+
+TEST(SqliteEngine, RequiredExcludedAndPrivateFilters) {
+  TempDir dir;
+  auto e = OpenFresh(dir);
+  ASSERT_TRUE(e->PutPage(Prepare("a.md", "apple river")).ok());
+  ASSERT_TRUE(e->PutPage(Prepare("b.md", "apple stone")).ok());
+  ASSERT_TRUE(e->PutPage(Prepare("c.md", "---\nvisibility: private\n---\napple secret")).ok());
+  KeywordQuery q;
+  q.terms = {{"appl"}};
+  EXPECT_EQ(e->SearchChunks(q)->size(), 2u) << "private page hidden";
+  q.include_private = true;
+  EXPECT_EQ(e->SearchChunks(q)->size(), 3u);
+  q.terms = {{"appl"}, {"river", 1.0f, true}};
+  EXPECT_EQ(e->SearchChunks(q)->size(), 1u);
+  q.terms = {{"appl"}};
+  q.excluded_groups = {{"stone"}};
+  EXPECT_EQ(e->SearchChunks(q)->size(), 2u);
+  q.terms = {{"appl"}, {"nosuchterm", 1.0f, true}};
+  q.excluded_groups.clear();
+  EXPECT_TRUE(e->SearchChunks(q)->empty());
+}
+
+}  // namespace
+}  // namespace engram

@@ -1,0 +1,155 @@
+#include "search/keyword_search.h"
+
+#include <gtest/gtest.h>
+
+#include "sync/page_indexer.h"
+#include "test_support.h"
+
+namespace engram::search {
+namespace {
+
+class KeywordSearchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    EngineOptions o;
+    o.create_if_missing = true;
+    engine_ = std::move(Engine::OpenSqlite(dir_.path() / "engram.db", o)).value();
+  }
+  void Put(const std::string& path, const std::string& content) {
+    auto w = sync::PreparePage(path, content, {});
+    ASSERT_TRUE(w.ok());
+    ASSERT_TRUE(engine_->PutPage(*w).ok());
+  }
+  std::vector<std::string> Slugs(const std::string& query, SearchOptions o = {}) {
+    o.include_private = o.include_private;
+    auto r = KeywordSearch(*engine_, query, o);
+    EXPECT_TRUE(r.ok()) << query << ": " << r.status().ToString();
+    std::vector<std::string> out;
+    if (r.ok()) {
+      for (const auto& h : r->results) out.push_back(h.slug);
+    }
+    return out;
+  }
+  testing::TempDir dir_;
+  std::unique_ptr<Engine> engine_;
+};
+
+TEST_F(KeywordSearchTest, AnyWordMayMatchAndMoreMatchesRankHigher) {
+  Put("one.md", "the solar panel market");
+  Put("two.md", "solar panel efficiency in the desert");
+  Put("three.md", "desert plants");
+  auto r = Slugs("solar panel desert efficiency");
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0], "two");
+}
+
+TEST_F(KeywordSearchTest, ChineseQueryWithoutSpacesFindsChineseText) {
+  Put("a.md", "我们公司正在研究机器学习在中文分词上的应用。");
+  Put("b.md", "今天天气很好，我们去公园散步。");
+  auto r = Slugs("机器学习");
+  ASSERT_FALSE(r.empty());
+  EXPECT_EQ(r[0], "a");
+}
+
+TEST_F(KeywordSearchTest, TraditionalQueryFindsSimplifiedText) {
+  Put("a.md", "数据库备份规范：每天凌晨全量备份。");
+  Put("b.md", "other text");
+  EXPECT_EQ(Slugs("資料庫備份").at(0), "a");
+}
+
+TEST_F(KeywordSearchTest, MixedScriptQuery) {
+  Put("a.md", "Project Atlas 的试点在苏州仓库上线。");
+  Put("b.md", "Project planning notes in English only.");
+  EXPECT_EQ(Slugs("Atlas 苏州 试点").at(0), "a");
+}
+
+TEST_F(KeywordSearchTest, RequiredAndExcludedWords) {
+  Put("a.md", "apple river");
+  Put("b.md", "apple stone");
+  Put("c.md", "river stone");
+  // apple is optional, river required: a (both) ranks above c (river only).
+  EXPECT_EQ(Slugs("apple +river"), (std::vector<std::string>{"a", "c"}));
+  auto r = Slugs("apple -stone");
+  EXPECT_EQ(r, (std::vector<std::string>{"a"}));
+  EXPECT_TRUE(Slugs("+missing apple").empty());
+}
+
+TEST_F(KeywordSearchTest, PhrasesMustAppearInOrder) {
+  Put("a.md", "reciprocal rank fusion merges lists");
+  Put("b.md", "fusion of rank and reciprocal ideas");
+  EXPECT_EQ(Slugs("\"reciprocal rank fusion\""), (std::vector<std::string>{"a"}));
+  Put("c.md", "我们讨论了机器学习的应用");
+  Put("d.md", "学习机器的使用方法");
+  EXPECT_EQ(Slugs("\"机器学习\""), (std::vector<std::string>{"c"}));
+  EXPECT_EQ(Slugs("-\"rank fusion\" reciprocal"), (std::vector<std::string>{"b"}));
+}
+
+TEST_F(KeywordSearchTest, PrivatePagesAreHiddenUnlessAllowed) {
+  Put("a.md", "---\nvisibility: private\n---\nsecret plans");
+  SearchOptions remote;
+  remote.include_private = false;
+  EXPECT_TRUE(Slugs("secret", remote).empty());
+  SearchOptions local;
+  local.include_private = true;
+  EXPECT_EQ(Slugs("secret", local).size(), 1u);
+}
+
+TEST_F(KeywordSearchTest, TitleAndAliasArmFindsPagesByName) {
+  Put("people/zhang-san.md", "---\ntitle: 张三\naliases: [Zhang San]\n---\nFounder of a company.");
+  Put("notes/x.md", "Zhang mentioned something. San Francisco trip.");
+  auto r = Slugs("Zhang San");
+  ASSERT_FALSE(r.empty());
+  EXPECT_EQ(r[0], "people/zhang-san");
+}
+
+TEST_F(KeywordSearchTest, ReturnsTheBestChunkWithLines) {
+  std::string body = "# Title\n\n";
+  for (int i = 0; i < 400; ++i) {
+    body += "filler";
+    body += std::to_string(i);
+    body += ' ';
+  }
+  body += "\n\nThe needle paragraph is here.\n";
+  Put("long.md", body);
+  auto r = KeywordSearch(*engine_, "needle", {});
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->results.size(), 1u);
+  EXPECT_NE(r->results[0].text.find("needle"), std::string::npos);
+  EXPECT_EQ(r->results[0].line_end, 5);
+  EXPECT_EQ(r->results[0].chunk_source, "compiled_truth");
+}
+
+TEST_F(KeywordSearchTest, EmptyAndStopWordQueriesAreClearErrors) {
+  Put("a.md", "text");
+  for (const char* q : {"", "   ", "the of and", "?!,.", "-text"}) {
+    auto r = KeywordSearch(*engine_, q, {});
+    ASSERT_FALSE(r.ok()) << q;
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  }
+  EXPECT_FALSE(KeywordSearch(*engine_, "bad\xFF", {}).ok());
+}
+
+TEST_F(KeywordSearchTest, HugeQueryStillAnswers) {
+  Put("a.md", "needle");
+  std::string q;
+  for (int i = 0; i < 2000; ++i) {
+    q += "word";
+    q += std::to_string(i);
+    q += ' ';
+  }
+  q += "needle";
+  EXPECT_EQ(Slugs(q).at(0), "a");
+}
+
+TEST_F(KeywordSearchTest, SameQuerySameOrder) {
+  for (int i = 0; i < 30; ++i) {
+    std::string path = "p";
+    path += std::to_string(i);
+    path += ".md";
+    Put(path, "same words here");
+  }
+  EXPECT_EQ(Slugs("same words"), Slugs("same words"));
+}
+
+}  // namespace
+}  // namespace engram::search

@@ -1,0 +1,210 @@
+#include "text/page_parser.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/files.h"
+
+namespace engram::text {
+namespace {
+
+Page MustParse(std::string_view path, std::string_view content) {
+  auto r = ParsePage(path, content);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  return r.ok() ? std::move(r).value() : Page{};
+}
+
+TEST(PageParser, ReadsFrontmatterFields) {
+  Page p = MustParse("people/zhang-san.md",
+                     "---\ntitle: 张三\ntype: person\ntags: [founder, ai]\naliases:\n  - Zhang San\n"
+                     "visibility: private\n---\n\nBody text.\n");
+  EXPECT_EQ(p.title, "张三");
+  EXPECT_EQ(p.type, "person");
+  EXPECT_EQ(p.tags, (std::vector<std::string>{"founder", "ai"}));
+  EXPECT_EQ(p.aliases, (std::vector<std::string>{"Zhang San"}));
+  EXPECT_TRUE(p.is_private);
+  EXPECT_EQ(p.compiled_truth, "Body text.");
+  EXPECT_EQ(p.compiled_truth_line, 10);
+  EXPECT_TRUE(p.warnings.empty());
+  EXPECT_NE(p.frontmatter_json.find("\"title\":\"张三\""), std::string::npos);
+}
+
+TEST(PageParser, TagsMayBeACommaString) {
+  Page p = MustParse("a.md", "---\ntags: alpha, beta，伽马\n---\nx\n");
+  EXPECT_EQ(p.tags, (std::vector<std::string>{"alpha", "beta", "伽马"}));
+}
+
+TEST(PageParser, TitlePrecedenceIsFrontmatterThenH1ThenFileName) {
+  EXPECT_EQ(MustParse("x/File Name.md", "---\ntitle: FM\n---\n# Heading\n").title, "FM");
+  EXPECT_EQ(MustParse("x/File Name.md", "intro\n\n# Heading\n").title, "Heading");
+  EXPECT_EQ(MustParse("x/File Name.md", "no heading\n").title, "File Name");
+  EXPECT_EQ(MustParse("x/a.md", "```\n# not a title\n```\n").title, "a");
+}
+
+TEST(PageParser, TypePrecedenceIsFrontmatterThenDirectoryThenNote) {
+  EXPECT_EQ(MustParse("people/x.md", "---\ntype: Company\n---\n").type, "company");
+  EXPECT_EQ(MustParse("people/x.md", "text").type, "person");
+  EXPECT_EQ(MustParse("meetings/x.md", "text").type, "meeting");
+  EXPECT_EQ(MustParse("misc/x.md", "text").type, "note");
+}
+
+TEST(PageParser, SlugComesFromPathOrFrontmatter) {
+  EXPECT_EQ(MustParse("People/Zhang San.md", "x").slug, "people/zhang-san");
+  EXPECT_EQ(MustParse("a.md", "---\nslug: Custom/Place\n---\nx").slug, "custom/place");
+}
+
+TEST(PageParser, SplitsOnEachSeparatorForm) {
+  for (const char* sep : {"<!-- timeline -->", "<!--timeline-->", "--- timeline ---", "## Timeline", "## History",
+                          "## 时间线"}) {
+    Page p = MustParse("a.md", std::string("truth\n\n") + sep + "\n\n- **2026-04-07** | event\n");
+    EXPECT_EQ(p.compiled_truth, "truth") << sep;
+    EXPECT_EQ(p.timeline, "- **2026-04-07** | event") << sep;
+    ASSERT_EQ(p.timeline_entries.size(), 1u) << sep;
+    EXPECT_EQ(p.timeline_entries[0].line, 5) << sep;
+  }
+}
+
+TEST(PageParser, BareRuleIsNeverASeparator) {
+  Page p = MustParse("a.md", "---\ntitle: t\n---\nabove\n\n---\n\nbelow\n");
+  EXPECT_EQ(p.compiled_truth, "above\n\n---\n\nbelow");
+  EXPECT_TRUE(p.timeline.empty());
+  EXPECT_TRUE(p.timeline_separator.empty());
+}
+
+TEST(PageParser, SeparatorInsideCodeFenceIsIgnored) {
+  Page p = MustParse("a.md", "```\n<!-- timeline -->\n```\nafter\n");
+  EXPECT_TRUE(p.timeline_separator.empty());
+}
+
+TEST(PageParser, TimelineEntriesInEnglishAndChinese) {
+  Page p = MustParse("a.md",
+                     "x\n<!-- timeline -->\n"
+                     "- **2026-04-07** | Met Alice [Source: notes]\n"
+                     "- 2026年4月8日：签约 [来源：合同]\n"
+                     "- **April 9, 2026** — launched\n"
+                     "- not a dated line\n"
+                     "* 2026/4/10 - shipped\n");
+  ASSERT_EQ(p.timeline_entries.size(), 4u);
+  EXPECT_EQ(p.timeline_entries[0], (TimelineEntry{"2026-04-07", "Met Alice", "notes", 3}));
+  EXPECT_EQ(p.timeline_entries[1], (TimelineEntry{"2026-04-08", "签约", "合同", 4}));
+  EXPECT_EQ(p.timeline_entries[2].date, "2026-04-09");
+  EXPECT_EQ(p.timeline_entries[2].summary, "launched");
+  EXPECT_EQ(p.timeline_entries[3].date, "2026-04-10");
+}
+
+TEST(PageParser, ExtractsLinksOfEveryForm) {
+  Page p = MustParse("notes/a.md",
+                     "---\ncompany: \"[[companies/acme]]\"\nrelated: [ideas/x]\n---\n"
+                     "See [[people/zhang-san]] and [[People/Li Wei|Li]]; also [b](../concepts/B%20c.md#part),\n"
+                     "not [web](https://example.com/x.md) nor [img](pic.png).\n"
+                     "She works at [[companies/星河智能]].\n");
+  auto find = [&](const std::string& target) -> const PageLink* {
+    for (const auto& l : p.links) {
+      if (l.target == target) return &l;
+    }
+    return nullptr;
+  };
+  ASSERT_NE(find("people/zhang-san"), nullptr);
+  ASSERT_NE(find("people/li-wei"), nullptr);
+  EXPECT_EQ(find("people/li-wei")->label, "Li");
+  ASSERT_NE(find("concepts/b-c"), nullptr);
+  ASSERT_NE(find("companies/acme"), nullptr);
+  EXPECT_EQ(find("companies/acme")->type, "works_at");
+  ASSERT_NE(find("ideas/x"), nullptr);
+  EXPECT_EQ(find("ideas/x")->type, "related");
+  ASSERT_NE(find("companies/星河智能"), nullptr);
+  EXPECT_EQ(find("companies/星河智能")->type, "works_at");
+  EXPECT_EQ(find("people/zhang-san")->type, "mentions");
+  EXPECT_EQ(p.links.size(), 6u);
+}
+
+TEST(PageParser, MarkdownLinkAboveTheRootIsIgnored) {
+  Page p = MustParse("a.md", "[x](../../outside.md)\n");
+  EXPECT_TRUE(p.links.empty());
+}
+
+TEST(PageParser, InvalidFrontmatterIsAWarningAndTheBodyIsKept) {
+  Page p = MustParse("people/x.md", "---\ntitle: [unclosed\n---\n# Real Title\nbody\n");
+  ASSERT_EQ(p.warnings.size(), 1u);
+  EXPECT_NE(p.warnings[0].find("invalid YAML"), std::string::npos);
+  EXPECT_EQ(p.title, "Real Title");
+  EXPECT_EQ(p.type, "person");
+  EXPECT_EQ(p.compiled_truth, "# Real Title\nbody");
+}
+
+TEST(PageParser, UnclosedFrontmatterIsReadAsBody) {
+  Page p = MustParse("a.md", "---\ntitle: x\nbody without closing fence\n");
+  ASSERT_EQ(p.warnings.size(), 1u);
+  EXPECT_NE(p.compiled_truth.find("body without"), std::string::npos);
+}
+
+TEST(PageParser, NonMappingFrontmatterIsAWarning) {
+  Page p = MustParse("a.md", "---\n- a\n- b\n---\nbody\n");
+  ASSERT_EQ(p.warnings.size(), 1u);
+  EXPECT_EQ(p.compiled_truth, "body");
+}
+
+TEST(PageParser, RejectsNonUtf8AndBinaryContent) {
+  auto bad = ParsePage("a.md", "ok\xC3\x28");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("a.md: not valid UTF-8 at byte 2"), std::string::npos);
+  auto nul = ParsePage("b.md", std::string("a\0b", 3));
+  ASSERT_FALSE(nul.ok());
+  EXPECT_NE(nul.status().message().find("NUL"), std::string::npos);
+}
+
+TEST(PageParser, HandlesEmptyAndCrlfInput) {
+  Page empty = MustParse("a.md", "");
+  EXPECT_TRUE(empty.compiled_truth.empty());
+  Page crlf = MustParse("a.md", "---\r\ntitle: T\r\n---\r\nline one\r\n<!-- timeline -->\r\n- 2026-01-02 | x\r\n");
+  EXPECT_EQ(crlf.title, "T");
+  EXPECT_EQ(crlf.compiled_truth, "line one");
+  EXPECT_EQ(crlf.timeline_entries.size(), 1u);
+}
+
+void ExpectSameFields(const Page& a, const Page& b, const std::string& where) {
+  EXPECT_EQ(a.slug, b.slug) << where;
+  EXPECT_EQ(a.title, b.title) << where;
+  EXPECT_EQ(a.type, b.type) << where;
+  EXPECT_EQ(a.tags, b.tags) << where;
+  EXPECT_EQ(a.aliases, b.aliases) << where;
+  EXPECT_EQ(a.is_private, b.is_private) << where;
+  EXPECT_EQ(a.frontmatter_json, b.frontmatter_json) << where;
+  EXPECT_EQ(a.compiled_truth, b.compiled_truth) << where;
+  EXPECT_EQ(a.timeline_separator, b.timeline_separator) << where;
+  EXPECT_EQ(a.timeline, b.timeline) << where;
+  EXPECT_EQ(a.links, b.links) << where;
+  EXPECT_EQ(a.warnings, b.warnings) << where;
+  ASSERT_EQ(a.timeline_entries.size(), b.timeline_entries.size()) << where;
+  for (size_t i = 0; i < a.timeline_entries.size(); ++i) {
+    EXPECT_EQ(a.timeline_entries[i].date, b.timeline_entries[i].date) << where;
+    EXPECT_EQ(a.timeline_entries[i].summary, b.timeline_entries[i].summary) << where;
+    EXPECT_EQ(a.timeline_entries[i].source, b.timeline_entries[i].source) << where;
+  }
+}
+
+TEST(PageParser, ParseThenSerializeIsStableOverTheSampleVault) {
+  namespace fs = std::filesystem;
+  fs::path vault = fs::path(ENGRAM_SOURCE_DIR) / "examples" / "vault";
+  int pages = 0;
+  for (const auto& e : fs::recursive_directory_iterator(vault)) {
+    if (e.path().extension() != ".md") continue;
+    std::string rel = fs::relative(e.path(), vault).generic_string();
+    auto content = common::ReadFile(e.path());
+    ASSERT_TRUE(content.ok());
+    Page first = MustParse(rel, *content);
+    EXPECT_TRUE(first.warnings.empty()) << rel;
+    std::string once = SerializePage(first);
+    Page second = MustParse(rel, once);
+    ExpectSameFields(first, second, rel);
+    EXPECT_EQ(SerializePage(second), once) << rel;
+    ++pages;
+  }
+  EXPECT_GE(pages, 35);
+}
+
+}  // namespace
+}  // namespace engram::text
