@@ -42,10 +42,13 @@ CREATE TABLE pages (
   UNIQUE (source_id, slug)
 );
 CREATE INDEX pages_type ON pages(type);
+CREATE INDEX pages_private ON pages(id) WHERE visibility = 'private';
+CREATE INDEX pages_title ON pages(title COLLATE NOCASE);
 CREATE INDEX pages_path ON pages(source_id, path);
 
+-- AUTOINCREMENT: chunk ids only grow, so new postings append in order.
 CREATE TABLE chunks (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
   ordinal INTEGER NOT NULL,
   source TEXT NOT NULL CHECK (source IN ('compiled_truth', 'timeline')),
@@ -61,28 +64,21 @@ CREATE TABLE chunks (
   UNIQUE (page_id, ordinal)
 );
 
--- Full-text index: a term dictionary and postings (term, chunk) with the
--- term frequency and the chunk length, clustered by term for BM25 scans.
--- Document frequency is the number of postings of a term.
+-- Full-text index: a term dictionary and one posting list per term (see
+-- store/postings_codec.h), rewritten in the same transaction as the pages
+-- it describes. Document frequency is the length of the list.
 CREATE TABLE terms (
   id INTEGER PRIMARY KEY,
   term TEXT NOT NULL UNIQUE
 );
 CREATE TABLE postings (
-  term_id INTEGER NOT NULL,
-  chunk_id INTEGER NOT NULL,
-  page_id INTEGER NOT NULL,
-  tf INTEGER NOT NULL,
-  dl INTEGER NOT NULL,
-  PRIMARY KEY (term_id, chunk_id)
-) WITHOUT ROWID;
+  term_id INTEGER PRIMARY KEY,
+  data BLOB NOT NULL
+);
 CREATE TABLE title_postings (
-  term_id INTEGER NOT NULL,
-  page_id INTEGER NOT NULL,
-  tf INTEGER NOT NULL,
-  dl INTEGER NOT NULL,
-  PRIMARY KEY (term_id, page_id)
-) WITHOUT ROWID;
+  term_id INTEGER PRIMARY KEY,
+  data BLOB NOT NULL
+);
 CREATE TABLE corpus_stats (
   id INTEGER PRIMARY KEY CHECK (id = 1),
   chunks INTEGER NOT NULL,
@@ -115,7 +111,7 @@ CREATE TABLE aliases (
   alias TEXT NOT NULL,
   PRIMARY KEY (page_id, alias)
 ) WITHOUT ROWID;
-CREATE INDEX aliases_alias ON aliases(alias);
+CREATE INDEX aliases_alias ON aliases(alias COLLATE NOCASE);
 
 CREATE TABLE timeline_entries (
   id INTEGER PRIMARY KEY,

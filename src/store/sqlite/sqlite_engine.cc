@@ -69,7 +69,8 @@ Result<std::unique_ptr<Engine>> SqliteEngine::Open(const std::filesystem::path& 
     }
   }
   ENGRAM_RETURN_IF_ERROR(Exec(db.get(), "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; "
-                                        "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;"));
+                                        "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY; "
+                                        "PRAGMA cache_size = -65536; PRAGMA mmap_size = 1073741824;"));
   ENGRAM_RETURN_IF_ERROR(Migrate(db.get()).WithContext(path.string()));
   return std::unique_ptr<Engine>(new SqliteEngine(std::move(db), path));
 }
@@ -94,7 +95,8 @@ Status SqliteEngine::BeginBatch() {
 
 Status SqliteEngine::CommitBatch() {
   if (!in_batch_) return Status::FailedPrecondition("no batch is open");
-  Status st = Exec(db_.get(), "COMMIT");
+  Status st = FlushPostings();
+  if (st.ok()) st = Exec(db_.get(), "COMMIT");
   if (!st.ok()) {
     RollbackBatch();
     return st;
@@ -107,6 +109,7 @@ Status SqliteEngine::CommitBatch() {
 void SqliteEngine::RollbackBatch() {
   if (!in_batch_) return;
   (void)Exec(db_.get(), "ROLLBACK");
+  ClearDeltas();
   for (const auto& t : pending_terms_) term_ids_.erase(t);
   pending_terms_.clear();
   in_batch_ = false;

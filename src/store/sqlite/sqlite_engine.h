@@ -2,12 +2,14 @@
 // BM25 kept in the same database and the same transaction as the pages.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "engram/engine.h"
+#include "store/postings_codec.h"
 #include "store/sqlite/db.h"
 
 namespace engram::store::sqlite {
@@ -60,8 +62,20 @@ class SqliteEngine final : public Engine {
   Status RemoveDerivedRows(int64_t page_id);
   Status AdjustStats(int64_t chunks, int64_t chunk_tokens, int64_t titles, int64_t title_tokens);
 
-  struct FieldTables;
   Result<std::vector<KeywordHit>> Search(const KeywordQuery& query, bool titles);
+
+  // Posting-list changes not yet written: per term, postings to add and docs
+  // to remove. A page write collects into page_*; on success that merges into
+  // the transaction's pending_*, which FlushPostings writes as merged blobs.
+  struct TermDelta {
+    std::vector<Posting> adds;
+    std::vector<int64_t> removes;
+  };
+  using Deltas = std::map<int64_t, TermDelta>;  // ordered: the same writes in the same order
+  Status FlushPostings();
+  Status FlushDeltas(Deltas* deltas, bool titles);
+  Result<std::string> ReadPostingBlob(int64_t term_id, bool titles);
+  void ClearDeltas();
 
   DbHandle db_;
   std::filesystem::path path_;
@@ -69,10 +83,18 @@ class SqliteEngine final : public Engine {
   std::unordered_map<std::string, int64_t> term_ids_;  // committed terms only
   std::vector<std::string> pending_terms_;             // inserted in the open transaction
   bool in_batch_ = false;
+  Deltas page_chunks_, page_titles_, pending_chunks_, pending_titles_;
+
+  // Score accumulators reused across queries, indexed by doc id; only the
+  // entries in touched_ are non-zero between queries.
+  std::vector<float> acc_score_;
+  std::vector<int64_t> acc_page_;
+  std::vector<uint64_t> acc_required_;
+  std::vector<int64_t> touched_;
 };
 
 // Varint-encoded list of term ids stored with each chunk (and page title) so
-// that its postings can be deleted without a secondary index.
+// that its postings can be found and removed when the chunk goes.
 std::string EncodeIds(const std::vector<int64_t>& ids);
 std::vector<int64_t> DecodeIds(std::string_view blob);
 

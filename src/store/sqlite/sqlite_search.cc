@@ -14,12 +14,6 @@ namespace engram::store::sqlite {
 
 namespace {
 
-struct Accumulator {
-  float score = 0;
-  int64_t page_id = 0;
-  uint64_t required_seen = 0;
-};
-
 constexpr size_t kMaxRequiredTerms = 64;
 
 }  // namespace
@@ -55,44 +49,49 @@ Result<std::vector<KeywordHit>> SqliteEngine::Search(const KeywordQuery& query, 
   if (n_docs <= 0) return hits;
   double avgdl = std::max(tokens / n_docs, 1.0);
 
-  const char* postings_sql = titles ? "SELECT page_id, page_id, tf, dl FROM title_postings WHERE term_id = ?"
-                                    : "SELECT chunk_id, page_id, tf, dl FROM postings WHERE term_id = ?";
-  std::unordered_map<int64_t, Accumulator> acc;
-  acc.reserve(4096);
+  // Doc ids are dense (chunk and page ids from SQLite), so scores accumulate
+  // in flat arrays instead of a hash map. Every contribution is positive
+  // (idf > 0, tf >= 1, weight > 0), so a zero score means "not touched yet".
   const double k1 = query.k1, b = query.b;
   size_t required_bit = 0;
+  std::vector<Posting> list;
+  touched_.clear();
   for (const QueryTerm& t : terms) {
     uint64_t bit = 0;
     if (t.required) bit = uint64_t{1} << required_bit++;
     auto tid = LookupTermId(t.term);
-    if (!tid.ok()) {
-      if (tid.status().code() != StatusCode::kNotFound) return tid.status();
-      if (t.required) return hits;  // a required term that never occurs: nothing matches
+    if (!tid.ok() && tid.status().code() != StatusCode::kNotFound) return tid.status();
+    list.clear();
+    if (tid.ok()) {
+      ENGRAM_ASSIGN_OR_RETURN(std::string blob, ReadPostingBlob(*tid, titles));
+      ENGRAM_RETURN_IF_ERROR(DecodePostings(blob, &list).WithContext("posting list of '" + t.term + "'"));
+    }
+    if (list.empty()) {
+      if (t.required) {
+        for (int64_t d : touched_) acc_score_[d] = 0, acc_required_[d] = 0;
+        return hits;  // a required term that never occurs: nothing matches
+      }
       continue;
     }
-    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(postings_sql));
-    q->Bind(1, *tid);
-    struct Row {
-      int64_t doc, page;
-      int64_t tf, dl;
-    };
-    std::vector<Row> rows;
-    while (q->Step()) rows.push_back({q->Int(0), q->Int(1), q->Int(2), q->Int(3)});
-    ENGRAM_RETURN_IF_ERROR(q->status());
-    if (rows.empty()) {
-      if (t.required) return hits;
-      continue;
+    if (static_cast<size_t>(list.back().doc) >= acc_score_.size()) {
+      size_t n = static_cast<size_t>(list.back().doc) + 1;
+      n += n / 4;
+      acc_score_.resize(n, 0.0f);
+      acc_page_.resize(n, 0);
+      acc_required_.resize(n, 0);
     }
-    double df = static_cast<double>(rows.size());
+    double df = static_cast<double>(list.size());
     double idf = std::log(1.0 + (n_docs - df + 0.5) / (df + 0.5));
-    double w = idf * t.weight;
-    for (const Row& r : rows) {
-      double tf = static_cast<double>(r.tf);
-      double norm = k1 * (1.0 - b + b * static_cast<double>(r.dl) / avgdl);
-      Accumulator& a = acc[r.doc];
-      a.score += static_cast<float>(w * tf * (k1 + 1.0) / (tf + norm));
-      a.page_id = r.page;
-      a.required_seen |= bit;
+    double w = idf * t.weight * (k1 + 1.0);
+    double len_norm = k1 * b / avgdl;
+    double base = k1 * (1.0 - b);
+    for (const Posting& p : list) {
+      double tf = static_cast<double>(p.tf);
+      float& score = acc_score_[p.doc];
+      if (score == 0.0f) touched_.push_back(p.doc);
+      score += static_cast<float>(w * tf / (tf + base + len_norm * static_cast<double>(p.dl)));
+      acc_page_[p.doc] = p.page;
+      acc_required_[p.doc] |= bit;
     }
   }
   const uint64_t all_required = required_count == 64 ? ~uint64_t{0} : (uint64_t{1} << required_count) - 1;
@@ -110,14 +109,13 @@ Result<std::vector<KeywordHit>> SqliteEngine::Search(const KeywordQuery& query, 
         break;
       }
       ++group_terms;
-      ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(postings_sql));
-      q->Bind(1, *tid);
-      while (q->Step()) {
-        auto& s = seen[q->Int(0)];
+      ENGRAM_ASSIGN_OR_RETURN(std::string blob, ReadPostingBlob(*tid, titles));
+      ENGRAM_RETURN_IF_ERROR(DecodePostings(blob, &list));
+      for (const Posting& p : list) {
+        auto& s = seen[p.doc];
         s.first++;
-        s.second = q->Int(1);
+        s.second = p.page;
       }
-      ENGRAM_RETURN_IF_ERROR(q->status());
     }
     if (missing || group_terms == 0) continue;
     for (const auto& [doc, s] : seen) {
@@ -125,7 +123,7 @@ Result<std::vector<KeywordHit>> SqliteEngine::Search(const KeywordQuery& query, 
     }
   }
   if (!query.include_private) {
-    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id FROM pages WHERE visibility = 'private'"));
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id FROM pages INDEXED BY pages_private WHERE visibility = 'private'"));
     while (q->Step()) dropped.insert(q->Int(0));
     ENGRAM_RETURN_IF_ERROR(q->status());
   }
@@ -133,22 +131,34 @@ Result<std::vector<KeywordHit>> SqliteEngine::Search(const KeywordQuery& query, 
   // Best chunks per page, then the best pages. Ties break on ids so that the
   // same query always gives the same order.
   std::vector<KeywordHit> cand;
-  cand.reserve(acc.size());
-  for (const auto& [doc, a] : acc) {
-    if ((a.required_seen & all_required) != all_required) continue;
-    if (dropped.count(a.page_id)) continue;
-    cand.push_back({a.page_id, titles ? 0 : doc, a.score});
+  cand.reserve(touched_.size());
+  for (int64_t doc : touched_) {
+    float score = acc_score_[doc];
+    int64_t page = acc_page_[doc];
+    bool complete = (acc_required_[doc] & all_required) == all_required;
+    acc_score_[doc] = 0;
+    acc_required_[doc] = 0;
+    if (!complete || dropped.count(page)) continue;
+    cand.push_back({page, titles ? 0 : doc, score});
   }
   auto better = [](const KeywordHit& x, const KeywordHit& y) {
     if (x.score != y.score) return x.score > y.score;
     if (x.page_id != y.page_id) return x.page_id < y.page_id;
     return x.chunk_id < y.chunk_id;
   };
-  std::sort(cand.begin(), cand.end(), better);
+  // Sort only as much as the answer needs; fall back to a full sort when
+  // many chunks of the same pages crowd the head.
+  size_t head = std::min(cand.size(), query.limit * std::max<size_t>(query.chunks_per_page, 1) * 4 + 32);
+  std::partial_sort(cand.begin(), cand.begin() + static_cast<long>(head), cand.end(), better);
   std::unordered_map<int64_t, size_t> per_page;
   size_t pages = 0;
   const size_t per_page_limit = std::max<size_t>(query.chunks_per_page, 1);
-  for (const KeywordHit& h : cand) {
+  for (size_t i = 0; i < cand.size(); ++i) {
+    if (i == head) {
+      if (pages == query.limit) break;
+      std::sort(cand.begin() + static_cast<long>(head), cand.end(), better);
+    }
+    const KeywordHit& h = cand[i];
     size_t& n = per_page[h.page_id];
     if (n == 0) {
       if (pages == query.limit) continue;

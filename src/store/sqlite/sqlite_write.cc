@@ -12,19 +12,102 @@ Status SqliteEngine::Transaction(Fn&& fn) {
   const char* begin = in_batch_ ? "SAVEPOINT page_write" : "BEGIN IMMEDIATE";
   ENGRAM_RETURN_IF_ERROR(Exec(db_.get(), begin));
   size_t pending_before = pending_terms_.size();
+  page_chunks_.clear();
+  page_titles_.clear();
   Status st = fn();
   if (st.ok()) {
-    st = Exec(db_.get(), in_batch_ ? "RELEASE page_write" : "COMMIT");
+    // The page's posting changes join the transaction's; outside a batch
+    // they are written now, inside one at CommitBatch.
+    auto merge = [](Deltas& from, Deltas& into) {
+      for (auto& [term, delta] : from) {
+        TermDelta& d = into[term];
+        d.adds.insert(d.adds.end(), delta.adds.begin(), delta.adds.end());
+        d.removes.insert(d.removes.end(), delta.removes.begin(), delta.removes.end());
+      }
+    };
+    merge(page_chunks_, pending_chunks_);
+    merge(page_titles_, pending_titles_);
+    page_chunks_.clear();
+    page_titles_.clear();
+    if (!in_batch_) st = FlushPostings();
+    if (st.ok()) st = Exec(db_.get(), in_batch_ ? "RELEASE page_write" : "COMMIT");
     if (st.ok()) {
       if (!in_batch_) pending_terms_.clear();
       return st;
     }
   }
   (void)Exec(db_.get(), in_batch_ ? "ROLLBACK TO page_write; RELEASE page_write" : "ROLLBACK");
+  page_chunks_.clear();
+  page_titles_.clear();
+  if (!in_batch_) ClearDeltas();
   // Term ids inserted by the rolled-back writes no longer exist.
   for (size_t i = pending_before; i < pending_terms_.size(); ++i) term_ids_.erase(pending_terms_[i]);
   pending_terms_.resize(pending_before);
   return st;
+}
+
+void SqliteEngine::ClearDeltas() {
+  page_chunks_.clear();
+  page_titles_.clear();
+  pending_chunks_.clear();
+  pending_titles_.clear();
+}
+
+Result<std::string> SqliteEngine::ReadPostingBlob(int64_t term_id, bool titles) {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(titles ? "SELECT data FROM title_postings WHERE term_id = ?"
+                                             : "SELECT data FROM postings WHERE term_id = ?"));
+  q->Bind(1, term_id);
+  std::string blob;
+  if (q->Step()) blob = std::string(q->Blob(0));
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  q->Reset();
+  return blob;
+}
+
+// Merges each changed term's list: existing postings minus removed docs, plus
+// new ones. New chunk ids are larger than every stored one (AUTOINCREMENT), so
+// the merge is usually an append; it sorts when it is not.
+Status SqliteEngine::FlushDeltas(Deltas* deltas, bool titles) {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * put, S(titles ? "INSERT OR REPLACE INTO title_postings(term_id, data) VALUES (?, ?)"
+                                               : "INSERT OR REPLACE INTO postings(term_id, data) VALUES (?, ?)"));
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * del, S(titles ? "DELETE FROM title_postings WHERE term_id = ?"
+                                               : "DELETE FROM postings WHERE term_id = ?"));
+  std::vector<Posting> list;
+  for (auto& [term_id, delta] : *deltas) {
+    ENGRAM_ASSIGN_OR_RETURN(std::string blob, ReadPostingBlob(term_id, titles));
+    ENGRAM_RETURN_IF_ERROR(DecodePostings(blob, &list).WithContext("term " + std::to_string(term_id)));
+    if (!delta.removes.empty()) {
+      std::sort(delta.removes.begin(), delta.removes.end());
+      auto removed = [&](int64_t doc) {
+        return std::binary_search(delta.removes.begin(), delta.removes.end(), doc);
+      };
+      list.erase(std::remove_if(list.begin(), list.end(), [&](const Posting& p) { return removed(p.doc); }),
+                 list.end());
+      delta.adds.erase(std::remove_if(delta.adds.begin(), delta.adds.end(),
+                                      [&](const Posting& p) { return removed(p.doc); }),
+                       delta.adds.end());
+    }
+    bool append_in_order = list.empty() || delta.adds.empty() || delta.adds.front().doc > list.back().doc;
+    list.insert(list.end(), delta.adds.begin(), delta.adds.end());
+    if (!append_in_order || !std::is_sorted(list.begin(), list.end(),
+                                            [](const Posting& a, const Posting& b) { return a.doc < b.doc; })) {
+      std::sort(list.begin(), list.end(), [](const Posting& a, const Posting& b) { return a.doc < b.doc; });
+    }
+    if (list.empty()) {
+      del->Bind(1, term_id);
+      ENGRAM_RETURN_IF_ERROR(del->Run());
+    } else {
+      put->Bind(1, term_id).BindBlob(2, EncodePostings(list));
+      ENGRAM_RETURN_IF_ERROR(put->Run());
+    }
+  }
+  deltas->clear();
+  return Status::Ok();
+}
+
+Status SqliteEngine::FlushPostings() {
+  ENGRAM_RETURN_IF_ERROR(FlushDeltas(&pending_chunks_, false));
+  return FlushDeltas(&pending_titles_, true);
 }
 
 Result<int64_t> SqliteEngine::LookupTermId(const std::string& term) {
@@ -72,12 +155,8 @@ Status SqliteEngine::RemoveDerivedRows(int64_t page_id) {
       chunk_tokens += q->Int(2);
     }
     ENGRAM_RETURN_IF_ERROR(q->status());
-    ENGRAM_ASSIGN_OR_RETURN(Stmt * del, S("DELETE FROM postings WHERE term_id = ? AND chunk_id = ?"));
     for (const auto& [chunk_id, term_ids] : doomed) {
-      for (int64_t t : term_ids) {
-        del->Bind(1, t).Bind(2, chunk_id);
-        ENGRAM_RETURN_IF_ERROR(del->Run());
-      }
+      for (int64_t t : term_ids) page_chunks_[t].removes.push_back(chunk_id);
     }
   }
   {
@@ -90,11 +169,7 @@ Status SqliteEngine::RemoveDerivedRows(int64_t page_id) {
       titles = title_tokens > 0 ? 1 : 0;
     }
     ENGRAM_RETURN_IF_ERROR(q->status());
-    ENGRAM_ASSIGN_OR_RETURN(Stmt * del, S("DELETE FROM title_postings WHERE term_id = ? AND page_id = ?"));
-    for (int64_t t : term_ids) {
-      del->Bind(1, t).Bind(2, page_id);
-      ENGRAM_RETURN_IF_ERROR(del->Run());
-    }
+    for (int64_t t : term_ids) page_titles_[t].removes.push_back(page_id);
   }
   static const char* const kDeletes[] = {
       "DELETE FROM chunks WHERE page_id = ?",  "DELETE FROM links WHERE from_page = ?",
@@ -162,17 +237,13 @@ Status SqliteEngine::PutPageRows(const PageWrite& w, int64_t* page_id) {
   }
   *page_id = id;
 
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * tpost, S("INSERT INTO title_postings(term_id, page_id, tf, dl) VALUES (?, ?, ?, ?)"));
   for (size_t i = 0; i < title_ids.size(); ++i) {
-    tpost->Bind(1, title_ids[i]).Bind(2, id).Bind(3, int64_t{w.title_terms.terms[i].second});
-    tpost->Bind(4, int64_t{w.title_terms.length});
-    ENGRAM_RETURN_IF_ERROR(tpost->Run());
+    page_titles_[title_ids[i]].adds.push_back({id, id, w.title_terms.terms[i].second, w.title_terms.length});
   }
 
   int64_t chunk_tokens = 0;
   ENGRAM_ASSIGN_OR_RETURN(Stmt * cins, S("INSERT INTO chunks(page_id, ordinal, source, text, token_count, line_start, "
                                          "line_end, terms, term_length) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"));
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * post, S("INSERT INTO postings(term_id, chunk_id, page_id, tf, dl) VALUES (?, ?, ?, ?, ?)"));
   for (const ChunkWrite& c : w.chunks) {
     std::vector<int64_t> ids;
     ids.reserve(c.terms.terms.size());
@@ -186,9 +257,7 @@ Status SqliteEngine::PutPageRows(const PageWrite& w, int64_t* page_id) {
     ENGRAM_RETURN_IF_ERROR(cins->Run());
     int64_t chunk_id = sqlite3_last_insert_rowid(db_.get());
     for (size_t i = 0; i < ids.size(); ++i) {
-      post->Bind(1, ids[i]).Bind(2, chunk_id).Bind(3, id).Bind(4, int64_t{c.terms.terms[i].second});
-      post->Bind(5, int64_t{c.terms.length});
-      ENGRAM_RETURN_IF_ERROR(post->Run());
+      page_chunks_[ids[i]].adds.push_back({chunk_id, id, c.terms.terms[i].second, c.terms.length});
     }
     chunk_tokens += c.terms.length;
   }
