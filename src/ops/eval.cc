@@ -70,15 +70,11 @@ class ScratchDir {
 
 }  // namespace
 
-Result<EvalResult> RunEval(const EvalOptions& options) {
-  if (options.mode != "keyword") {
-    return Status::InvalidArgument("--mode " + options.mode + " is not available yet; use --mode keyword");
-  }
-  // Qrels first: only queries that appear there are evaluated.
-  std::map<std::string, search::Qrels> qrels;
+Result<BeirSet> LoadBeir(const fs::path& corpus, const fs::path& queries, const fs::path& qrels_path) {
+  BeirSet set;
   {
-    std::ifstream in(options.qrels);
-    if (!in) return Status::NotFound(options.qrels.string() + ": cannot open");
+    std::ifstream in(qrels_path);
+    if (!in) return Status::NotFound(qrels_path.string() + ": cannot open");
     std::string line;
     size_t n = 0;
     while (std::getline(in, line)) {
@@ -88,7 +84,7 @@ Result<EvalResult> RunEval(const EvalOptions& options) {
       size_t t1 = line.find('\t');
       size_t t2 = t1 == std::string::npos ? t1 : line.find('\t', t1 + 1);
       if (t2 == std::string::npos) {
-        return Status::InvalidArgument(options.qrels.string() + ":" + std::to_string(n) +
+        return Status::InvalidArgument(qrels_path.string() + ":" + std::to_string(n) +
                                        ": expected query-id<TAB>corpus-id<TAB>score");
       }
       std::string score = line.substr(t2 + 1);
@@ -96,11 +92,32 @@ Result<EvalResult> RunEval(const EvalOptions& options) {
       long grade = std::strtol(score.c_str(), &end, 10);
       if (end == score.c_str()) {
         if (n == 1) continue;  // the header line
-        return Status::InvalidArgument(options.qrels.string() + ":" + std::to_string(n) + ": score is not a number");
+        return Status::InvalidArgument(qrels_path.string() + ":" + std::to_string(n) + ": score is not a number");
       }
-      qrels[line.substr(0, t1)][line.substr(t1 + 1, t2 - t1 - 1)] = static_cast<int>(grade);
+      set.qrels[line.substr(0, t1)][line.substr(t1 + 1, t2 - t1 - 1)] = static_cast<int>(grade);
     }
   }
+  ENGRAM_RETURN_IF_ERROR(ForEachJsonLine(corpus, [&](size_t, const Json& j) -> Status {
+    set.docs.push_back({IdOf(j), StringField(j, "title"), StringField(j, "text")});
+    return Status::Ok();
+  }));
+  ENGRAM_RETURN_IF_ERROR(ForEachJsonLine(queries, [&](size_t, const Json& j) -> Status {
+    std::string id = IdOf(j);
+    if (set.qrels.count(id)) set.queries.push_back({id, StringField(j, "text")});
+    return Status::Ok();
+  }));
+  return set;
+}
+
+std::string BeirDocMarkdown(const BeirDoc& doc) {
+  return doc.title.empty() ? doc.text + "\n" : "# " + doc.title + "\n\n" + doc.text + "\n";
+}
+
+Result<EvalResult> RunEval(const EvalOptions& options) {
+  if (options.mode != "keyword") {
+    return Status::InvalidArgument("--mode " + options.mode + " is not available yet; use --mode keyword");
+  }
+  ENGRAM_ASSIGN_OR_RETURN(BeirSet set, LoadBeir(options.corpus, options.queries, options.qrels));
 
   ScratchDir scratch;
   if (scratch.path().empty()) return Status::IOError("cannot create a temporary directory");
@@ -114,24 +131,19 @@ Result<EvalResult> RunEval(const EvalOptions& options) {
   std::map<std::string, std::string> doc_of_slug;
   auto t0 = std::chrono::steady_clock::now();
   ENGRAM_RETURN_IF_ERROR(engine->BeginBatch());
-  Status st = ForEachJsonLine(options.corpus, [&](size_t n, const Json& j) -> Status {
-    std::string id = IdOf(j);
-    std::string title = StringField(j, "title");
-    std::string body = StringField(j, "text");
-    std::string content = title.empty() ? body + "\n" : "# " + title + "\n\n" + body + "\n";
-    auto write = sync::PreparePage("docs/" + id + ".md", content, chunker);
-    if (!write.ok()) {
-      return Status::InvalidArgument(options.corpus.string() + ":" + std::to_string(n) + ": " + write.status().message());
+  for (size_t i = 0; i < set.docs.size(); ++i) {
+    const BeirDoc& doc = set.docs[i];
+    auto write = sync::PreparePage("docs/" + doc.id + ".md", BeirDocMarkdown(doc), chunker);
+    Status st = write.status();
+    if (st.ok() && !doc_of_slug.emplace(write->page.slug, doc.id).second) {
+      st = Status::InvalidArgument("duplicate document id " + doc.id);
     }
-    if (!doc_of_slug.emplace(write->page.slug, id).second) {
-      return Status::InvalidArgument(options.corpus.string() + ":" + std::to_string(n) + ": duplicate document id " + id);
+    if (st.ok()) st = engine->PutPage(*write).status();
+    if (!st.ok()) {
+      engine->RollbackBatch();
+      return st.WithContext(options.corpus.string() + ": document " + std::to_string(i + 1));
     }
     ++result.docs;
-    return engine->PutPage(*write).status();
-  });
-  if (!st.ok()) {
-    engine->RollbackBatch();
-    return st;
   }
   ENGRAM_RETURN_IF_ERROR(engine->CommitBatch());
   result.index_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -144,26 +156,23 @@ Result<EvalResult> RunEval(const EvalOptions& options) {
   so.title_weight = static_cast<float>(options.brain.title_weight);
   std::vector<double> latencies;
   double ndcg = 0, r10 = 0, r100 = 0, mrr = 0;
-  ENGRAM_RETURN_IF_ERROR(ForEachJsonLine(options.queries, [&](size_t, const Json& j) -> Status {
-    std::string id = IdOf(j);
-    auto q = qrels.find(id);
-    if (q == qrels.end()) return Status::Ok();
+  for (const BeirQuery& q : set.queries) {
+    const search::Qrels& judged = set.qrels[q.id];
     std::vector<std::string> ranked;
     auto qs = std::chrono::steady_clock::now();
-    auto response = search::KeywordSearch(*engine, StringField(j, "text"), so);
+    auto response = search::KeywordSearch(*engine, q.text, so);
     latencies.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - qs).count());
     if (response.ok()) {
       for (const SearchHit& h : response->results) ranked.push_back(doc_of_slug[h.slug]);
     } else if (response.status().code() != StatusCode::kInvalidArgument) {
       return response.status();  // a query with no searchable words simply finds nothing
     }
-    ndcg += search::NdcgAtK(ranked, q->second, 10);
-    r10 += search::RecallAtK(ranked, q->second, 10);
-    r100 += search::RecallAtK(ranked, q->second, 100);
-    mrr += search::MrrAtK(ranked, q->second, 10);
+    ndcg += search::NdcgAtK(ranked, judged, 10);
+    r10 += search::RecallAtK(ranked, judged, 10);
+    r100 += search::RecallAtK(ranked, judged, 100);
+    mrr += search::MrrAtK(ranked, judged, 10);
     ++result.queries;
-    return Status::Ok();
-  }));
+  }
   if (result.queries > 0) {
     double n = static_cast<double>(result.queries);
     result.ndcg10 = ndcg / n;

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "engram/options.h"
 #include "engram/status.h"
@@ -30,6 +32,29 @@ struct EvalResult {
   double query_ms_p50 = 0;
   double query_ms_p95 = 0;
 };
+
+// A BEIR-layout set in memory.
+struct BeirDoc {
+  std::string id;
+  std::string title;
+  std::string text;
+};
+struct BeirQuery {
+  std::string id;
+  std::string text;
+};
+struct BeirSet {
+  std::vector<BeirDoc> docs;
+  std::vector<BeirQuery> queries;                          // only those with judgements
+  std::map<std::string, std::map<std::string, int>> qrels;  // query -> doc -> grade
+};
+
+// Loads a set. Malformed lines are InvalidArgument naming file and line.
+Result<BeirSet> LoadBeir(const std::filesystem::path& corpus, const std::filesystem::path& queries,
+                         const std::filesystem::path& qrels);
+
+// The Markdown page a corpus document becomes: "# title" + text.
+std::string BeirDocMarkdown(const BeirDoc& doc);
 
 // Fails with InvalidArgument naming the file and line of malformed input.
 Result<EvalResult> RunEval(const EvalOptions& options);

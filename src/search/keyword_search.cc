@@ -143,12 +143,17 @@ Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, con
   // Over-fetch so that phrase checks and fusion with the title arm still fill the limit.
   const size_t limit = std::max<size_t>(options.limit, 1);
   const bool check_order = !phrases.empty() || !excluded_phrases.empty();
-  kq.limit = check_order ? limit * 10 + 50 : limit * 3 + 10;
+  // Each arm goes deep enough that fusing them ranks the top `limit` as a
+  // deeper search would; phrase checks need more candidates still.
+  const size_t arm_depth = std::max<size_t>(limit * 3 + 10, 200);
+  kq.limit = check_order ? arm_depth * 3 : arm_depth;
   kq.chunks_per_page = phrases.empty() ? 1 : 3;
   ENGRAM_ASSIGN_OR_RETURN(std::vector<KeywordHit> chunk_hits, engine.SearchChunks(kq));
 
   std::unordered_map<int64_t, PageScore> pages;
+  pages.reserve(chunk_hits.size() * 2 + 16);
   std::vector<int64_t> order;
+  order.reserve(chunk_hits.size() * 2 + 16);
   if (!phrases.empty()) {
     std::vector<int64_t> ids;
     for (const auto& h : chunk_hits) ids.push_back(h.chunk_id);
@@ -181,7 +186,7 @@ Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, con
   if (options.title_weight > 0) {
     KeywordQuery tq = kq;
     for (auto& t : tq.terms) t.required = false;
-    tq.limit = limit * 3 + 10;
+    tq.limit = arm_depth;
     ENGRAM_ASSIGN_OR_RETURN(std::vector<KeywordHit> title_hits, engine.SearchTitles(tq));
     int trank = 0;
     for (const auto& h : title_hits) {

@@ -194,6 +194,7 @@ class Tokenizer {
 }  // namespace
 
 bool IsStopWord(std::string_view word) {
+  if (word.size() > 5) return false;  // the longest stop word has five letters
   for (std::string_view s : kStopWords) {
     if (s == word) return true;
   }

@@ -65,16 +65,27 @@ class SqliteEngine final : public Engine {
   Result<std::vector<KeywordHit>> Search(const KeywordQuery& query, bool titles);
 
   // Posting-list changes not yet written: per term, postings to add and docs
-  // to remove. A page write collects into page_*; on success that merges into
-  // the transaction's pending_*, which FlushPostings writes as merged blobs.
+  // to remove, for the open transaction (a single page, or a whole batch).
+  // Inside a batch each page is a savepoint: undo_ records the list sizes
+  // before each change so a failed page can be taken back out.
   struct TermDelta {
     std::vector<Posting> adds;
     std::vector<int64_t> removes;
   };
-  using Deltas = std::map<int64_t, TermDelta>;  // ordered: the same writes in the same order
+  using Deltas = std::unordered_map<int64_t, TermDelta>;
+  struct Undo {
+    Deltas* deltas;
+    int64_t term;
+    uint32_t adds;
+    uint32_t removes;
+  };
+  void AddPosting(Deltas* deltas, int64_t term, const Posting& p);
+  void RemovePosting(Deltas* deltas, int64_t term, int64_t doc);
+  void UndoPageDeltas();
   Status FlushPostings();
   Status FlushDeltas(Deltas* deltas, bool titles);
-  Result<std::string> ReadPostingBlob(int64_t term_id, bool titles);
+  // Decodes a term's list straight from SQLite's buffer (no copy).
+  Status ReadPostings(int64_t term_id, bool titles, std::vector<Posting>* out);
   void ClearDeltas();
 
   DbHandle db_;
@@ -83,7 +94,8 @@ class SqliteEngine final : public Engine {
   std::unordered_map<std::string, int64_t> term_ids_;  // committed terms only
   std::vector<std::string> pending_terms_;             // inserted in the open transaction
   bool in_batch_ = false;
-  Deltas page_chunks_, page_titles_, pending_chunks_, pending_titles_;
+  Deltas pending_chunks_, pending_titles_;
+  std::vector<Undo> undo_;
 
   // Score accumulators reused across queries, indexed by doc id; only the
   // entries in touched_ are non-zero between queries.
@@ -91,6 +103,7 @@ class SqliteEngine final : public Engine {
   std::vector<int64_t> acc_page_;
   std::vector<uint64_t> acc_required_;
   std::vector<int64_t> touched_;
+  std::vector<uint32_t> page_counts_;
 };
 
 // Varint-encoded list of term ids stored with each chunk (and page title) so

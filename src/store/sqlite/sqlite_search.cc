@@ -63,8 +63,7 @@ Result<std::vector<KeywordHit>> SqliteEngine::Search(const KeywordQuery& query, 
     if (!tid.ok() && tid.status().code() != StatusCode::kNotFound) return tid.status();
     list.clear();
     if (tid.ok()) {
-      ENGRAM_ASSIGN_OR_RETURN(std::string blob, ReadPostingBlob(*tid, titles));
-      ENGRAM_RETURN_IF_ERROR(DecodePostings(blob, &list).WithContext("posting list of '" + t.term + "'"));
+      ENGRAM_RETURN_IF_ERROR(ReadPostings(*tid, titles, &list).WithContext("posting list of '" + t.term + "'"));
     }
     if (list.empty()) {
       if (t.required) {
@@ -109,8 +108,7 @@ Result<std::vector<KeywordHit>> SqliteEngine::Search(const KeywordQuery& query, 
         break;
       }
       ++group_terms;
-      ENGRAM_ASSIGN_OR_RETURN(std::string blob, ReadPostingBlob(*tid, titles));
-      ENGRAM_RETURN_IF_ERROR(DecodePostings(blob, &list));
+      ENGRAM_RETURN_IF_ERROR(ReadPostings(*tid, titles, &list));
       for (const Posting& p : list) {
         auto& s = seen[p.doc];
         s.first++;
@@ -148,9 +146,12 @@ Result<std::vector<KeywordHit>> SqliteEngine::Search(const KeywordQuery& query, 
   };
   // Sort only as much as the answer needs; fall back to a full sort when
   // many chunks of the same pages crowd the head.
-  size_t head = std::min(cand.size(), query.limit * std::max<size_t>(query.chunks_per_page, 1) * 4 + 32);
-  std::partial_sort(cand.begin(), cand.begin() + static_cast<long>(head), cand.end(), better);
-  std::unordered_map<int64_t, size_t> per_page;
+  size_t head = std::min(cand.size(), query.limit * std::max<size_t>(query.chunks_per_page, 1) * 2 + 32);
+  std::nth_element(cand.begin(), cand.begin() + static_cast<long>(head), cand.end(), better);
+  std::sort(cand.begin(), cand.begin() + static_cast<long>(head), better);
+  // Chunks kept per page, counted in a flat array (page ids are dense).
+  std::vector<uint32_t>& per_page = page_counts_;
+  std::vector<int64_t> counted;
   size_t pages = 0;
   const size_t per_page_limit = std::max<size_t>(query.chunks_per_page, 1);
   for (size_t i = 0; i < cand.size(); ++i) {
@@ -159,7 +160,9 @@ Result<std::vector<KeywordHit>> SqliteEngine::Search(const KeywordQuery& query, 
       std::sort(cand.begin() + static_cast<long>(head), cand.end(), better);
     }
     const KeywordHit& h = cand[i];
-    size_t& n = per_page[h.page_id];
+    if (static_cast<size_t>(h.page_id) >= per_page.size()) per_page.resize(static_cast<size_t>(h.page_id) * 5 / 4 + 1, 0);
+    uint32_t& n = per_page[h.page_id];
+    if (n == 0) counted.push_back(h.page_id);
     if (n == 0) {
       if (pages == query.limit) continue;
       ++pages;
@@ -168,6 +171,7 @@ Result<std::vector<KeywordHit>> SqliteEngine::Search(const KeywordQuery& query, 
     ++n;
     hits.push_back(h);
   }
+  for (int64_t page : counted) per_page[page] = 0;
   return hits;
 }
 

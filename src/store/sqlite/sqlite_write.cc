@@ -12,56 +12,66 @@ Status SqliteEngine::Transaction(Fn&& fn) {
   const char* begin = in_batch_ ? "SAVEPOINT page_write" : "BEGIN IMMEDIATE";
   ENGRAM_RETURN_IF_ERROR(Exec(db_.get(), begin));
   size_t pending_before = pending_terms_.size();
-  page_chunks_.clear();
-  page_titles_.clear();
+  undo_.clear();
   Status st = fn();
   if (st.ok()) {
-    // The page's posting changes join the transaction's; outside a batch
-    // they are written now, inside one at CommitBatch.
-    auto merge = [](Deltas& from, Deltas& into) {
-      for (auto& [term, delta] : from) {
-        TermDelta& d = into[term];
-        d.adds.insert(d.adds.end(), delta.adds.begin(), delta.adds.end());
-        d.removes.insert(d.removes.end(), delta.removes.begin(), delta.removes.end());
-      }
-    };
-    merge(page_chunks_, pending_chunks_);
-    merge(page_titles_, pending_titles_);
-    page_chunks_.clear();
-    page_titles_.clear();
+    // Outside a batch the page's posting changes are written now; inside
+    // one they wait for CommitBatch.
     if (!in_batch_) st = FlushPostings();
     if (st.ok()) st = Exec(db_.get(), in_batch_ ? "RELEASE page_write" : "COMMIT");
     if (st.ok()) {
+      undo_.clear();
       if (!in_batch_) pending_terms_.clear();
       return st;
     }
   }
   (void)Exec(db_.get(), in_batch_ ? "ROLLBACK TO page_write; RELEASE page_write" : "ROLLBACK");
-  page_chunks_.clear();
-  page_titles_.clear();
-  if (!in_batch_) ClearDeltas();
+  if (in_batch_) UndoPageDeltas();
+  else ClearDeltas();
   // Term ids inserted by the rolled-back writes no longer exist.
   for (size_t i = pending_before; i < pending_terms_.size(); ++i) term_ids_.erase(pending_terms_[i]);
   pending_terms_.resize(pending_before);
   return st;
 }
 
-void SqliteEngine::ClearDeltas() {
-  page_chunks_.clear();
-  page_titles_.clear();
-  pending_chunks_.clear();
-  pending_titles_.clear();
+void SqliteEngine::AddPosting(Deltas* deltas, int64_t term, const Posting& p) {
+  TermDelta& d = (*deltas)[term];
+  if (in_batch_) undo_.push_back({deltas, term, static_cast<uint32_t>(d.adds.size()), static_cast<uint32_t>(d.removes.size())});
+  d.adds.push_back(p);
 }
 
-Result<std::string> SqliteEngine::ReadPostingBlob(int64_t term_id, bool titles) {
+void SqliteEngine::RemovePosting(Deltas* deltas, int64_t term, int64_t doc) {
+  TermDelta& d = (*deltas)[term];
+  if (in_batch_) undo_.push_back({deltas, term, static_cast<uint32_t>(d.adds.size()), static_cast<uint32_t>(d.removes.size())});
+  d.removes.push_back(doc);
+}
+
+void SqliteEngine::UndoPageDeltas() {
+  // Newest first, so each list ends at the size it had before the page.
+  for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) {
+    TermDelta& d = (*it->deltas)[it->term];
+    d.adds.resize(it->adds);
+    d.removes.resize(it->removes);
+  }
+  undo_.clear();
+}
+
+void SqliteEngine::ClearDeltas() {
+  pending_chunks_.clear();
+  pending_titles_.clear();
+  undo_.clear();
+}
+
+Status SqliteEngine::ReadPostings(int64_t term_id, bool titles, std::vector<Posting>* out) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(titles ? "SELECT data FROM title_postings WHERE term_id = ?"
                                              : "SELECT data FROM postings WHERE term_id = ?"));
   q->Bind(1, term_id);
-  std::string blob;
-  if (q->Step()) blob = std::string(q->Blob(0));
+  out->clear();
+  Status st;
+  if (q->Step()) st = DecodePostings(q->Blob(0), out);
   ENGRAM_RETURN_IF_ERROR(q->status());
   q->Reset();
-  return blob;
+  return st;
 }
 
 // Merges each changed term's list: existing postings minus removed docs, plus
@@ -72,10 +82,15 @@ Status SqliteEngine::FlushDeltas(Deltas* deltas, bool titles) {
                                                : "INSERT OR REPLACE INTO postings(term_id, data) VALUES (?, ?)"));
   ENGRAM_ASSIGN_OR_RETURN(Stmt * del, S(titles ? "DELETE FROM title_postings WHERE term_id = ?"
                                                : "DELETE FROM postings WHERE term_id = ?"));
+  std::vector<int64_t> order;
+  order.reserve(deltas->size());
+  for (const auto& [term_id, delta] : *deltas) order.push_back(term_id);
+  std::sort(order.begin(), order.end());  // the same writes in the same order on every run
   std::vector<Posting> list;
-  for (auto& [term_id, delta] : *deltas) {
-    ENGRAM_ASSIGN_OR_RETURN(std::string blob, ReadPostingBlob(term_id, titles));
-    ENGRAM_RETURN_IF_ERROR(DecodePostings(blob, &list).WithContext("term " + std::to_string(term_id)));
+  for (int64_t term_id : order) {
+    TermDelta& delta = (*deltas)[term_id];
+    if (delta.adds.empty() && delta.removes.empty()) continue;
+    ENGRAM_RETURN_IF_ERROR(ReadPostings(term_id, titles, &list).WithContext("term " + std::to_string(term_id)));
     if (!delta.removes.empty()) {
       std::sort(delta.removes.begin(), delta.removes.end());
       auto removed = [&](int64_t doc) {
@@ -156,7 +171,7 @@ Status SqliteEngine::RemoveDerivedRows(int64_t page_id) {
     }
     ENGRAM_RETURN_IF_ERROR(q->status());
     for (const auto& [chunk_id, term_ids] : doomed) {
-      for (int64_t t : term_ids) page_chunks_[t].removes.push_back(chunk_id);
+      for (int64_t t : term_ids) RemovePosting(&pending_chunks_, t, chunk_id);
     }
   }
   {
@@ -169,7 +184,7 @@ Status SqliteEngine::RemoveDerivedRows(int64_t page_id) {
       titles = title_tokens > 0 ? 1 : 0;
     }
     ENGRAM_RETURN_IF_ERROR(q->status());
-    for (int64_t t : term_ids) page_titles_[t].removes.push_back(page_id);
+    for (int64_t t : term_ids) RemovePosting(&pending_titles_, t, page_id);
   }
   static const char* const kDeletes[] = {
       "DELETE FROM chunks WHERE page_id = ?",  "DELETE FROM links WHERE from_page = ?",
@@ -238,7 +253,7 @@ Status SqliteEngine::PutPageRows(const PageWrite& w, int64_t* page_id) {
   *page_id = id;
 
   for (size_t i = 0; i < title_ids.size(); ++i) {
-    page_titles_[title_ids[i]].adds.push_back({id, id, w.title_terms.terms[i].second, w.title_terms.length});
+    AddPosting(&pending_titles_, title_ids[i], {id, id, w.title_terms.terms[i].second, w.title_terms.length});
   }
 
   int64_t chunk_tokens = 0;
@@ -257,7 +272,7 @@ Status SqliteEngine::PutPageRows(const PageWrite& w, int64_t* page_id) {
     ENGRAM_RETURN_IF_ERROR(cins->Run());
     int64_t chunk_id = sqlite3_last_insert_rowid(db_.get());
     for (size_t i = 0; i < ids.size(); ++i) {
-      page_chunks_[ids[i]].adds.push_back({chunk_id, id, c.terms.terms[i].second, c.terms.length});
+      AddPosting(&pending_chunks_, ids[i], {chunk_id, id, c.terms.terms[i].second, c.terms.length});
     }
     chunk_tokens += c.terms.length;
   }

@@ -1,0 +1,305 @@
+// Keyword search benchmark: engram against SQLite FTS5 (porter unicode61,
+// query terms OR-joined, ranked by bm25()) and Xapian (BM25, OR query) on the
+// same corpus in the same run, single thread.
+//
+// Usage:
+//   keyword_bench --corpus C --queries Q --qrels R [--rounds N] [--name NAME]
+//   keyword_bench --synthetic 100000 [--rounds N]
+// Prints one JSON object per engine per line.
+#include <sqlite3.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#ifdef ENGRAM_HAVE_XAPIAN
+#include <xapian.h>
+#endif
+
+#include "engram/engine.h"
+#include "ops/eval.h"
+#include "search/keyword_search.h"
+#include "search/metrics.h"
+#include "sync/page_indexer.h"
+
+namespace {
+
+using engram::ops::BeirDoc;
+using engram::ops::BeirSet;
+using Clock = std::chrono::steady_clock;
+using Json = nlohmann::json;
+namespace fs = std::filesystem;
+
+double Seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+struct Scratch {
+  Scratch() {
+    std::string t = (fs::temp_directory_path() / "engram-bench-XXXXXX").string();
+    if (::mkdtemp(t.data()) == nullptr) std::abort();
+    path = t;
+  }
+  ~Scratch() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  fs::path path;
+};
+
+// One engine under test: build an index, then answer a query with doc ids.
+struct Runner {
+  std::string name;
+  std::function<void(const BeirSet&)> build;
+  std::function<std::vector<std::string>(const std::string&)> query;
+};
+
+Json Measure(Runner& r, const BeirSet& set, int rounds, const std::string& dataset) {
+  auto t0 = Clock::now();
+  r.build(set);
+  double index_s = Seconds(t0, Clock::now());
+  std::vector<double> lat;
+  double ndcg = 0;
+  auto q0 = Clock::now();
+  for (int round = 0; round < rounds; ++round) {
+    for (const auto& q : set.queries) {
+      auto s = Clock::now();
+      std::vector<std::string> ranked = r.query(q.text);
+      lat.push_back(std::chrono::duration<double, std::milli>(Clock::now() - s).count());
+      if (round == 0) {
+        auto it = set.qrels.find(q.id);
+        if (it != set.qrels.end()) ndcg += engram::search::NdcgAtK(ranked, it->second, 10);
+      }
+    }
+  }
+  double total = Seconds(q0, Clock::now());
+  Json j = {{"dataset", dataset},
+            {"engine", r.name},
+            {"docs", set.docs.size()},
+            {"queries", set.queries.size()},
+            {"index_seconds", index_s},
+            {"docs_per_second", static_cast<double>(set.docs.size()) / index_s},
+            {"p50_ms", engram::search::Percentile(lat, 50)},
+            {"p95_ms", engram::search::Percentile(lat, 95)},
+            {"p99_ms", engram::search::Percentile(lat, 99)},
+            {"qps", static_cast<double>(lat.size()) / total}};
+  if (!set.qrels.empty()) j["ndcg@10"] = ndcg / static_cast<double>(set.queries.size());
+  return j;
+}
+
+Runner EngramRunner(Scratch& scratch) {
+  auto state = std::make_shared<std::pair<std::unique_ptr<engram::Engine>, std::map<std::string, std::string>>>();
+  Runner r;
+  r.name = "engram";
+  r.build = [state, &scratch](const BeirSet& set) {
+    engram::EngineOptions o;
+    o.create_if_missing = true;
+    state->first = std::move(engram::Engine::OpenSqlite(scratch.path / "engram.db", o)).value();
+    engram::Engine& e = *state->first;
+    if (!e.BeginBatch().ok()) std::abort();
+    for (const BeirDoc& d : set.docs) {
+      auto w = engram::sync::PreparePage("docs/" + d.id + ".md", engram::ops::BeirDocMarkdown(d), {});
+      if (!w.ok() || !e.PutPage(*w).ok()) std::abort();
+      state->second[w->page.slug] = d.id;
+    }
+    if (!e.CommitBatch().ok()) std::abort();
+  };
+  r.query = [state](const std::string& q) {
+    engram::SearchOptions so;
+    so.limit = 10;
+    so.include_private = true;
+    std::vector<std::string> out;
+    auto res = engram::search::KeywordSearch(*state->first, q, so);
+    if (res.ok()) {
+      for (const auto& h : res->results) out.push_back(state->second[h.slug]);
+    }
+    return out;
+  };
+  return r;
+}
+
+// FTS5 query: every word, quoted, OR-joined (the "plain BM25" baseline of FIELD.md).
+std::string Fts5Query(const std::string& text) {
+  std::string out, word;
+  auto flush = [&] {
+    if (word.empty()) return;
+    if (!out.empty()) out += " OR ";
+    out += "\"" + word + "\"";
+    word.clear();
+  };
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c >= 0x80) word.push_back(static_cast<char>(c));
+    else flush();
+  }
+  flush();
+  return out;
+}
+
+Runner Fts5Runner(Scratch& scratch) {
+  auto db = std::make_shared<sqlite3*>(nullptr);
+  auto ids = std::make_shared<std::vector<std::string>>();
+  Runner r;
+  r.name = "sqlite-fts5";
+  r.build = [db, ids, &scratch](const BeirSet& set) {
+    sqlite3_open((scratch.path / "fts5.db").c_str(), db.get());
+    sqlite3_exec(*db, "PRAGMA journal_mode=WAL; CREATE VIRTUAL TABLE docs USING fts5(title, text, tokenize='porter unicode61');"
+                      "BEGIN;", nullptr, nullptr, nullptr);
+    sqlite3_stmt* ins = nullptr;
+    sqlite3_prepare_v2(*db, "INSERT INTO docs(rowid, title, text) VALUES (?, ?, ?)", -1, &ins, nullptr);
+    for (size_t i = 0; i < set.docs.size(); ++i) {
+      sqlite3_bind_int64(ins, 1, static_cast<int64_t>(i));
+      sqlite3_bind_text(ins, 2, set.docs[i].title.c_str(), -1, SQLITE_TRANSIENT);
+      sqlite3_bind_text(ins, 3, set.docs[i].text.c_str(), -1, SQLITE_TRANSIENT);
+      sqlite3_step(ins);
+      sqlite3_reset(ins);
+      ids->push_back(set.docs[i].id);
+    }
+    sqlite3_finalize(ins);
+    sqlite3_exec(*db, "COMMIT", nullptr, nullptr, nullptr);
+  };
+  r.query = [db, ids](const std::string& q) {
+    std::vector<std::string> out;
+    std::string match = Fts5Query(q);
+    if (match.empty()) return out;
+    sqlite3_stmt* st = nullptr;
+    sqlite3_prepare_v2(*db, "SELECT rowid FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT 10", -1, &st, nullptr);
+    sqlite3_bind_text(st, 1, match.c_str(), -1, SQLITE_TRANSIENT);
+    while (sqlite3_step(st) == SQLITE_ROW) out.push_back((*ids)[static_cast<size_t>(sqlite3_column_int64(st, 0))]);
+    sqlite3_finalize(st);
+    return out;
+  };
+  return r;
+}
+
+#ifdef ENGRAM_HAVE_XAPIAN
+Runner XapianRunner(Scratch& scratch) {
+  auto db = std::make_shared<Xapian::WritableDatabase>();
+  Runner r;
+  r.name = "xapian";
+  r.build = [db, &scratch](const BeirSet& set) {
+    *db = Xapian::WritableDatabase((scratch.path / "xapian").string(), Xapian::DB_CREATE_OR_OVERWRITE);
+    Xapian::TermGenerator gen;
+    gen.set_stemmer(Xapian::Stem("english"));
+    db->begin_transaction();
+    for (const BeirDoc& d : set.docs) {
+      Xapian::Document doc;
+      gen.set_document(doc);
+      gen.index_text(d.title);
+      gen.increase_termpos();
+      gen.index_text(d.text);
+      doc.set_data(d.id);
+      db->add_document(doc);
+    }
+    db->commit_transaction();
+  };
+  r.query = [db](const std::string& q) {
+    Xapian::QueryParser parser;
+    parser.set_stemmer(Xapian::Stem("english"));
+    parser.set_stemming_strategy(Xapian::QueryParser::STEM_SOME);
+    parser.set_default_op(Xapian::Query::OP_OR);
+    Xapian::Enquire enquire(*db);
+    std::vector<std::string> out;
+    try {
+      enquire.set_query(parser.parse_query(q));
+      Xapian::MSet m = enquire.get_mset(0, 10);
+      for (auto it = m.begin(); it != m.end(); ++it) out.push_back(it.get_document().get_data());
+    } catch (const Xapian::Error&) {
+    }
+    return out;
+  };
+  return r;
+}
+#endif
+
+// A synthetic brain: Zipf-distributed words (English-like and Chinese), docs
+// of 120-280 words (one chunk each), queries of 2-8 words. Deterministic.
+BeirSet Synthetic(size_t docs, size_t queries) {
+  std::mt19937_64 rng(20261130);
+  const size_t vocab = 60000;
+  std::vector<std::string> words;
+  words.reserve(vocab);
+  const char* syll[] = {"ka", "ro", "mi", "ten", "sa", "lo", "ve", "dri", "on", "qua", "zel", "pa", "ny", "tor"};
+  const char* han[] = {"数", "据", "检", "索", "知", "识", "模", "型", "机", "器", "学", "习", "图", "谱"};
+  for (size_t i = 0; i < vocab; ++i) {
+    std::string w;
+    size_t x = i;
+    bool chinese = i % 5 == 0;
+    do {
+      w += chinese ? han[x % 14] : syll[x % 14];
+      x /= 14;
+    } while (x > 0);
+    words.push_back(w);
+  }
+  std::vector<double> weights(vocab);
+  for (size_t i = 0; i < vocab; ++i) weights[i] = 1.0 / static_cast<double>(i + 1);
+  std::discrete_distribution<size_t> zipf(weights.begin(), weights.end());
+  BeirSet set;
+  for (size_t d = 0; d < docs; ++d) {
+    size_t len = 120 + rng() % 160;
+    std::string text;
+    for (size_t i = 0; i < len; ++i) {
+      text += words[zipf(rng)];
+      text += (i % 15 == 14) ? ". " : " ";
+    }
+    set.docs.push_back({"s" + std::to_string(d), "", text});
+  }
+  for (size_t q = 0; q < queries; ++q) {
+    size_t len = 2 + rng() % 7;
+    std::string text;
+    for (size_t i = 0; i < len; ++i) text += words[zipf(rng) % 20000] + " ";
+    set.queries.push_back({"q" + std::to_string(q), text});
+  }
+  return set;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string corpus, queries, qrels, name = "corpus";
+  size_t synthetic = 0;
+  int rounds = 3;
+  std::string only;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string a = argv[i], v = argv[i + 1];
+    if (a == "--corpus") corpus = v;
+    else if (a == "--queries") queries = v;
+    else if (a == "--qrels") qrels = v;
+    else if (a == "--name") name = v;
+    else if (a == "--synthetic") synthetic = std::stoul(v);
+    else if (a == "--rounds") rounds = std::stoi(v);
+    else if (a == "--engine") only = v;
+    else {
+      std::fprintf(stderr, "unknown flag %s\n", a.c_str());
+      return 2;
+    }
+  }
+  BeirSet set;
+  if (synthetic > 0) {
+    set = Synthetic(synthetic, 300);
+    name = "synthetic-" + std::to_string(synthetic);
+  } else {
+    auto loaded = engram::ops::LoadBeir(corpus, queries, qrels);
+    if (!loaded.ok()) {
+      std::fprintf(stderr, "%s\n", loaded.status().ToString().c_str());
+      return 1;
+    }
+    set = std::move(loaded).value();
+  }
+  Scratch scratch;
+  std::vector<Runner> runners = {EngramRunner(scratch), Fts5Runner(scratch)};
+#ifdef ENGRAM_HAVE_XAPIAN
+  runners.push_back(XapianRunner(scratch));
+#endif
+  for (Runner& r : runners) {
+    if (!only.empty() && r.name != only) continue;
+    std::printf("%s\n", Measure(r, set, rounds, name).dump().c_str());
+    std::fflush(stdout);
+  }
+  return 0;
+}
