@@ -6,8 +6,8 @@
 #include <array>
 #include <iterator>
 #include <memory>
-#include <unordered_map>
 
+#include "common/flat_string_map.h"
 #include "common/utf8.h"
 
 namespace engram::text {
@@ -89,23 +89,22 @@ std::string Fold(std::string_view text) {
 class Stemmer {
  public:
   Stemmer() : stemmer_(sb_stemmer_new("english", "UTF_8"), &sb_stemmer_delete) {}
-  std::string Stem(const std::string& word) {
-    auto it = cache_.find(word);
-    if (it != cache_.end()) return it->second;
+  const std::string& Stem(const std::string& word) {
+    if (const std::string* hit = cache_.Find(word)) return *hit;
     std::string stem = word;
     if (stemmer_) {
       const sb_symbol* s = sb_stemmer_stem(stemmer_.get(), reinterpret_cast<const sb_symbol*>(word.data()),
                                            static_cast<int>(word.size()));
       if (s != nullptr) stem.assign(reinterpret_cast<const char*>(s), sb_stemmer_length(stemmer_.get()));
     }
-    if (cache_.size() > 200000) cache_.clear();
-    cache_.emplace(word, stem);
-    return stem;
+    if (cache_.size() > 200000) cache_.Clear();
+    cache_.Put(word, std::move(stem));
+    return *cache_.Find(word);
   }
 
  private:
   std::unique_ptr<sb_stemmer, void (*)(sb_stemmer*)> stemmer_;
-  std::unordered_map<std::string, std::string> cache_;
+  common::FlatStringMap<std::string> cache_{1 << 14};
 };
 
 Stemmer& ThreadStemmer() {

@@ -59,7 +59,9 @@ bool IsFence(std::string_view line) {
 
 // "<!-- timeline -->", "--- timeline ---", "## Timeline", "## History", "## 时间线"…
 bool IsTimelineSeparator(std::string_view line) {
-  std::string t = Lower(Trim(line));
+  std::string_view trimmed = Trim(line);
+  if (trimmed.empty() || (trimmed[0] != '<' && trimmed[0] != '-' && trimmed[0] != '#')) return false;
+  std::string t = Lower(trimmed);
   auto squash = [](std::string s) {
     s.erase(std::remove(s.begin(), s.end(), ' '), s.end());
     return s;
@@ -239,6 +241,7 @@ class LinkCollector {
   }
 
   void ScanLine(std::string_view line) {
+    if (line.find('[') == std::string_view::npos) return;  // no link can start here
     std::string context(Trim(line));
     std::string type = LinkTypeFromSentence(line);
     size_t i = 0;

@@ -165,6 +165,12 @@ TEST(SqliteEngine, BatchRollsBackOnlyTheFailedPage) {
   ASSERT_TRUE(e->PutPage(Prepare("c.md", "gamma")).ok());
   ASSERT_TRUE(e->CommitBatch().ok());
   EXPECT_EQ(CountRows(dir, "SELECT count(*) FROM pages"), 2);
+  KeywordQuery q;
+  q.terms = {{"beta"}};
+  EXPECT_TRUE(e->SearchChunks(q)->empty()) << "the failed page's postings were taken back";
+  q.terms = {{"alpha"}, {"gamma"}};
+  EXPECT_EQ(e->SearchChunks(q)->size(), 2u);
+  EXPECT_EQ(OrphanPostings(dir, "postings", "chunks"), 0);
 }
 
 TEST(SqliteEngine, RefusesAFileThatIsNotSqlite) {

@@ -110,7 +110,7 @@ void SqliteEngine::RollbackBatch() {
   if (!in_batch_) return;
   (void)Exec(db_.get(), "ROLLBACK");
   ClearDeltas();
-  for (const auto& t : pending_terms_) term_ids_.erase(t);
+  for (const auto& t : pending_terms_) term_ids_.Erase(t);
   pending_terms_.clear();
   in_batch_ = false;
 }

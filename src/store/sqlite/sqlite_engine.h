@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engram/engine.h"
+#include "common/flat_string_map.h"
 #include "store/postings_codec.h"
 #include "store/sqlite/db.h"
 
@@ -72,7 +73,21 @@ class SqliteEngine final : public Engine {
     std::vector<Posting> adds;
     std::vector<int64_t> removes;
   };
-  using Deltas = std::unordered_map<int64_t, TermDelta>;
+  // Indexed by term id (ids are dense); touched lists the ids with changes.
+  struct Deltas {
+    std::vector<TermDelta> by_term;
+    std::vector<int64_t> touched;
+    TermDelta& operator[](int64_t term) {
+      if (static_cast<size_t>(term) >= by_term.size()) by_term.resize(static_cast<size_t>(term) * 3 / 2 + 16);
+      TermDelta& d = by_term[static_cast<size_t>(term)];
+      if (d.adds.empty() && d.removes.empty()) touched.push_back(term);
+      return d;
+    }
+    void clear() {
+      for (int64_t t : touched) by_term[static_cast<size_t>(t)] = TermDelta();
+      touched.clear();
+    }
+  };
   struct Undo {
     Deltas* deltas;
     int64_t term;
@@ -91,7 +106,7 @@ class SqliteEngine final : public Engine {
   DbHandle db_;
   std::filesystem::path path_;
   std::unordered_map<const char*, Stmt> stmts_;
-  std::unordered_map<std::string, int64_t> term_ids_;  // committed terms only
+  common::FlatStringMap<int64_t> term_ids_{1 << 14};  // term -> id (rolled-back ids erased)
   std::vector<std::string> pending_terms_;             // inserted in the open transaction
   bool in_batch_ = false;
   Deltas pending_chunks_, pending_titles_;

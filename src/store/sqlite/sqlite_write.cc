@@ -9,8 +9,9 @@ namespace engram::store::sqlite {
 
 template <typename Fn>
 Status SqliteEngine::Transaction(Fn&& fn) {
-  const char* begin = in_batch_ ? "SAVEPOINT page_write" : "BEGIN IMMEDIATE";
-  ENGRAM_RETURN_IF_ERROR(Exec(db_.get(), begin));
+  // Cached statements: these run once per page, and parsing them each time showed up in profiles.
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * begin, S(in_batch_ ? "SAVEPOINT page_write" : "BEGIN IMMEDIATE"));
+  ENGRAM_RETURN_IF_ERROR(begin->Run());
   size_t pending_before = pending_terms_.size();
   undo_.clear();
   Status st = fn();
@@ -18,7 +19,10 @@ Status SqliteEngine::Transaction(Fn&& fn) {
     // Outside a batch the page's posting changes are written now; inside
     // one they wait for CommitBatch.
     if (!in_batch_) st = FlushPostings();
-    if (st.ok()) st = Exec(db_.get(), in_batch_ ? "RELEASE page_write" : "COMMIT");
+    if (st.ok()) {
+      auto end = S(in_batch_ ? "RELEASE page_write" : "COMMIT");
+      st = end.ok() ? (*end)->Run() : end.status();
+    }
     if (st.ok()) {
       undo_.clear();
       if (!in_batch_) pending_terms_.clear();
@@ -29,7 +33,7 @@ Status SqliteEngine::Transaction(Fn&& fn) {
   if (in_batch_) UndoPageDeltas();
   else ClearDeltas();
   // Term ids inserted by the rolled-back writes no longer exist.
-  for (size_t i = pending_before; i < pending_terms_.size(); ++i) term_ids_.erase(pending_terms_[i]);
+  for (size_t i = pending_before; i < pending_terms_.size(); ++i) term_ids_.Erase(pending_terms_[i]);
   pending_terms_.resize(pending_before);
   return st;
 }
@@ -82,10 +86,9 @@ Status SqliteEngine::FlushDeltas(Deltas* deltas, bool titles) {
                                                : "INSERT OR REPLACE INTO postings(term_id, data) VALUES (?, ?)"));
   ENGRAM_ASSIGN_OR_RETURN(Stmt * del, S(titles ? "DELETE FROM title_postings WHERE term_id = ?"
                                                : "DELETE FROM postings WHERE term_id = ?"));
-  std::vector<int64_t> order;
-  order.reserve(deltas->size());
-  for (const auto& [term_id, delta] : *deltas) order.push_back(term_id);
+  std::vector<int64_t> order = deltas->touched;
   std::sort(order.begin(), order.end());  // the same writes in the same order on every run
+  order.erase(std::unique(order.begin(), order.end()), order.end());
   std::vector<Posting> list;
   for (int64_t term_id : order) {
     TermDelta& delta = (*deltas)[term_id];
@@ -126,13 +129,12 @@ Status SqliteEngine::FlushPostings() {
 }
 
 Result<int64_t> SqliteEngine::LookupTermId(const std::string& term) {
-  auto it = term_ids_.find(term);
-  if (it != term_ids_.end()) return it->second;
+  if (const int64_t* id = term_ids_.Find(term)) return *id;
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id FROM terms WHERE term = ?"));
   q->Bind(1, term);
   if (q->Step()) {
     int64_t id = q->Int(0);
-    term_ids_.emplace(term, id);
+    term_ids_.Put(term, id);
     return id;
   }
   ENGRAM_RETURN_IF_ERROR(q->status());
@@ -146,7 +148,7 @@ Result<int64_t> SqliteEngine::TermId(const std::string& term) {
   ins->Bind(1, term);
   ENGRAM_RETURN_IF_ERROR(ins->Run());
   int64_t id = sqlite3_last_insert_rowid(db_.get());
-  term_ids_.emplace(term, id);
+  term_ids_.Put(term, id);
   pending_terms_.push_back(term);
   return id;
 }
