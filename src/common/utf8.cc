@@ -147,6 +147,14 @@ size_t CountWords(std::string_view s) {
   bool in_word = false;
   size_t i = 0;
   while (i < s.size()) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {  // ASCII fast path
+      ++i;
+      bool word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+      if (word && !in_word) ++words;
+      in_word = word;
+      continue;
+    }
     char32_t cp = DecodeUtf8(s, &i);
     if (IsCjk(cp)) {
       ++words;

@@ -1,8 +1,7 @@
 #include "sync/page_indexer.h"
 
-#include <algorithm>
-#include <unordered_map>
 
+#include "common/flat_string_map.h"
 #include "common/hash.h"
 #include "text/analyzer.h"
 #include "text/page_parser.h"
@@ -13,13 +12,18 @@ TermVector BuildTermVector(std::string_view text) {
   std::vector<text::Token> tokens;
   text::Analyze(text, &tokens);
   TermVector tv;
-  std::unordered_map<std::string, uint32_t> counts;
-  counts.reserve(tokens.size());
-  for (auto& t : tokens) ++counts[std::move(t.term)];
   tv.length = static_cast<uint32_t>(tokens.size());
-  tv.terms.assign(counts.begin(), counts.end());
-  // Sorted so that the same text always gives the same rows.
-  std::sort(tv.terms.begin(), tv.terms.end());
+  // Distinct terms in order of first occurrence: deterministic without a sort.
+  common::FlatStringMap<uint32_t> index(tokens.size() * 2 + 16);
+  tv.terms.reserve(tokens.size());
+  for (auto& t : tokens) {
+    if (const uint32_t* at = index.Find(t.term)) {
+      ++tv.terms[*at].second;
+    } else {
+      index.Put(t.term, static_cast<uint32_t>(tv.terms.size()));
+      tv.terms.emplace_back(std::move(t.term), 1);
+    }
+  }
   return tv;
 }
 

@@ -18,12 +18,14 @@ using common::DecodeUtf8;
 namespace {
 
 // The classic English stop list of Lucene's StandardAnalyzer (33 words), plus
-// the fragments "s" and "t" left when an apostrophe splits "it's" / "don't".
-constexpr std::array<std::string_view, 35> kStopWords = {
-    "a",    "an",   "and",  "are",  "as",   "at",    "be",   "but",   "by",
-    "for",  "if",   "in",   "into", "is",   "it",    "no",   "not",   "of",
-    "on",   "or",   "such", "that", "the",  "their", "then", "there", "these",
-    "they", "this", "to",   "was",  "will", "with",  "s",    "t"};
+// the fragments "s" and "t" left when an apostrophe splits "it's" / "don't";
+// grouped by length so a check compares only words of the same length.
+constexpr std::string_view kStop1[] = {"a", "s", "t"};
+constexpr std::string_view kStop2[] = {"an", "as", "at", "be", "by", "if", "in", "is",
+                                       "it", "no", "of", "on", "or", "to"};
+constexpr std::string_view kStop3[] = {"and", "are", "but", "for", "not", "the", "was"};
+constexpr std::string_view kStop4[] = {"into", "such", "that", "then", "they", "this", "will", "with"};
+constexpr std::string_view kStop5[] = {"their", "there", "these"};
 
 // Traditional -> Simplified for single Han characters: OpenCC's t2s table,
 // generated at build time (gen_t2s.cc) as sorted {from, to} pairs.
@@ -193,14 +195,24 @@ class Tokenizer {
 }  // namespace
 
 bool IsStopWord(std::string_view word) {
-  if (word.size() > 5) return false;  // the longest stop word has five letters
-  for (std::string_view s : kStopWords) {
-    if (s == word) return true;
+  auto in = [&](const auto& list) {
+    for (std::string_view s : list) {
+      if (s[0] == word[0] && s == word) return true;
+    }
+    return false;
+  };
+  switch (word.size()) {
+    case 1: return in(kStop1);
+    case 2: return in(kStop2);
+    case 3: return in(kStop3);
+    case 4: return in(kStop4);
+    case 5: return in(kStop5);
+    default: return false;
   }
-  return false;
 }
 
 void Analyze(std::string_view text, std::vector<Token>* out) {
+  out->reserve(out->size() + text.size() / 4 + 8);
   std::string folded = Fold(text);
   Tokenizer(out).Run(folded);
 }

@@ -118,6 +118,7 @@ std::vector<TextChunk> ChunkText(std::string_view text, const ChunkerOptions& op
   std::vector<Piece> pieces;
   Split(text, 0, text.size(), kParagraph, target, &pieces);
 
+  // Cuts fall between words, so a chunk's words are its pieces' words.
   auto emit = [&](size_t first, size_t last) {
     size_t b = pieces[first].begin, e = pieces[last].end;
     while (b < e && (text[b] == ' ' || text[b] == '\n' || text[b] == '\t' || text[b] == '\r')) ++b;
@@ -127,7 +128,7 @@ std::vector<TextChunk> ChunkText(std::string_view text, const ChunkerOptions& op
     c.begin = b;
     c.end = e;
     c.text = std::string(text.substr(b, e - b));
-    c.words = common::CountWords(c.text);
+    for (size_t k = first; k <= last; ++k) c.words += pieces[k].words;
     if (c.words == 0 && chunks.empty() && c.text.empty()) return;
     chunks.push_back(std::move(c));
   };

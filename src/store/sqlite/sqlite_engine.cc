@@ -103,6 +103,7 @@ Status SqliteEngine::CommitBatch() {
   }
   in_batch_ = false;
   pending_terms_.clear();
+  first_new_term_id_ = 0;
   return Status::Ok();
 }
 
@@ -112,6 +113,7 @@ void SqliteEngine::RollbackBatch() {
   ClearDeltas();
   for (const auto& t : pending_terms_) term_ids_.Erase(t);
   pending_terms_.clear();
+  first_new_term_id_ = 0;
   in_batch_ = false;
 }
 

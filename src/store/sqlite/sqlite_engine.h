@@ -108,6 +108,7 @@ class SqliteEngine final : public Engine {
   std::unordered_map<const char*, Stmt> stmts_;
   common::FlatStringMap<int64_t> term_ids_{1 << 14};  // term -> id (rolled-back ids erased)
   std::vector<std::string> pending_terms_;             // inserted in the open transaction
+  int64_t first_new_term_id_ = 0;  // terms with this id or above have no stored list yet (0: unknown)
   bool in_batch_ = false;
   Deltas pending_chunks_, pending_titles_;
   std::vector<Undo> undo_;

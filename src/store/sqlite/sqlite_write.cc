@@ -25,7 +25,10 @@ Status SqliteEngine::Transaction(Fn&& fn) {
     }
     if (st.ok()) {
       undo_.clear();
-      if (!in_batch_) pending_terms_.clear();
+      if (!in_batch_) {
+        pending_terms_.clear();
+        first_new_term_id_ = 0;
+      }
       return st;
     }
   }
@@ -35,6 +38,7 @@ Status SqliteEngine::Transaction(Fn&& fn) {
   // Term ids inserted by the rolled-back writes no longer exist.
   for (size_t i = pending_before; i < pending_terms_.size(); ++i) term_ids_.Erase(pending_terms_[i]);
   pending_terms_.resize(pending_before);
+  if (pending_terms_.empty()) first_new_term_id_ = 0;
   return st;
 }
 
@@ -93,7 +97,12 @@ Status SqliteEngine::FlushDeltas(Deltas* deltas, bool titles) {
   for (int64_t term_id : order) {
     TermDelta& delta = (*deltas)[term_id];
     if (delta.adds.empty() && delta.removes.empty()) continue;
-    ENGRAM_RETURN_IF_ERROR(ReadPostings(term_id, titles, &list).WithContext("term " + std::to_string(term_id)));
+    // A term first inserted in this transaction has no stored list to merge.
+    if (first_new_term_id_ > 0 && term_id >= first_new_term_id_) {
+      list.clear();
+    } else {
+      ENGRAM_RETURN_IF_ERROR(ReadPostings(term_id, titles, &list).WithContext("term " + std::to_string(term_id)));
+    }
     if (!delta.removes.empty()) {
       std::sort(delta.removes.begin(), delta.removes.end());
       auto removed = [&](int64_t doc) {
@@ -149,6 +158,7 @@ Result<int64_t> SqliteEngine::TermId(const std::string& term) {
   ENGRAM_RETURN_IF_ERROR(ins->Run());
   int64_t id = sqlite3_last_insert_rowid(db_.get());
   term_ids_.Put(term, id);
+  if (pending_terms_.empty() || first_new_term_id_ == 0) first_new_term_id_ = id;
   pending_terms_.push_back(term);
   return id;
 }
