@@ -198,6 +198,12 @@ class Engine {
   virtual Result<std::vector<KeywordHit>> SearchChunks(const KeywordQuery& query) = 0;
   // BM25 over page titles and aliases; one hit per page.
   virtual Result<std::vector<KeywordHit>> SearchTitles(const KeywordQuery& query) = 0;
+  // The exact score of each given page in one arm (chunks: its best chunk;
+  // titles: its title/alias field), for pages that match the query at all
+  // (required terms present, not excluded, visible). Used to complete a
+  // fusion of two shallow arms. Hits are in page_ids order.
+  virtual Result<std::vector<KeywordHit>> ScorePages(const KeywordQuery& query, const std::vector<int64_t>& page_ids,
+                                                     bool titles) = 0;
   // Pages whose title or an alias equals name (ASCII case-insensitive).
   virtual Result<std::vector<int64_t>> PagesNamed(std::string_view name, bool include_private) = 0;
   virtual Result<std::vector<ChunkRecord>> GetChunks(const std::vector<int64_t>& chunk_ids) = 0;

@@ -82,6 +82,140 @@ struct PageScore {
   float score = 0;
 };
 
+void SortByScore(std::vector<PageScore>* pages) {
+  std::sort(pages->begin(), pages->end(), [](const PageScore& a, const PageScore& b) {
+    if (a.score != b.score) return a.score > b.score;
+    return a.page_id < b.page_id;
+  });
+}
+
+// Deepest an arm goes before the answer is accepted as it stands.
+constexpr size_t kMaxArmDepth = 100000;
+
+struct QueryPlan {
+  const KeywordQuery* query;
+  const std::vector<std::vector<text::Token>>* phrases;           // must appear in order
+  const std::vector<std::vector<text::Token>>* excluded_phrases;  // must not appear
+  bool constrained;                                                // +required words or phrases
+  float title_weight;
+};
+
+struct FusedArms {
+  std::vector<PageScore> ranked;  // by fused score, best first
+  bool truncated = false;         // an arm stopped at its depth
+  float unseen_bound = 0;         // no page outside both arms can score above this
+};
+
+// The chunk arm and the title/alias arm, each cut at `depth` pages, fused as
+// chunk + title_weight * title. A page found by one arm only gets its exact
+// score in the other from Engine::ScorePages, so every fused score is exact;
+// pages found by neither score at most unseen_bound.
+Result<FusedArms> FuseArms(Engine& engine, const QueryPlan& plan, size_t depth) {
+  FusedArms out;
+  KeywordQuery kq = *plan.query;
+  const bool check_order = !plan.phrases->empty() || !plan.excluded_phrases->empty();
+  kq.limit = check_order ? depth * 3 : depth;
+  kq.chunks_per_page = plan.phrases->empty() ? 1 : 3;
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<KeywordHit> chunk_hits, engine.SearchChunks(kq));
+  std::set<int64_t> chunk_pages_seen;
+  for (const auto& h : chunk_hits) chunk_pages_seen.insert(h.page_id);
+  float chunk_floor = 0;
+  if (chunk_pages_seen.size() >= kq.limit && !chunk_hits.empty()) {
+    out.truncated = true;
+    chunk_floor = chunk_hits.back().score;
+  }
+  if (!plan.phrases->empty()) {
+    std::vector<int64_t> ids;
+    for (const auto& h : chunk_hits) ids.push_back(h.chunk_id);
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkRecord> records, engine.GetChunks(ids));
+    std::unordered_map<int64_t, const ChunkRecord*> by_id;
+    for (const auto& r : records) by_id[r.chunk_id] = &r;
+    std::vector<KeywordHit> kept;
+    for (const auto& h : chunk_hits) {
+      auto it = by_id.find(h.chunk_id);
+      if (it == by_id.end()) continue;
+      bool ok = std::all_of(plan.phrases->begin(), plan.phrases->end(),
+                            [&](const auto& p) { return ContainsPhrase(it->second->text, p); });
+      if (ok) kept.push_back(h);
+    }
+    chunk_hits = std::move(kept);
+  }
+  std::unordered_map<int64_t, PageScore> pages;
+  pages.reserve(chunk_hits.size() * 2 + 16);
+  std::vector<int64_t> order;
+  int rank = 0;
+  for (const auto& h : chunk_hits) {
+    auto [it, inserted] = pages.try_emplace(h.page_id);
+    if (!inserted) continue;  // keep the best chunk of a page
+    it->second.page_id = h.page_id;
+    it->second.chunk_id = h.chunk_id;
+    it->second.chunk_score = h.score;
+    it->second.chunk_rank = rank++;
+    order.push_back(h.page_id);
+  }
+  const size_t chunk_pages = order.size();
+
+  // Title/alias arm. It may add pages only when nothing is required: with
+  // +words or phrases a page must match in its text.
+  float title_floor = 0;
+  if (plan.title_weight > 0) {
+    KeywordQuery tq = kq;
+    for (auto& t : tq.terms) t.required = false;
+    tq.limit = depth;
+    tq.chunks_per_page = 1;
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<KeywordHit> title_hits, engine.SearchTitles(tq));
+    if (title_hits.size() >= depth && !title_hits.empty()) {
+      out.truncated = true;
+      title_floor = title_hits.back().score;
+    }
+    std::vector<int64_t> title_only;
+    int trank = 0;
+    for (const auto& h : title_hits) {
+      auto it = pages.find(h.page_id);
+      if (it == pages.end()) {
+        if (plan.constrained) continue;
+        it = pages.try_emplace(h.page_id).first;
+        it->second.page_id = h.page_id;
+        order.push_back(h.page_id);
+        title_only.push_back(h.page_id);
+      }
+      it->second.title_score = h.score;
+      it->second.title_rank = trank++;
+    }
+    // Complete each page's missing arm.
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<KeywordHit> text_scores, engine.ScorePages(kq, title_only, false));
+    for (const auto& h : text_scores) {
+      pages[h.page_id].chunk_id = h.chunk_id;
+      pages[h.page_id].chunk_score = h.score;
+    }
+    if (title_floor > 0) {
+      std::vector<int64_t> text_only;
+      for (size_t i = 0; i < chunk_pages; ++i) {
+        if (pages[order[i]].title_rank < 0) text_only.push_back(order[i]);
+      }
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<KeywordHit> title_scores, engine.ScorePages(tq, text_only, true));
+      for (const auto& h : title_scores) pages[h.page_id].title_score = h.score;
+    }
+  }
+  out.unseen_bound = chunk_floor + plan.title_weight * title_floor;
+
+  for (int64_t id : order) {
+    PageScore p = pages[id];
+    p.score = p.chunk_score + plan.title_weight * p.title_score;
+    if (!plan.excluded_phrases->empty()) {
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, engine.GetPageChunks(id));
+      bool excluded = std::any_of(chunks.begin(), chunks.end(), [&](const ChunkRecord& c) {
+        return std::any_of(plan.excluded_phrases->begin(), plan.excluded_phrases->end(),
+                           [&](const auto& phrase) { return ContainsPhrase(c.text, phrase); });
+      });
+      if (excluded) continue;
+    }
+    out.ranked.push_back(p);
+  }
+  SortByScore(&out.ranked);
+  return out;
+}
+
 }  // namespace
 
 Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, const SearchOptions& options) {
@@ -140,66 +274,16 @@ Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, con
                                        : "query has no searchable words (only punctuation, stop words or exclusions)");
   }
 
-  // Over-fetch so that phrase checks and fusion with the title arm still fill the limit.
   const size_t limit = std::max<size_t>(options.limit, 1);
-  const bool check_order = !phrases.empty() || !excluded_phrases.empty();
-  // Each arm goes deep enough that fusing them ranks the top `limit` as a
-  // deeper search would; phrase checks need more candidates still.
-  const size_t arm_depth = std::max<size_t>(limit * 3 + 10, 200);
-  kq.limit = check_order ? arm_depth * 3 : arm_depth;
-  kq.chunks_per_page = phrases.empty() ? 1 : 3;
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<KeywordHit> chunk_hits, engine.SearchChunks(kq));
-
-  std::unordered_map<int64_t, PageScore> pages;
-  pages.reserve(chunk_hits.size() * 2 + 16);
-  std::vector<int64_t> order;
-  order.reserve(chunk_hits.size() * 2 + 16);
-  if (!phrases.empty()) {
-    std::vector<int64_t> ids;
-    for (const auto& h : chunk_hits) ids.push_back(h.chunk_id);
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkRecord> records, engine.GetChunks(ids));
-    std::unordered_map<int64_t, const ChunkRecord*> by_id;
-    for (const auto& r : records) by_id[r.chunk_id] = &r;
-    std::vector<KeywordHit> kept;
-    for (const auto& h : chunk_hits) {
-      auto it = by_id.find(h.chunk_id);
-      if (it == by_id.end()) continue;
-      bool ok = std::all_of(phrases.begin(), phrases.end(),
-                            [&](const auto& p) { return ContainsPhrase(it->second->text, p); });
-      if (ok) kept.push_back(h);
-    }
-    chunk_hits = std::move(kept);
-  }
-  int rank = 0;
-  for (const auto& h : chunk_hits) {
-    auto [it, inserted] = pages.try_emplace(h.page_id);
-    if (!inserted) continue;  // keep the best chunk of a page
-    it->second.page_id = h.page_id;
-    it->second.chunk_id = h.chunk_id;
-    it->second.chunk_score = h.score;
-    it->second.chunk_rank = rank++;
-    order.push_back(h.page_id);
-  }
-
-  // Title/alias arm: scores pages whose title or aliases match. It may add
-  // pages only when the query has no +required words or phrases.
-  if (options.title_weight > 0) {
-    KeywordQuery tq = kq;
-    for (auto& t : tq.terms) t.required = false;
-    tq.limit = arm_depth;
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<KeywordHit> title_hits, engine.SearchTitles(tq));
-    int trank = 0;
-    for (const auto& h : title_hits) {
-      auto it = pages.find(h.page_id);
-      if (it == pages.end()) {
-        if (constrained) continue;
-        it = pages.try_emplace(h.page_id).first;
-        it->second.page_id = h.page_id;
-        order.push_back(h.page_id);
-      }
-      it->second.title_score = h.score;
-      it->second.title_rank = trank++;
-    }
+  QueryPlan plan{&kq, &phrases, &excluded_phrases, constrained, options.title_weight};
+  // Shallow arms first; deeper only when pages neither arm reached could
+  // still outrank the limit-th result.
+  std::vector<PageScore> ranked;
+  for (size_t depth = limit * 3 + 10;; depth *= 4) {
+    ENGRAM_ASSIGN_OR_RETURN(FusedArms fused, FuseArms(engine, plan, depth));
+    ranked = std::move(fused.ranked);
+    bool exact = !fused.truncated || (ranked.size() >= limit && ranked[limit - 1].score >= fused.unseen_bound);
+    if (exact || depth >= kMaxArmDepth) break;
   }
 
   // A query that is exactly a page's title or alias ("Zhang San", "RRF")
@@ -208,40 +292,19 @@ Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, con
   trimmed.erase(trimmed.find_last_not_of(" \t\r\n") + 1);
   if (!trimmed.empty() && trimmed.find_first_of("+-\"") == std::string::npos) {
     ENGRAM_ASSIGN_OR_RETURN(std::vector<int64_t> named, engine.PagesNamed(trimmed, options.include_private));
+    float best = ranked.empty() ? 0.0f : ranked.front().score;
     for (int64_t id : named) {
-      auto it = pages.find(id);
-      if (it == pages.end()) {
-        it = pages.try_emplace(id).first;
-        it->second.page_id = id;
-        order.push_back(id);
+      auto it = std::find_if(ranked.begin(), ranked.end(), [&](const PageScore& p) { return p.page_id == id; });
+      if (it == ranked.end()) {
+        ranked.push_back({});
+        it = ranked.end() - 1;
+        it->page_id = id;
       }
-      it->second.name_match = true;
+      it->name_match = true;
+      it->score += best;
     }
+    SortByScore(&ranked);
   }
-
-  std::vector<PageScore> ranked;
-  float best = 0;
-  for (int64_t id : order) {
-    PageScore p = pages[id];
-    p.score = p.chunk_score + options.title_weight * p.title_score;
-    best = std::max(best, p.score);
-    if (!excluded_phrases.empty()) {
-      ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, engine.GetPageChunks(id));
-      bool excluded = std::any_of(chunks.begin(), chunks.end(), [&](const ChunkRecord& c) {
-        return std::any_of(excluded_phrases.begin(), excluded_phrases.end(),
-                           [&](const auto& phrase) { return ContainsPhrase(c.text, phrase); });
-      });
-      if (excluded) continue;
-    }
-    ranked.push_back(p);
-  }
-  for (PageScore& p : ranked) {
-    if (p.name_match) p.score += best;
-  }
-  std::sort(ranked.begin(), ranked.end(), [](const PageScore& a, const PageScore& b) {
-    if (a.score != b.score) return a.score > b.score;
-    return a.page_id < b.page_id;
-  });
   if (ranked.size() > limit) ranked.resize(limit);
 
   // Fetch the text to show: the best chunk, or a title-only page's first chunk.

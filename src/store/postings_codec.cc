@@ -1,5 +1,7 @@
 #include "store/postings_codec.h"
 
+#include <algorithm>
+
 namespace engram::store {
 
 void AppendVarint(uint64_t v, std::string* out) {
@@ -24,49 +26,185 @@ bool ReadVarint(std::string_view s, size_t* pos, uint64_t* v) {
 }
 
 std::string EncodePostings(const std::vector<Posting>& postings) {
-  std::string out;
-  out.reserve(postings.size() * 5 + 2);
-  AppendVarint(postings.size(), &out);
-  int64_t prev = 0;
+  uint32_t max_tf = 0, min_dl = UINT32_MAX;
   for (const Posting& p : postings) {
-    AppendVarint(static_cast<uint64_t>(p.doc - prev), &out);
-    AppendVarint(static_cast<uint64_t>(p.page), &out);
-    AppendVarint(p.tf, &out);
-    AppendVarint(p.dl, &out);
-    prev = p.doc;
+    max_tf = std::max(max_tf, p.tf);
+    min_dl = std::min(min_dl, p.dl);
   }
+  if (postings.empty()) min_dl = 0;
+  std::string body;
+  body.reserve(postings.size() * 5);
+  std::string table;
+  int64_t prev = 0, prev_block_last = 0;
+  size_t block_start = 0;
+  for (size_t i = 0; i < postings.size(); ++i) {
+    const Posting& p = postings[i];
+    AppendVarint(static_cast<uint64_t>(p.doc - prev), &body);
+    AppendVarint(static_cast<uint64_t>(p.page), &body);
+    AppendVarint(p.tf, &body);
+    AppendVarint(p.dl, &body);
+    prev = p.doc;
+    if ((i + 1) % kPostingBlock == 0 || i + 1 == postings.size()) {
+      AppendVarint(static_cast<uint64_t>(p.doc - prev_block_last), &table);
+      AppendVarint(body.size() - block_start, &table);
+      prev_block_last = p.doc;
+      block_start = body.size();
+    }
+  }
+  std::string out;
+  out.reserve(body.size() + table.size() + 16);
+  AppendVarint(postings.size(), &out);
+  AppendVarint(max_tf, &out);
+  AppendVarint(min_dl, &out);
+  AppendVarint((postings.size() + kPostingBlock - 1) / kPostingBlock, &out);
+  out += table;
+  out += body;
   return out;
+}
+
+namespace {
+
+struct Header {
+  PostingListInfo info;
+  uint64_t blocks = 0;
+  size_t table_at = 0;
+};
+
+Status ReadHeader(std::string_view blob, Header* h) {
+  size_t pos = 0;
+  uint64_t count, max_tf, min_dl, blocks;
+  if (!ReadVarint(blob, &pos, &count) || !ReadVarint(blob, &pos, &max_tf) || !ReadVarint(blob, &pos, &min_dl) ||
+      !ReadVarint(blob, &pos, &blocks) || count > blob.size() ||
+      blocks != (count + kPostingBlock - 1) / kPostingBlock || max_tf > UINT32_MAX || min_dl > UINT32_MAX) {
+    return Status::Corruption("posting list header is damaged");
+  }
+  h->info = {count, static_cast<uint32_t>(max_tf), static_cast<uint32_t>(min_dl)};
+  h->blocks = blocks;
+  h->table_at = pos;
+  return Status::Ok();
+}
+
+// Decodes n postings at *pos, continuing from doc *prev.
+bool DecodeRun(std::string_view blob, size_t* pos, size_t n, int64_t* prev, bool first_may_be_zero,
+               std::vector<Posting>* out) {
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t delta, page, tf, dl;
+    if (!ReadVarint(blob, pos, &delta) || !ReadVarint(blob, pos, &page) || !ReadVarint(blob, pos, &tf) ||
+        !ReadVarint(blob, pos, &dl) || (delta == 0 && !(first_may_be_zero && i == 0))) {
+      return false;
+    }
+    *prev += static_cast<int64_t>(delta);
+    out->push_back({*prev, static_cast<int64_t>(page), static_cast<uint32_t>(tf), static_cast<uint32_t>(dl)});
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<PostingListInfo> ReadPostingInfo(std::string_view blob) {
+  if (blob.empty()) return PostingListInfo{};
+  Header h;
+  ENGRAM_RETURN_IF_ERROR(ReadHeader(blob, &h));
+  return h.info;
 }
 
 Status DecodePostings(std::string_view blob, std::vector<Posting>* out) {
   out->clear();
   if (blob.empty()) return Status::Ok();
-  size_t pos = 0;
-  uint64_t count = 0;
-  if (!ReadVarint(blob, &pos, &count) || count > blob.size()) {
-    return Status::Corruption("posting list header is damaged");
-  }
-  out->reserve(count);
-  int64_t doc = 0;
-  for (uint64_t i = 0; i < count; ++i) {
-    uint64_t delta, page, tf, dl;
-    if (!ReadVarint(blob, &pos, &delta) || !ReadVarint(blob, &pos, &page) || !ReadVarint(blob, &pos, &tf) ||
-        !ReadVarint(blob, &pos, &dl) || (delta == 0 && i > 0)) {
-      return Status::Corruption("posting list is truncated or out of order at entry " + std::to_string(i));
+  Header h;
+  ENGRAM_RETURN_IF_ERROR(ReadHeader(blob, &h));
+  size_t pos = h.table_at;
+  for (uint64_t b = 0; b < h.blocks; ++b) {
+    uint64_t last, size;
+    if (!ReadVarint(blob, &pos, &last) || !ReadVarint(blob, &pos, &size)) {
+      return Status::Corruption("posting list block table is damaged");
     }
-    doc += static_cast<int64_t>(delta);
-    out->push_back({doc, static_cast<int64_t>(page), static_cast<uint32_t>(tf), static_cast<uint32_t>(dl)});
+  }
+  out->reserve(h.info.count);
+  int64_t prev = 0;
+  if (!DecodeRun(blob, &pos, h.info.count, &prev, true, out)) {
+    return Status::Corruption("posting list is truncated or out of order");
   }
   if (pos != blob.size()) return Status::Corruption("posting list has trailing bytes");
   return Status::Ok();
 }
 
-Result<uint64_t> PostingCount(std::string_view blob) {
-  if (blob.empty()) return uint64_t{0};
-  size_t pos = 0;
-  uint64_t count = 0;
-  if (!ReadVarint(blob, &pos, &count)) return Status::Corruption("posting list header is damaged");
-  return count;
+Status PostingCursor::Open(std::string_view blob) {
+  blob_ = blob;
+  info_ = {};
+  block_last_.clear();
+  block_offset_.clear();
+  buffer_.clear();
+  pos_ = 0;
+  loaded_ = false;
+  block_ = 0;
+  search_from_ = 0;
+  status_ = Status::Ok();
+  if (blob.empty()) return status_;
+  Header h;
+  status_ = ReadHeader(blob, &h);
+  if (!status_.ok()) return status_;
+  info_ = h.info;
+  size_t pos = h.table_at;
+  int64_t last = 0;
+  std::vector<uint64_t> sizes;
+  for (uint64_t b = 0; b < h.blocks; ++b) {
+    uint64_t delta, size;
+    if (!ReadVarint(blob, &pos, &delta) || !ReadVarint(blob, &pos, &size) || (delta == 0 && b > 0)) {
+      status_ = Status::Corruption("posting list block table is damaged");
+      return status_;
+    }
+    last += static_cast<int64_t>(delta);
+    block_last_.push_back(last);
+    sizes.push_back(size);
+  }
+  size_t offset = pos;
+  for (uint64_t size : sizes) {
+    block_offset_.push_back(offset);
+    if (size > blob.size() - offset) {
+      status_ = Status::Corruption("posting list block table points past the end");
+      return status_;
+    }
+    offset += size;
+  }
+  return status_;
+}
+
+bool PostingCursor::LoadBlock(size_t block) {
+  buffer_.clear();
+  pos_ = 0;
+  block_ = block;
+  loaded_ = false;
+  size_t at = block_offset_[block];
+  int64_t prev = block == 0 ? 0 : block_last_[block - 1];
+  size_t n = block + 1 < block_last_.size() ? kPostingBlock : info_.count - kPostingBlock * block;
+  if (!DecodeRun(blob_, &at, n, &prev, block == 0, &buffer_) || buffer_.back().doc != block_last_[block]) {
+    status_ = Status::Corruption("posting list block " + std::to_string(block) + " is damaged");
+    buffer_.clear();
+    return false;
+  }
+  loaded_ = true;
+  return true;
+}
+
+const Posting* PostingCursor::NextGeq(int64_t target) {
+  if (!status_.ok()) return nullptr;
+  // The loaded block ends with block_last_[block_], so target is inside it.
+  if (loaded_ && target <= block_last_[block_]) {
+    while (buffer_[pos_].doc < target) ++pos_;
+    return &buffer_[pos_];
+  }
+  auto it = std::lower_bound(block_last_.begin() + static_cast<long>(search_from_), block_last_.end(), target);
+  if (it == block_last_.end()) {
+    search_from_ = block_last_.size();
+    loaded_ = false;
+    return nullptr;
+  }
+  size_t b = static_cast<size_t>(it - block_last_.begin());
+  search_from_ = b + 1;
+  if (!LoadBlock(b)) return nullptr;
+  while (buffer_[pos_].doc < target) ++pos_;
+  return &buffer_[pos_];
 }
 
 }  // namespace engram::store

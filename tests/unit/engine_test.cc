@@ -222,8 +222,9 @@ TEST(SqliteEngine, Bm25MatchesANaiveScan) {
     std::string text;
     int len = 3 + static_cast<int>(rng() % 40);
     for (int i = 0; i < len; ++i) text += vocab[rng() % vocab.size()] + " ";
-    std::string slug = "d" + std::to_string(d);
-    ASSERT_TRUE(e->PutPage(Prepare(slug + ".md", text)).ok());
+    std::string slug = "d";
+    slug += std::to_string(d);
+    ASSERT_TRUE(e->PutPage(Prepare(slug + std::string(".md"), text)).ok());
     docs[slug] = text::AnalyzeTerms(text);
   }
   double total = 0;
@@ -261,6 +262,51 @@ TEST(SqliteEngine, Bm25MatchesANaiveScan) {
       if (i > 0) {
         EXPECT_GE((*hits)[i - 1].score, (*hits)[i].score);
       }
+    }
+  }
+}
+
+// Oracle: a shallow search (which prunes) returns exactly the head of a deep
+// search (which cannot prune: fewer docs than the limit), scores included.
+TEST(SqliteEngine, PrunedTopKEqualsTheExhaustiveTopK) {
+  TempDir dir;
+  auto e = OpenFresh(dir);
+  std::mt19937 rng(11);
+  std::vector<double> weights;
+  for (int i = 0; i < 400; ++i) weights.push_back(1.0 / (i + 1));
+  std::discrete_distribution<int> zipf(weights.begin(), weights.end());
+  ASSERT_TRUE(e->BeginBatch().ok());
+  for (int d = 0; d < 1500; ++d) {
+    std::string text;
+    int len = 5 + static_cast<int>(rng() % 60);
+    for (int i = 0; i < len; ++i) {
+      text += "w";
+      text += std::to_string(zipf(rng));
+      text += ' ';
+    }
+    std::string path = "d";
+    path += std::to_string(d);
+    path += ".md";
+    ASSERT_TRUE(e->PutPage(Prepare(path, text)).ok());
+  }
+  ASSERT_TRUE(e->CommitBatch().ok());
+  for (int trial = 0; trial < 40; ++trial) {
+    KeywordQuery q;
+    int n = 2 + trial % 6;
+    for (int i = 0; i < n; ++i) {
+      std::string t = "w";
+      t += std::to_string(trial % 2 ? zipf(rng) : static_cast<int>(rng() % 400));
+      q.terms.push_back({t});
+    }
+    q.limit = 5;
+    auto shallow = e->SearchChunks(q);
+    q.limit = 100000;
+    auto deep = e->SearchChunks(q);
+    ASSERT_TRUE(shallow.ok() && deep.ok());
+    ASSERT_EQ(shallow->size(), std::min<size_t>(5, deep->size()));
+    for (size_t i = 0; i < shallow->size(); ++i) {
+      EXPECT_EQ((*shallow)[i].chunk_id, (*deep)[i].chunk_id) << "trial " << trial << " rank " << i;
+      EXPECT_FLOAT_EQ((*shallow)[i].score, (*deep)[i].score);
     }
   }
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "engram/engine.h"
@@ -35,6 +36,8 @@ class SqliteEngine final : public Engine {
   Result<std::vector<KeywordHit>> SearchChunks(const KeywordQuery& query) override;
   Result<std::vector<KeywordHit>> SearchTitles(const KeywordQuery& query) override;
   Result<std::vector<int64_t>> PagesNamed(std::string_view name, bool include_private) override;
+  Result<std::vector<KeywordHit>> ScorePages(const KeywordQuery& query, const std::vector<int64_t>& page_ids,
+                                             bool titles) override;
   Result<std::vector<ChunkRecord>> GetChunks(const std::vector<int64_t>& chunk_ids) override;
   Result<std::vector<ChunkRecord>> GetPageChunks(int64_t page_id) override;
 
@@ -101,6 +104,26 @@ class SqliteEngine final : public Engine {
   Status FlushDeltas(Deltas* deltas, bool titles);
   // Decodes a term's list straight from SQLite's buffer (no copy).
   Status ReadPostings(int64_t term_id, bool titles, std::vector<Posting>* out);
+  // The encoded list, copied out ("" when the term has none).
+  Status ReadPostingBlobCopy(int64_t term_id, bool titles, std::string* out);
+  float PageScoreThreshold(size_t limit, float floor, const std::unordered_set<int64_t>& dropped);
+
+  // The query with duplicate terms merged (weights added).
+  struct PreparedQuery {
+    struct Term {
+      std::string term;
+      uint64_t bit = 0;  // non-zero for required terms
+      std::string_view blob;  // the encoded posting list in blob_pool_ ("" when the term never occurs)
+      double w = 0;      // idf * weight * (k1 + 1)
+      double ub = 0;     // the most the term can add to one doc
+    };
+    std::vector<Term> terms;  // strongest bound first
+    uint64_t all_required = 0;
+    bool impossible = false;  // a required term never occurs
+    double base = 0, len_norm = 0;
+  };
+  Result<PreparedQuery> PrepareQuery(const KeywordQuery& query, bool titles);
+  Status DroppedPages(const KeywordQuery& query, bool titles, std::unordered_set<int64_t>* dropped);
   void ClearDeltas();
 
   DbHandle db_;
@@ -120,6 +143,10 @@ class SqliteEngine final : public Engine {
   std::vector<uint64_t> acc_required_;
   std::vector<int64_t> touched_;
   std::vector<uint32_t> page_counts_;
+  std::vector<float> page_best_;
+  // Buffers for the posting lists of the query being scored. A PreparedQuery
+  // points into them and lives only for one Search or ScorePages call.
+  std::vector<std::string> blob_pool_;
 };
 
 // Varint-encoded list of term ids stored with each chunk (and page title) so

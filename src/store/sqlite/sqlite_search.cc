@@ -1,10 +1,11 @@
-// BM25 over the postings tables.
+// BM25 over the per-term posting lists.
 //
-// Each query term's postings are read in one clustered range scan; the
-// document frequency is the number of postings read. Scores accumulate per
-// chunk (term-at-a-time), then the best chunks of the best pages are kept.
+// Scores accumulate term-at-a-time in flat arrays indexed by doc id, strongest
+// terms first, with safe pruning (see Search). ScorePages completes a fusion
+// of two shallow arms by scoring given pages exactly.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -13,12 +14,10 @@
 namespace engram::store::sqlite {
 
 namespace {
-
 constexpr size_t kMaxRequiredTerms = 64;
-
 }  // namespace
 
-Result<std::vector<KeywordHit>> SqliteEngine::Search(const KeywordQuery& query, bool titles) {
+Result<SqliteEngine::PreparedQuery> SqliteEngine::PrepareQuery(const KeywordQuery& query, bool titles) {
   // Merge duplicate terms: "data data" weighs "data" twice, like a query term frequency.
   std::vector<QueryTerm> terms;
   for (const QueryTerm& t : query.terms) {
@@ -35,8 +34,8 @@ Result<std::vector<KeywordHit>> SqliteEngine::Search(const KeywordQuery& query, 
   if (required_count > kMaxRequiredTerms) {
     return Status::InvalidArgument("a query may require at most " + std::to_string(kMaxRequiredTerms) + " terms");
   }
-  std::vector<KeywordHit> hits;
-  if (terms.empty()) return hits;
+  PreparedQuery pq;
+  pq.all_required = required_count == 64 ? ~uint64_t{0} : (uint64_t{1} << required_count) - 1;
 
   ENGRAM_ASSIGN_OR_RETURN(Stmt * stats, S("SELECT chunks, chunk_tokens, titles, title_tokens FROM corpus_stats WHERE id = 1"));
   if (!stats->Step()) {
@@ -46,57 +45,57 @@ Result<std::vector<KeywordHit>> SqliteEngine::Search(const KeywordQuery& query, 
   double n_docs = static_cast<double>(titles ? stats->Int(2) : stats->Int(0));
   double tokens = static_cast<double>(titles ? stats->Int(3) : stats->Int(1));
   stats->Reset();
-  if (n_docs <= 0) return hits;
+  if (n_docs <= 0) {
+    pq.impossible = true;
+    return pq;
+  }
   double avgdl = std::max(tokens / n_docs, 1.0);
-
-  // Doc ids are dense (chunk and page ids from SQLite), so scores accumulate
-  // in flat arrays instead of a hash map. Every contribution is positive
-  // (idf > 0, tf >= 1, weight > 0), so a zero score means "not touched yet".
   const double k1 = query.k1, b = query.b;
+  pq.len_norm = k1 * b / avgdl;
+  pq.base = k1 * (1.0 - b);
+
+  // BM25 grows with tf and shrinks with length, so (max tf, min dl) of a list
+  // bounds what its term can add to any one doc.
+  // Sized once, before any view into it is taken: growing the pool would move
+  // short strings (their bytes live inside the string object).
+  if (blob_pool_.size() < terms.size()) blob_pool_.resize(terms.size());
   size_t required_bit = 0;
-  std::vector<Posting> list;
-  touched_.clear();
-  for (const QueryTerm& t : terms) {
-    uint64_t bit = 0;
-    if (t.required) bit = uint64_t{1} << required_bit++;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    const QueryTerm& t = terms[i];
+    uint64_t bit = t.required ? uint64_t{1} << required_bit++ : 0;
     auto tid = LookupTermId(t.term);
     if (!tid.ok() && tid.status().code() != StatusCode::kNotFound) return tid.status();
-    list.clear();
-    if (tid.ok()) {
-      ENGRAM_RETURN_IF_ERROR(ReadPostings(*tid, titles, &list).WithContext("posting list of '" + t.term + "'"));
-    }
-    if (list.empty()) {
-      if (t.required) {
-        for (int64_t d : touched_) acc_score_[d] = 0, acc_required_[d] = 0;
-        return hits;  // a required term that never occurs: nothing matches
-      }
+    PreparedQuery::Term pt;
+    std::string& buffer = blob_pool_[i];  // reused across queries: no allocation
+    buffer.clear();
+    if (tid.ok()) ENGRAM_RETURN_IF_ERROR(ReadPostingBlobCopy(*tid, titles, &buffer));
+    pt.blob = buffer;
+    auto info = ReadPostingInfo(pt.blob);
+    if (!info.ok()) return info.status().WithContext("posting list of '" + t.term + "'");
+    if (info->count == 0) {
+      if (t.required) pq.impossible = true;  // a required term that never occurs: nothing matches
       continue;
     }
-    if (static_cast<size_t>(list.back().doc) >= acc_score_.size()) {
-      size_t n = static_cast<size_t>(list.back().doc) + 1;
-      n += n / 4;
-      acc_score_.resize(n, 0.0f);
-      acc_page_.resize(n, 0);
-      acc_required_.resize(n, 0);
-    }
-    double df = static_cast<double>(list.size());
+    double df = static_cast<double>(info->count);
     double idf = std::log(1.0 + (n_docs - df + 0.5) / (df + 0.5));
-    double w = idf * t.weight * (k1 + 1.0);
-    double len_norm = k1 * b / avgdl;
-    double base = k1 * (1.0 - b);
-    for (const Posting& p : list) {
-      double tf = static_cast<double>(p.tf);
-      float& score = acc_score_[p.doc];
-      if (score == 0.0f) touched_.push_back(p.doc);
-      score += static_cast<float>(w * tf / (tf + base + len_norm * static_cast<double>(p.dl)));
-      acc_page_[p.doc] = p.page;
-      acc_required_[p.doc] |= bit;
-    }
+    pt.term = t.term;
+    pt.bit = bit;
+    pt.w = idf * t.weight * (k1 + 1.0);
+    double max_tf = static_cast<double>(info->max_tf);
+    pt.ub = pt.w * max_tf / (max_tf + pq.base + pq.len_norm * static_cast<double>(info->min_dl));
+    pq.terms.push_back(std::move(pt));
   }
-  const uint64_t all_required = required_count == 64 ? ~uint64_t{0} : (uint64_t{1} << required_count) - 1;
+  // Strongest terms first; ties by term so that scores always add in one order.
+  std::sort(pq.terms.begin(), pq.terms.end(), [](const PreparedQuery::Term& x, const PreparedQuery::Term& y) {
+    return x.ub != y.ub ? x.ub > y.ub : x.term < y.term;
+  });
+  return pq;
+}
 
-  // Pages to drop: excluded groups, and private pages unless allowed.
-  std::unordered_set<int64_t> dropped;
+// Pages a query must not return: those with a chunk holding every term of an
+// excluded group, and private pages unless allowed.
+Status SqliteEngine::DroppedPages(const KeywordQuery& query, bool titles, std::unordered_set<int64_t>* dropped) {
+  std::vector<Posting> list;
   for (const auto& group : query.excluded_groups) {
     std::unordered_map<int64_t, std::pair<size_t, int64_t>> seen;  // doc -> (terms matched, page)
     size_t group_terms = 0;
@@ -117,26 +116,132 @@ Result<std::vector<KeywordHit>> SqliteEngine::Search(const KeywordQuery& query, 
     }
     if (missing || group_terms == 0) continue;
     for (const auto& [doc, s] : seen) {
-      if (s.first == group_terms) dropped.insert(s.second);
+      if (s.first == group_terms) dropped->insert(s.second);
     }
   }
   if (!query.include_private) {
     ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id FROM pages INDEXED BY pages_private WHERE visibility = 'private'"));
-    while (q->Step()) dropped.insert(q->Int(0));
+    while (q->Step()) dropped->insert(q->Int(0));
     ENGRAM_RETURN_IF_ERROR(q->status());
   }
+  return Status::Ok();
+}
 
-  // Best chunks per page, then the best pages. Ties break on ids so that the
-  // same query always gives the same order.
+// A lower bound of the limit-th highest page score (best chunk per page) once
+// every list is read: the limit-th best among pages whose current best chunk
+// scores above `floor`, skipping dropped pages. Scores only grow, and a
+// subset of pages can only give a lower value, so the bound is safe; 0 when
+// fewer than `limit` such pages exist.
+float SqliteEngine::PageScoreThreshold(size_t limit, float floor, const std::unordered_set<int64_t>& dropped) {
+  std::vector<float>& best = page_best_;
+  std::vector<int64_t> pages;
+  for (int64_t doc : touched_) {
+    float score = acc_score_[doc];
+    if (score <= floor) continue;
+    int64_t page = acc_page_[doc];
+    if (!dropped.empty() && dropped.count(page)) continue;
+    if (static_cast<size_t>(page) >= best.size()) best.resize(static_cast<size_t>(page) * 5 / 4 + 1, 0.0f);
+    if (best[page] == 0.0f) pages.push_back(page);
+    best[page] = std::max(best[page], score);
+  }
+  std::vector<float> scores;
+  scores.reserve(pages.size());
+  for (int64_t page : pages) {
+    scores.push_back(best[page]);
+    best[page] = 0.0f;
+  }
+  if (scores.size() < limit) return 0.0f;
+  std::nth_element(scores.begin(), scores.begin() + static_cast<long>(limit - 1), scores.end(), std::greater<>());
+  return scores[limit - 1];
+}
+
+Result<std::vector<KeywordHit>> SqliteEngine::Search(const KeywordQuery& query, bool titles) {
+  std::vector<KeywordHit> hits;
+  ENGRAM_ASSIGN_OR_RETURN(PreparedQuery pq, PrepareQuery(query, titles));
+  if (pq.impossible || pq.terms.empty()) return hits;
+  std::unordered_set<int64_t> dropped;
+  ENGRAM_RETURN_IF_ERROR(DroppedPages(query, titles, &dropped));
+
+  // Term-at-a-time scoring into flat arrays (doc ids are dense; every
+  // contribution is positive, so a zero score means "not touched yet").
+  //
+  // Pruning (Moffat & Zobel's "continue" strategy with MaxScore bounds): once
+  // the bounds of the remaining terms add up to less than the score of the
+  // limit-th best page so far, no doc not yet seen can reach the answer, so
+  // the remaining lists are only probed, with skips, for the docs already
+  // seen. Scores only grow, so the threshold is safe. Used when the answer is
+  // one chunk per page and nothing is required (a doc missing a required term
+  // would be counted in the threshold and then dropped).
+  const bool can_prune = pq.all_required == 0 && query.chunks_per_page <= 1 && query.limit > 0;
+  bool probing = false;
+  float top_score = 0;
+  std::vector<int64_t> seen_docs;
+  std::vector<Posting> list;
+  PostingCursor cursor;
+  touched_.clear();
+  for (size_t i = 0; i < pq.terms.size(); ++i) {
+    const PreparedQuery::Term& t = pq.terms[i];
+    if (can_prune && !probing && touched_.size() >= query.limit) {
+      double remaining = 0;
+      for (size_t j = i; j < pq.terms.size(); ++j) remaining += pq.terms[j].ub;
+      // The threshold is at most the top score: skip computing it when even that cannot prune.
+      float threshold = remaining < top_score
+                            ? PageScoreThreshold(query.limit, static_cast<float>(remaining), dropped)
+                            : 0.0f;
+      if (remaining < threshold) {
+        probing = true;
+        // Docs that cannot reach the threshold even with every remaining
+        // term are out of the answer already: leave them unprobed.
+        seen_docs.clear();
+        for (int64_t doc : touched_) {
+          if (acc_score_[doc] + remaining >= threshold) seen_docs.push_back(doc);
+        }
+        std::sort(seen_docs.begin(), seen_docs.end());
+      }
+    }
+    if (probing) {
+      ENGRAM_RETURN_IF_ERROR(cursor.Open(t.blob).WithContext("posting list of '" + t.term + "'"));
+      for (int64_t doc : seen_docs) {
+        const Posting* p = cursor.NextGeq(doc);
+        if (p == nullptr) break;
+        if (p->doc != doc) continue;
+        double tf = static_cast<double>(p->tf);
+        acc_score_[doc] += static_cast<float>(t.w * tf / (tf + pq.base + pq.len_norm * static_cast<double>(p->dl)));
+      }
+      ENGRAM_RETURN_IF_ERROR(cursor.status().WithContext("posting list of '" + t.term + "'"));
+      continue;
+    }
+    ENGRAM_RETURN_IF_ERROR(DecodePostings(t.blob, &list).WithContext("posting list of '" + t.term + "'"));
+    if (static_cast<size_t>(list.back().doc) >= acc_score_.size()) {
+      size_t n = static_cast<size_t>(list.back().doc) + 1;
+      n += n / 4;
+      acc_score_.resize(n, 0.0f);
+      acc_page_.resize(n, 0);
+      acc_required_.resize(n, 0);
+    }
+    for (const Posting& p : list) {
+      double tf = static_cast<double>(p.tf);
+      float& score = acc_score_[p.doc];
+      if (score == 0.0f) touched_.push_back(p.doc);
+      score += static_cast<float>(t.w * tf / (tf + pq.base + pq.len_norm * static_cast<double>(p.dl)));
+      top_score = std::max(top_score, score);
+      acc_page_[p.doc] = p.page;
+      acc_required_[p.doc] |= t.bit;
+    }
+  }
+
+  // Collect (and reset the accumulators), then keep the best chunks of the
+  // best pages. Ties break on ids so that the same query always gives the
+  // same order.
   std::vector<KeywordHit> cand;
   cand.reserve(touched_.size());
   for (int64_t doc : touched_) {
     float score = acc_score_[doc];
     int64_t page = acc_page_[doc];
-    bool complete = (acc_required_[doc] & all_required) == all_required;
+    bool complete = (acc_required_[doc] & pq.all_required) == pq.all_required;
     acc_score_[doc] = 0;
     acc_required_[doc] = 0;
-    if (!complete || dropped.count(page)) continue;
+    if (!complete || (!dropped.empty() && dropped.count(page))) continue;
     cand.push_back({page, titles ? 0 : doc, score});
   }
   auto better = [](const KeywordHit& x, const KeywordHit& y) {
@@ -144,8 +249,8 @@ Result<std::vector<KeywordHit>> SqliteEngine::Search(const KeywordQuery& query, 
     if (x.page_id != y.page_id) return x.page_id < y.page_id;
     return x.chunk_id < y.chunk_id;
   };
-  // Sort only as much as the answer needs; fall back to a full sort when
-  // many chunks of the same pages crowd the head.
+  // Sort only as much as the answer needs; sort the rest when many chunks of
+  // the same pages crowd the head.
   size_t head = std::min(cand.size(), query.limit * std::max<size_t>(query.chunks_per_page, 1) * 2 + 32);
   std::nth_element(cand.begin(), cand.begin() + static_cast<long>(head), cand.end(), better);
   std::sort(cand.begin(), cand.begin() + static_cast<long>(head), better);
@@ -162,10 +267,10 @@ Result<std::vector<KeywordHit>> SqliteEngine::Search(const KeywordQuery& query, 
     const KeywordHit& h = cand[i];
     if (static_cast<size_t>(h.page_id) >= per_page.size()) per_page.resize(static_cast<size_t>(h.page_id) * 5 / 4 + 1, 0);
     uint32_t& n = per_page[h.page_id];
-    if (n == 0) counted.push_back(h.page_id);
     if (n == 0) {
       if (pages == query.limit) continue;
       ++pages;
+      counted.push_back(h.page_id);
     }
     if (n >= per_page_limit) continue;
     ++n;
@@ -178,6 +283,64 @@ Result<std::vector<KeywordHit>> SqliteEngine::Search(const KeywordQuery& query, 
 Result<std::vector<KeywordHit>> SqliteEngine::SearchChunks(const KeywordQuery& query) { return Search(query, false); }
 
 Result<std::vector<KeywordHit>> SqliteEngine::SearchTitles(const KeywordQuery& query) { return Search(query, true); }
+
+Result<std::vector<KeywordHit>> SqliteEngine::ScorePages(const KeywordQuery& query,
+                                                         const std::vector<int64_t>& page_ids, bool titles) {
+  std::vector<KeywordHit> hits;
+  if (page_ids.empty()) return hits;
+  ENGRAM_ASSIGN_OR_RETURN(PreparedQuery pq, PrepareQuery(query, titles));
+  if (pq.impossible || pq.terms.empty()) return hits;
+  std::unordered_set<int64_t> dropped;
+  ENGRAM_RETURN_IF_ERROR(DroppedPages(query, titles, &dropped));
+
+  // The docs to score: the pages themselves (titles) or their chunks.
+  struct Doc {
+    int64_t doc;
+    int64_t page;
+    float score = 0;
+    uint64_t required = 0;
+  };
+  std::vector<Doc> docs;
+  for (int64_t page : page_ids) {
+    if (dropped.count(page)) continue;
+    if (titles) {
+      docs.push_back({page, page});
+      continue;
+    }
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id FROM chunks WHERE page_id = ?"));
+    q->Bind(1, page);
+    while (q->Step()) docs.push_back({q->Int(0), page});
+    ENGRAM_RETURN_IF_ERROR(q->status());
+  }
+  std::sort(docs.begin(), docs.end(), [](const Doc& a, const Doc& b) { return a.doc < b.doc; });
+  PostingCursor cursor;
+  for (const PreparedQuery::Term& t : pq.terms) {
+    ENGRAM_RETURN_IF_ERROR(cursor.Open(t.blob).WithContext("posting list of '" + t.term + "'"));
+    for (Doc& d : docs) {
+      const Posting* p = cursor.NextGeq(d.doc);
+      if (p == nullptr) break;
+      if (p->doc != d.doc) continue;
+      double tf = static_cast<double>(p->tf);
+      d.score += static_cast<float>(t.w * tf / (tf + pq.base + pq.len_norm * static_cast<double>(p->dl)));
+      d.required |= t.bit;
+    }
+    ENGRAM_RETURN_IF_ERROR(cursor.status().WithContext("posting list of '" + t.term + "'"));
+  }
+  // Best doc per page, reported in page_ids order.
+  std::unordered_map<int64_t, KeywordHit> best;
+  for (const Doc& d : docs) {
+    if (d.score <= 0 || (d.required & pq.all_required) != pq.all_required) continue;
+    auto [it, inserted] = best.try_emplace(d.page, KeywordHit{d.page, titles ? 0 : d.doc, d.score});
+    if (!inserted && (d.score > it->second.score || (d.score == it->second.score && d.doc < it->second.chunk_id))) {
+      it->second = {d.page, titles ? 0 : d.doc, d.score};
+    }
+  }
+  for (int64_t page : page_ids) {
+    auto it = best.find(page);
+    if (it != best.end()) hits.push_back(it->second);
+  }
+  return hits;
+}
 
 Result<std::vector<int64_t>> SqliteEngine::PagesNamed(std::string_view name, bool include_private) {
   ENGRAM_ASSIGN_OR_RETURN(

@@ -82,6 +82,17 @@ Status SqliteEngine::ReadPostings(int64_t term_id, bool titles, std::vector<Post
   return st;
 }
 
+Status SqliteEngine::ReadPostingBlobCopy(int64_t term_id, bool titles, std::string* out) {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(titles ? "SELECT data FROM title_postings WHERE term_id = ?"
+                                             : "SELECT data FROM postings WHERE term_id = ?"));
+  q->Bind(1, term_id);
+  out->clear();
+  if (q->Step()) out->assign(q->Blob(0));
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  q->Reset();
+  return Status::Ok();
+}
+
 // Merges each changed term's list: existing postings minus removed docs, plus
 // new ones. New chunk ids are larger than every stored one (AUTOINCREMENT), so
 // the merge is usually an append; it sorts when it is not.
