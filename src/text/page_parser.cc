@@ -30,7 +30,8 @@ std::vector<Line> SplitLines(std::string_view s, int first_number) {
     size_t end = s.find('\n', start);
     if (end == std::string_view::npos) end = s.size();
     std::string_view line = s.substr(start, end - start);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    // CRLF line ends, and stray carriage returns before them, are not text.
+    while (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     lines.push_back({line, n++});
     start = end + 1;
   }
@@ -77,6 +78,15 @@ bool IsTimelineSeparator(std::string_view line) {
     return std::find(kHeadings.begin(), kHeadings.end(), heading) != kHeadings.end();
   }
   return false;
+}
+
+// True when text (after a UTF-8 BOM) starts with the frontmatter fence: a
+// first line that is "---", optionally followed by spaces.
+bool OpensFrontmatter(std::string_view text) {
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  if (text.substr(0, 3) != "---") return false;
+  std::string_view first = text.substr(0, text.find('\n'));
+  return Trim(first) == "---";
 }
 
 Json YamlToJson(const YAML::Node& node) {
@@ -368,7 +378,7 @@ Result<Page> ParsePage(std::string_view path, std::string_view content) {
 
   Json fm = Json::object();
   std::vector<Line> head = SplitLines(body, 1);
-  if (!head.empty() && Trim(head[0].text) == "---" && head[0].text.substr(0, 3) == "---") {
+  if (OpensFrontmatter(body)) {
     size_t close = 0;
     for (size_t i = 1; i < head.size(); ++i) {
       std::string_view t = head[i].text;
@@ -514,6 +524,12 @@ std::string SerializePage(const Page& page) {
   if (!page.compiled_truth.empty()) {
     out += page.compiled_truth;
     out.push_back('\n');
+  }
+  // Without frontmatter, text that starts with a "---" rule would read back
+  // as frontmatter, and a leading byte-order mark would be dropped as one: a
+  // leading blank line keeps both as body text.
+  if (!page.has_frontmatter && (OpensFrontmatter(out) || out.compare(0, 3, "\xEF\xBB\xBF") == 0)) {
+    out.insert(0, "\n");
   }
   if (!page.timeline_separator.empty()) {
     if (!page.compiled_truth.empty()) out.push_back('\n');

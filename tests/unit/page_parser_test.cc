@@ -165,6 +165,27 @@ TEST(PageParser, HandlesEmptyAndCrlfInput) {
   EXPECT_EQ(crlf.timeline_entries.size(), 1u);
 }
 
+// Regression (found by the fuzz target): a body-only page starting with a
+// "---" rule after blank lines read back as frontmatter after serialising.
+TEST(PageParser, SerializingARuleFirstBodyDoesNotCreateFrontmatter) {
+  for (const char* input : {"\n---\na\n---\n", "\n\xEF\xBB\xBF---\nx\n---\ny\n", "\n--- \nb\n---\n",
+                            "\n\xEF\xBB\xBF%"}) {
+    Page first = MustParse("a.md", input);
+    std::string once = SerializePage(first);
+    Page second = MustParse("a.md", once);
+    EXPECT_FALSE(second.has_frontmatter) << input;
+    EXPECT_EQ(first.compiled_truth, second.compiled_truth) << input;
+    EXPECT_EQ(SerializePage(second), once) << input;
+  }
+}
+
+// Regression (fuzz): "x\r\r\r\n" lost one carriage return per round trip.
+TEST(PageParser, RepeatedCarriageReturnsSurviveARoundTrip) {
+  Page first = MustParse("a.md", "line\r\r\r\nnext\r\n");
+  EXPECT_EQ(first.compiled_truth, "line\nnext");
+  EXPECT_EQ(MustParse("a.md", SerializePage(first)).compiled_truth, first.compiled_truth);
+}
+
 void ExpectSameFields(const Page& a, const Page& b, const std::string& where) {
   EXPECT_EQ(a.slug, b.slug) << where;
   EXPECT_EQ(a.title, b.title) << where;
