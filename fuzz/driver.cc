@@ -19,7 +19,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 namespace {
 
+// With ENGRAM_FUZZ_LAST=FILE each input is written there first, so the one
+// that crashed can be replayed.
 void Run(const std::string& input) {
+  static const char* last = std::getenv("ENGRAM_FUZZ_LAST");
+  if (last != nullptr) std::ofstream(last, std::ios::binary | std::ios::trunc) << input;
   LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(input.data()), input.size());
 }
 

@@ -4,10 +4,8 @@
 #include <functional>
 #include <vector>
 
-#define TOML_EXCEPTIONS 0
-#include <toml++/toml.h>
-
 #include "common/files.h"
+#include "ops/toml_subset.h"
 
 namespace engram::ops {
 
@@ -99,33 +97,19 @@ busy_timeout_ms = 5000
 }
 
 Result<BrainOptions> ParseConfig(const std::string& text, const std::string& file_name) {
-  toml::parse_result parsed = toml::parse(text, file_name);
-  if (!parsed) {
-    const toml::parse_error& err = parsed.error();
-    return Status::InvalidArgument(file_name + ":" + std::to_string(err.source().begin.line) + ": " +
-                                   std::string(err.description()));
-  }
-  const toml::table& root = parsed.table();
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<TomlEntry> entries, ParseTomlSubset(text, file_name));
   BrainOptions options;
-  for (const auto& [section_key, section_node] : root) {
-    std::string section(section_key.str());
-    const toml::table* table = section_node.as_table();
-    std::string at = file_name + ":" + std::to_string(section_node.source().begin.line);
-    if (table == nullptr) return Status::InvalidArgument(at + ": '" + section + "' must be a [section]");
-    for (const auto& [key_key, value] : *table) {
-      std::string key(key_key.str());
-      std::string where = file_name + ":" + std::to_string(value.source().begin.line);
-      const Setting* setting = nullptr;
-      for (const Setting& s : Settings()) {
-        if (section == s.section && key == s.key) setting = &s;
-      }
-      if (setting == nullptr) return Status::InvalidArgument(where + ": unknown setting " + section + "." + key);
-      std::optional<double> v = value.value<double>();
-      if (!value.is_number() || !v) {
-        return Status::InvalidArgument(where + ": " + section + "." + key + " must be a number");
-      }
-      ENGRAM_RETURN_IF_ERROR(SetValue(&options, *setting, *v, where));
+  for (const TomlEntry& e : entries) {
+    std::string where = file_name + ":" + std::to_string(e.line);
+    if (e.table.empty()) return Status::InvalidArgument(where + ": " + e.key + " must be inside a [section]");
+    const Setting* setting = nullptr;
+    for (const Setting& s : Settings()) {
+      if (e.table == s.section && e.key == s.key) setting = &s;
     }
+    if (setting == nullptr) return Status::InvalidArgument(where + ": unknown setting " + e.table + "." + e.key);
+    const double* number = std::get_if<double>(&e.value.value);
+    if (number == nullptr) return Status::InvalidArgument(where + ": " + e.table + "." + e.key + " must be a number");
+    ENGRAM_RETURN_IF_ERROR(SetValue(&options, *setting, *number, where));
   }
   ENGRAM_RETURN_IF_ERROR(Validate(options).WithContext(file_name));
   return options;

@@ -64,6 +64,10 @@ std::string EncodePostings(const std::vector<Posting>& postings) {
 
 namespace {
 
+// Ids beyond this are not SQLite rowids we wrote: a damaged list. Checking
+// before adding also keeps the running sums from overflowing.
+constexpr uint64_t kMaxId = uint64_t{1} << 62;
+
 struct Header {
   PostingListInfo info;
   uint64_t blocks = 0;
@@ -90,7 +94,8 @@ bool DecodeRun(std::string_view blob, size_t* pos, size_t n, int64_t* prev, bool
   for (size_t i = 0; i < n; ++i) {
     uint64_t delta, page, tf, dl;
     if (!ReadVarint(blob, pos, &delta) || !ReadVarint(blob, pos, &page) || !ReadVarint(blob, pos, &tf) ||
-        !ReadVarint(blob, pos, &dl) || (delta == 0 && !(first_may_be_zero && i == 0))) {
+        !ReadVarint(blob, pos, &dl) || (delta == 0 && !(first_may_be_zero && i == 0)) ||
+        delta > kMaxId - static_cast<uint64_t>(*prev) || page > kMaxId || tf > UINT32_MAX || dl > UINT32_MAX) {
       return false;
     }
     *prev += static_cast<int64_t>(delta);
@@ -150,7 +155,8 @@ Status PostingCursor::Open(std::string_view blob) {
   std::vector<uint64_t> sizes;
   for (uint64_t b = 0; b < h.blocks; ++b) {
     uint64_t delta, size;
-    if (!ReadVarint(blob, &pos, &delta) || !ReadVarint(blob, &pos, &size) || (delta == 0 && b > 0)) {
+    if (!ReadVarint(blob, &pos, &delta) || !ReadVarint(blob, &pos, &size) || (delta == 0 && b > 0) ||
+        delta > kMaxId - static_cast<uint64_t>(last)) {
       status_ = Status::Corruption("posting list block table is damaged");
       return status_;
     }

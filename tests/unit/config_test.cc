@@ -46,6 +46,13 @@ TEST(Config, WrongTypesAndRangesAreErrors) {
   EXPECT_FALSE(ParseConfig("[search\n", "c").ok());
 }
 
+// Regression (fuzz): toml++ asserted on this in debug builds.
+TEST(Config, MalformedTableHeaderIsAnError) {
+  auto o = ParseConfig("[![", "config.toml");
+  ASSERT_FALSE(o.ok());
+  EXPECT_NE(o.status().message().find("config.toml:1"), std::string::npos);
+}
+
 TEST(Config, EnvironmentOverridesTheFile) {
   ::setenv("ENGRAM_SEARCH_LIMIT", "42", 1);
   BrainOptions o;
