@@ -24,6 +24,7 @@
 #include <xapian.h>
 #endif
 
+#include "common/pipeline.h"
 #include "engram/engine.h"
 #include "ops/eval.h"
 #include "search/keyword_search.h"
@@ -102,23 +103,21 @@ Runner EngramRunner(Scratch& scratch) {
     o.create_if_missing = true;
     state->first = std::move(engram::Engine::OpenSqlite(scratch.path / "engram.db", o)).value();
     engram::Engine& e = *state->first;
-    // Two phases, timed apart: text work (parse, chunk, analyse) and store work.
-    auto t0 = Clock::now();
-    std::vector<engram::PageWrite> writes;
-    writes.reserve(set.docs.size());
-    for (const BeirDoc& d : set.docs) {
-      auto w = engram::sync::PreparePage("docs/" + d.id + ".md", engram::ops::BeirDocMarkdown(d), {});
-      if (!w.ok()) std::abort();
-      state->second[w->page.slug] = d.id;
-      writes.push_back(std::move(w).value());
-    }
-    auto t1 = Clock::now();
+    // As `engram import` and `engram eval` do: analysis on a worker thread,
+    // writes on this one.
     if (!e.BeginBatch().ok()) std::abort();
-    for (const auto& w : writes) {
-      if (!e.PutPage(w).ok()) std::abort();
-    }
-    if (!e.CommitBatch().ok()) std::abort();
-    std::fprintf(stderr, "engram index: prepare %.3f s, store %.3f s\n", Seconds(t0, t1), Seconds(t1, Clock::now()));
+    engram::Status st = engram::common::RunPipelined<engram::Result<engram::PageWrite>>(
+        set.docs.size(),
+        [&](size_t i) {
+          const BeirDoc& d = set.docs[i];
+          return engram::sync::PreparePage("docs/" + d.id + ".md", engram::ops::BeirDocMarkdown(d), {});
+        },
+        [&](size_t i, engram::Result<engram::PageWrite>& w) -> engram::Status {
+          if (!w.ok()) return w.status();
+          state->second[w->page.slug] = set.docs[i].id;
+          return e.PutPage(*w).status();
+        });
+    if (!st.ok() || !e.CommitBatch().ok()) std::abort();
   };
   r.query = [state](const std::string& q) {
     engram::SearchOptions so;

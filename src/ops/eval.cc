@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "common/pipeline.h"
 #include "engram/engine.h"
 #include "search/keyword_search.h"
 #include "search/metrics.h"
@@ -131,19 +132,26 @@ Result<EvalResult> RunEval(const EvalOptions& options) {
   std::map<std::string, std::string> doc_of_slug;
   auto t0 = std::chrono::steady_clock::now();
   ENGRAM_RETURN_IF_ERROR(engine->BeginBatch());
-  for (size_t i = 0; i < set.docs.size(); ++i) {
-    const BeirDoc& doc = set.docs[i];
-    auto write = sync::PreparePage("docs/" + doc.id + ".md", BeirDocMarkdown(doc), chunker);
-    Status st = write.status();
-    if (st.ok() && !doc_of_slug.emplace(write->page.slug, doc.id).second) {
-      st = Status::InvalidArgument("duplicate document id " + doc.id);
-    }
-    if (st.ok()) st = engine->PutPage(*write).status();
-    if (!st.ok()) {
-      engine->RollbackBatch();
-      return st.WithContext(options.corpus.string() + ": document " + std::to_string(i + 1));
-    }
-    ++result.docs;
+  // Analysis on a worker thread, writes on this one (see common/pipeline.h).
+  Status st = common::RunPipelined<Result<PageWrite>>(
+      set.docs.size(),
+      [&](size_t i) {
+        const BeirDoc& doc = set.docs[i];
+        return sync::PreparePage("docs/" + doc.id + ".md", BeirDocMarkdown(doc), chunker);
+      },
+      [&](size_t i, Result<PageWrite>& write) -> Status {
+        Status s = write.status();
+        if (s.ok() && !doc_of_slug.emplace(write->page.slug, set.docs[i].id).second) {
+          s = Status::InvalidArgument("duplicate document id " + set.docs[i].id);
+        }
+        if (s.ok()) s = engine->PutPage(*write).status();
+        if (!s.ok()) return s.WithContext(options.corpus.string() + ": document " + std::to_string(i + 1));
+        ++result.docs;
+        return s;
+      });
+  if (!st.ok()) {
+    engine->RollbackBatch();
+    return st;
   }
   ENGRAM_RETURN_IF_ERROR(engine->CommitBatch());
   result.index_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

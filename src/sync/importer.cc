@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "common/files.h"
 #include "common/hash.h"
+#include "common/pipeline.h"
 #include "sync/page_indexer.h"
 #include "text/slug.h"
 
@@ -75,28 +77,48 @@ Result<ImportReport> ImportDirectory(Engine& engine, const fs::path& root, const
   for (const auto& f : known) {
     if (on_disk.count(f.path)) slug_owner.emplace(f.slug, f.path);
   }
-  if (!options.dry_run) ENGRAM_RETURN_IF_ERROR(engine.BeginBatch());
-  for (const auto& [rel, abs] : files) {
-    ++report.scanned;
+  // Reading, hashing and analysing a file (pure work) runs on a worker
+  // thread, ahead of the writes, which stay on this thread (one writer).
+  struct Prepared {
+    Status read;                     // the file could not be read
+    bool unchanged = false;          // same hash as the indexed page
+    std::optional<Result<PageWrite>> write;
+  };
+  auto prepare = [&](size_t i) {
+    Prepared item;
+    const auto& [rel, abs] = files[i];
     auto content = common::ReadFile(abs, options.max_file_bytes);
     if (!content.ok()) {
-      report.skipped.push_back({rel, content.status().message()});
-      if (content.status().code() == StatusCode::kIOError) present.insert(rel);  // transient: keep the page
-      if (!options.dry_run) Log(engine, rel, "skip", content.status().message());
-      continue;
+      item.read = content.status();
+      return item;
     }
-    std::string hash = common::Sha256Hex(*content);
     auto known_it = by_path.find(rel);
-    if (known_it != by_path.end() && known_it->second->content_hash == hash) {
+    if (known_it != by_path.end() && known_it->second->content_hash == common::Sha256Hex(*content)) {
+      item.unchanged = true;
+      return item;
+    }
+    item.write.emplace(PreparePage(rel, *content, options.chunker));
+    return item;
+  };
+  auto consume = [&](size_t i, Prepared& item) -> Status {
+    const std::string& rel = files[i].first;
+    ++report.scanned;
+    if (!item.read.ok()) {
+      report.skipped.push_back({rel, item.read.message()});
+      if (item.read.code() == StatusCode::kIOError) present.insert(rel);  // transient: keep the page
+      if (!options.dry_run) Log(engine, rel, "skip", item.read.message());
+      return Status::Ok();
+    }
+    if (item.unchanged) {
       ++report.unchanged;
       present.insert(rel);
-      continue;
+      return Status::Ok();
     }
-    auto write = PreparePage(rel, *content, options.chunker);
+    Result<PageWrite>& write = *item.write;
     if (!write.ok()) {
       report.skipped.push_back({rel, write.status().message()});
       if (!options.dry_run) Log(engine, rel, "skip", write.status().message());
-      continue;
+      return Status::Ok();
     }
     write->source = options.source;
     const std::string& slug = write->page.slug;
@@ -104,7 +126,7 @@ Result<ImportReport> ImportDirectory(Engine& engine, const fs::path& root, const
       std::string why = "slug '" + slug + "' is already used by " + owner->second;
       report.skipped.push_back({rel, why});
       if (!options.dry_run) Log(engine, rel, "skip", why);
-      continue;
+      return Status::Ok();
     }
     slug_owner[slug] = rel;
     present.insert(rel);
@@ -112,6 +134,7 @@ Result<ImportReport> ImportDirectory(Engine& engine, const fs::path& root, const
       report.warnings.push_back({rel, w});
       if (!options.dry_run) Log(engine, rel, "warn", w);
     }
+    auto known_it = by_path.find(rel);
     bool is_new = known_it == by_path.end();
     if (!options.dry_run) {
       // A file whose slug changed (frontmatter slug edited) leaves its old page.
@@ -119,14 +142,17 @@ Result<ImportReport> ImportDirectory(Engine& engine, const fs::path& root, const
         Status st = engine.DeletePage(options.source, known_it->second->slug);
         if (!st.ok() && st.code() != StatusCode::kNotFound) return st;
       }
-      auto put = engine.PutPage(*write);
-      if (!put.ok()) {
-        engine.RollbackBatch();
-        return put.status().WithContext("importing " + rel);
-      }
+      ENGRAM_RETURN_IF_ERROR(engine.PutPage(*write).status().WithContext("importing " + rel));
       Log(engine, rel, is_new ? "add" : "update", "");
     }
     (is_new ? report.added : report.updated)++;
+    return Status::Ok();
+  };
+  if (!options.dry_run) ENGRAM_RETURN_IF_ERROR(engine.BeginBatch());
+  Status st = common::RunPipelined<Prepared>(files.size(), prepare, consume);
+  if (!st.ok()) {
+    if (!options.dry_run) engine.RollbackBatch();
+    return st;
   }
   for (const auto& f : known) {
     if (present.count(f.path)) continue;
