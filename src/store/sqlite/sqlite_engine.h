@@ -106,7 +106,8 @@ class SqliteEngine final : public Engine {
   Status ReadPostings(int64_t term_id, bool titles, std::vector<Posting>* out);
   // The encoded list, copied out ("" when the term has none).
   Status ReadPostingBlobCopy(int64_t term_id, bool titles, std::string* out);
-  float PageScoreThreshold(size_t limit, float floor, const std::unordered_set<int64_t>& dropped);
+  float PageScoreThreshold(const std::vector<int64_t>& docs, size_t limit, float floor,
+                           const std::unordered_set<int64_t>& dropped);
 
   // The query with duplicate terms merged (weights added).
   struct PreparedQuery {

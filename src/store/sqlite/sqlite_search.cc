@@ -128,14 +128,15 @@ Status SqliteEngine::DroppedPages(const KeywordQuery& query, bool titles, std::u
 }
 
 // A lower bound of the limit-th highest page score (best chunk per page) once
-// every list is read: the limit-th best among pages whose current best chunk
-// scores above `floor`, skipping dropped pages. Scores only grow, and a
+// every list is read: the limit-th best among pages of `docs` whose current
+// best chunk scores above `floor`, skipping dropped pages. Scores only grow, and a
 // subset of pages can only give a lower value, so the bound is safe; 0 when
 // fewer than `limit` such pages exist.
-float SqliteEngine::PageScoreThreshold(size_t limit, float floor, const std::unordered_set<int64_t>& dropped) {
+float SqliteEngine::PageScoreThreshold(const std::vector<int64_t>& docs, size_t limit, float floor,
+                                       const std::unordered_set<int64_t>& dropped) {
   std::vector<float>& best = page_best_;
   std::vector<int64_t> pages;
-  for (int64_t doc : touched_) {
+  for (int64_t doc : docs) {
     float score = acc_score_[doc];
     if (score <= floor) continue;
     int64_t page = acc_page_[doc];
@@ -186,7 +187,7 @@ Result<std::vector<KeywordHit>> SqliteEngine::Search(const KeywordQuery& query, 
       for (size_t j = i; j < pq.terms.size(); ++j) remaining += pq.terms[j].ub;
       // The threshold is at most the top score: skip computing it when even that cannot prune.
       float threshold = remaining < top_score
-                            ? PageScoreThreshold(query.limit, static_cast<float>(remaining), dropped)
+                            ? PageScoreThreshold(touched_, query.limit, static_cast<float>(remaining), dropped)
                             : 0.0f;
       if (remaining < threshold) {
         probing = true;
@@ -209,6 +210,15 @@ Result<std::vector<KeywordHit>> SqliteEngine::Search(const KeywordQuery& query, 
         acc_score_[doc] += static_cast<float>(t.w * tf / (tf + pq.base + pq.len_norm * static_cast<double>(p->dl)));
       }
       ENGRAM_RETURN_IF_ERROR(cursor.status().WithContext("posting list of '" + t.term + "'"));
+      // With fewer terms left, fewer candidates can still reach the answer.
+      double remaining = 0;
+      for (size_t j = i + 1; j < pq.terms.size(); ++j) remaining += pq.terms[j].ub;
+      if (i + 1 < pq.terms.size()) {
+        float threshold = PageScoreThreshold(seen_docs, query.limit, static_cast<float>(remaining), dropped);
+        seen_docs.erase(std::remove_if(seen_docs.begin(), seen_docs.end(),
+                                       [&](int64_t doc) { return acc_score_[doc] + remaining < threshold; }),
+                        seen_docs.end());
+      }
       continue;
     }
     ENGRAM_RETURN_IF_ERROR(DecodePostings(t.blob, &list).WithContext("posting list of '" + t.term + "'"));
