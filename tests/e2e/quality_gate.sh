@@ -4,7 +4,11 @@
 set -euo pipefail
 engram=$1 dir=$2 min=$3
 if [[ ! -f "$dir/corpus.jsonl" ]]; then
-  echo "SKIP: no evaluation set at $dir" >&2
+  if [[ -n "${CI:-}" ]]; then
+    echo "FAIL: no evaluation set at $dir; CI must run the quality gates" >&2
+    exit 1
+  fi
+  echo "SKIP: no evaluation set at $dir (the gates need ../shared/eval beside the repository)" >&2
   exit 77
 fi
 out=$("$engram" --json eval --corpus "$dir/corpus.jsonl" --queries "$dir/queries.jsonl" --qrels "$dir/qrels/test.tsv")
