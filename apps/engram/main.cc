@@ -11,9 +11,11 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 
-#include "common/files.h"
+#include <fstream>
+#include <sstream>
+
 #include "engram/brain.h"
-#include "ops/eval.h"
+#include "engram/eval.h"
 #include "output.h"
 
 namespace {
@@ -57,6 +59,20 @@ Result<std::string> ReadStdin(uint64_t max_bytes) {
     }
   }
   return data;
+}
+
+// Reads a whole file, refusing more than max_bytes.
+Result<std::string> ReadFile(const std::string& path, uint64_t max_bytes) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return Status::InvalidArgument(path + ": not a regular file");
+  if (std::filesystem::file_size(path, ec) > max_bytes) {
+    return Status::InvalidArgument(path + ": over the limit of " + std::to_string(max_bytes) + " bytes");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::IOError(path + ": cannot open");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 }  // namespace
@@ -141,7 +157,7 @@ int main(int argc, char** argv) {
   auto* status = app.add_subcommand("status", "Show the brain's location, page counts and recent import problems");
 
   // eval
-  engram::ops::EvalOptions eval_opts;
+  engram::EvalOptions eval_opts;
   std::string eval_mode = "keyword";
   auto* eval = app.add_subcommand("eval", "Measure retrieval quality on a BEIR-layout benchmark");
   eval->add_option("--corpus", eval_opts.corpus, "corpus.jsonl ({\"_id\",\"title\",\"text\"} per line)")->required();
@@ -190,10 +206,11 @@ int main(int argc, char** argv) {
       if (!brain.ok()) return Fail(brain.status(), g);
       eval_opts.brain = (*brain)->options();
     } else {
-      engram::BrainOptions defaults;
-      eval_opts.brain = defaults;
+      auto defaults = Brain::DefaultOptions();
+      if (!defaults.ok()) return Fail(defaults.status(), g);
+      eval_opts.brain = *defaults;
     }
-    auto r = engram::ops::RunEval(eval_opts);
+    auto r = engram::RunEval(eval_opts);
     if (!r.ok()) return Fail(r.status(), g);
     Json j = {{"ndcg@10", r->ndcg10},     {"recall@10", r->recall10},         {"recall@100", r->recall100},
               {"mrr@10", r->mrr10},       {"queries", r->queries},            {"docs", r->docs},
@@ -223,9 +240,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (*put) {
-    Result<std::string> content = put_file.empty()
-                                      ? ReadStdin(brain.options().import_max_file_bytes)
-                                      : engram::common::ReadFile(put_file, brain.options().import_max_file_bytes);
+    Result<std::string> content = put_file.empty() ? ReadStdin(brain.options().import_max_file_bytes)
+                                                   : ReadFile(put_file, brain.options().import_max_file_bytes);
     if (!content.ok()) return Fail(content.status(), g);
     auto r = brain.Put(ctx, put_slug, *content);
     if (!r.ok()) return Fail(r.status(), g);

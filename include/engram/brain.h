@@ -72,6 +72,10 @@ class Brain {
 
   static Result<std::unique_ptr<Brain>> Open(const std::filesystem::path& root);
 
+  // The built-in defaults with ENGRAM_* environment overrides applied: the
+  // options of a command that runs outside any brain (eval).
+  static Result<BrainOptions> DefaultOptions();
+
   const std::filesystem::path& root() const { return root_; }
   std::filesystem::path db_path() const { return root_ / ".engram" / "engram.db"; }
   const BrainOptions& options() const { return options_; }

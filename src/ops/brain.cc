@@ -100,6 +100,12 @@ Result<std::unique_ptr<Brain>> Brain::Open(const fs::path& root) {
   return std::unique_ptr<Brain>(new Brain(root, options, std::move(engine)));
 }
 
+Result<BrainOptions> Brain::DefaultOptions() {
+  BrainOptions options;
+  ENGRAM_RETURN_IF_ERROR(ops::ApplyEnvironment(&options));
+  return options;
+}
+
 Result<fs::path> Brain::SourceRoot() {
   ENGRAM_ASSIGN_OR_RETURN(std::string root, engine_->SourceRoot(kSource));
   return root.empty() ? root_ : fs::path(root);

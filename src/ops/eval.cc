@@ -52,6 +52,8 @@ std::string StringField(const Json& j, const char* key) {
   return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
 }
 
+}  // namespace
+
 // A temporary directory removed when it goes out of scope.
 class ScratchDir {
  public:
@@ -69,7 +71,6 @@ class ScratchDir {
   fs::path path_;
 };
 
-}  // namespace
 
 Result<BeirSet> LoadBeir(const fs::path& corpus, const fs::path& queries, const fs::path& qrels_path) {
   BeirSet set;
@@ -113,6 +114,17 @@ Result<BeirSet> LoadBeir(const fs::path& corpus, const fs::path& queries, const 
 std::string BeirDocMarkdown(const BeirDoc& doc) {
   return doc.title.empty() ? doc.text + "\n" : "# " + doc.title + "\n\n" + doc.text + "\n";
 }
+
+}  // namespace engram::ops
+
+namespace engram {
+
+using ops::BeirDoc;
+using ops::BeirQuery;
+using ops::BeirSet;
+using ops::BeirDocMarkdown;
+using ops::LoadBeir;
+using ops::ScratchDir;
 
 Result<EvalResult> RunEval(const EvalOptions& options) {
   if (options.mode != "keyword") {
@@ -193,4 +205,4 @@ Result<EvalResult> RunEval(const EvalOptions& options) {
   return result;
 }
 
-}  // namespace engram::ops
+}  // namespace engram

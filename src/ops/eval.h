@@ -1,5 +1,5 @@
-// `engram eval`: retrieval quality on a BEIR-layout benchmark, indexed into a
-// throwaway brain.
+// BEIR-layout evaluation sets: loading them, and the page a document becomes.
+// RunEval (engram/eval.h) and the benchmarks use them.
 #pragma once
 
 #include <filesystem>
@@ -7,31 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "engram/eval.h"
 #include "engram/options.h"
 #include "engram/status.h"
 
 namespace engram::ops {
-
-struct EvalOptions {
-  std::filesystem::path corpus;   // corpus.jsonl: {"_id", "title", "text"}
-  std::filesystem::path queries;  // queries.jsonl: {"_id", "text"}
-  std::filesystem::path qrels;    // qrels TSV: header, then query-id, corpus-id, score
-  std::string mode = "keyword";
-  size_t depth = 100;             // results retrieved per query
-  BrainOptions brain;             // chunking and BM25 settings
-};
-
-struct EvalResult {
-  double ndcg10 = 0;
-  double recall10 = 0;
-  double recall100 = 0;
-  double mrr10 = 0;
-  size_t queries = 0;
-  size_t docs = 0;
-  double index_seconds = 0;
-  double query_ms_p50 = 0;
-  double query_ms_p95 = 0;
-};
 
 // A BEIR-layout set in memory.
 struct BeirDoc {
@@ -56,7 +36,5 @@ Result<BeirSet> LoadBeir(const std::filesystem::path& corpus, const std::filesys
 // The Markdown page a corpus document becomes: "# title" + text.
 std::string BeirDocMarkdown(const BeirDoc& doc);
 
-// Fails with InvalidArgument naming the file and line of malformed input.
-Result<EvalResult> RunEval(const EvalOptions& options);
 
 }  // namespace engram::ops

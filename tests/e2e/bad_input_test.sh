@@ -85,4 +85,8 @@ printf 'query-id\tcorpus-id\tscore\nq1\td1\t1\n' > "$WORK/qrels.tsv"
 expect_exit 2 -- "$E" eval --corpus "$WORK/corpus.jsonl" --queries "$WORK/q.jsonl" --qrels "$WORK/qrels.tsv"
 expect_contains "$ERR" "corpus.jsonl:2: not a JSON object" "eval malformed corpus"
 expect_exit 1 -- "$E" eval --corpus "$WORK/missing.jsonl" --queries "$WORK/q.jsonl" --qrels "$WORK/qrels.tsv"
+# Regression: environment overrides reach eval outside a brain (they were ignored).
+printf '{"_id":"d1","text":"ok"}\n' > "$WORK/corpus.jsonl"
+expect_exit 2 -- bash -c "cd \"$WORK\" && ENGRAM_SEARCH_BM25_B=5 \"$E\" eval --corpus corpus.jsonl --queries q.jsonl --qrels qrels.tsv"
+expect_contains "$ERR" "ENGRAM_SEARCH_BM25_B" "eval reads the environment"
 finish
