@@ -160,6 +160,13 @@ struct LinkRecord {
   std::string context;
 };
 
+// A file that a sync could not index; retried by the next sync.
+struct SyncFailure {
+  std::string path;
+  std::string reason;
+  std::string at;
+};
+
 struct EngineOptions {
   bool create_if_missing = false;
   int busy_timeout_ms = 5000;
@@ -189,6 +196,19 @@ class Engine {
   // The folder a source's Markdown lives in ("" = the brain root).
   virtual Result<std::string> SourceRoot(std::string_view source) = 0;
   virtual Status SetSourceRoot(std::string_view source, std::string_view root) = 0;
+
+  // The last synced commit of a source ("" before the first sync). Set it
+  // inside the batch that applies that commit's changes, so both commit together.
+  virtual Result<std::string> SyncAnchor(std::string_view source) = 0;
+  virtual Status SetSyncAnchor(std::string_view source, std::string_view anchor) = 0;
+  // Gives a page a new slug and path, keeping its id, versions and chunks,
+  // and points inbound links at the new slug. NotFound if old_slug is absent,
+  // AlreadyExists if new_slug is taken.
+  virtual Status RenamePage(std::string_view source, std::string_view old_slug, std::string_view new_slug,
+                            std::string_view new_path) = 0;
+  virtual Status RecordSyncFailure(std::string_view source, const SyncFailure& failure) = 0;
+  virtual Status ClearSyncFailure(std::string_view source, std::string_view path) = 0;
+  virtual Result<std::vector<SyncFailure>> SyncFailures(std::string_view source) = 0;
 
   virtual Status BeginBatch() = 0;
   virtual Status CommitBatch() = 0;

@@ -10,6 +10,7 @@
 
 #include "common/files.h"
 #include "store/postings_codec.h"
+#include "store/sqlite/schema.h"
 #include "sync/page_indexer.h"
 #include "test_support.h"
 #include "text/analyzer.h"
@@ -206,7 +207,7 @@ TEST(SqliteEngine, ReopeningKeepsDataAndSchema) {
   auto e = Engine::OpenSqlite(dir.path() / "engram.db", {});
   ASSERT_TRUE(e.ok());
   EXPECT_TRUE((*e)->GetPage("default", "a").ok());
-  EXPECT_EQ((*e)->Stats()->schema_version, 1);
+  EXPECT_EQ((*e)->Stats()->schema_version, store::sqlite::LatestSchemaVersion());
 }
 
 // Oracle: BM25 computed naively over the analysed chunks must equal the
@@ -309,6 +310,45 @@ TEST(SqliteEngine, PrunedTopKEqualsTheExhaustiveTopK) {
       EXPECT_FLOAT_EQ((*shallow)[i].score, (*deep)[i].score);
     }
   }
+}
+
+TEST(SqliteEngine, RenameKeepsIdentityAndMovesInboundLinks) {
+  TempDir dir;
+  auto e = OpenFresh(dir);
+  auto id = e->PutPage(Prepare("people/old.md", "Old name page"));
+  ASSERT_TRUE(id.ok());
+  ASSERT_TRUE(e->PutPage(Prepare("notes/ref.md", "see [[people/old]]")).ok());
+  ASSERT_TRUE(e->PutPage(Prepare("people/taken.md", "x")).ok());
+  EXPECT_EQ(e->RenamePage("default", "people/old", "people/taken", "people/taken.md").code(),
+            StatusCode::kAlreadyExists);
+  ASSERT_TRUE(e->RenamePage("default", "people/old", "people/new", "people/new.md").ok());
+  auto p = e->GetPage("default", "people/new");
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->id, *id);
+  EXPECT_EQ(p->path, "people/new.md");
+  EXPECT_EQ(e->GetPage("default", "people/old").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(e->Backlinks("default", "people/new")->size(), 1u);
+  EXPECT_TRUE(e->Backlinks("default", "people/old")->empty());
+  EXPECT_EQ(e->RenamePage("default", "people/old", "people/x", "x.md").code(), StatusCode::kNotFound);
+}
+
+TEST(SqliteEngine, SyncAnchorAndFailuresPersist) {
+  TempDir dir;
+  {
+    auto e = OpenFresh(dir);
+    EXPECT_EQ(*e->SyncAnchor("default"), "");
+    ASSERT_TRUE(e->SetSyncAnchor("default", "abc123").ok());
+    ASSERT_TRUE(e->RecordSyncFailure("default", {"a.md", "not valid UTF-8", "t"}).ok());
+    ASSERT_TRUE(e->RecordSyncFailure("default", {"b.md", "too big", "t"}).ok());
+    ASSERT_TRUE(e->ClearSyncFailure("default", "b.md").ok());
+  }
+  auto e = Engine::OpenSqlite(dir.path() / "engram.db", {});
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(*(*e)->SyncAnchor("default"), "abc123");
+  auto f = (*e)->SyncFailures("default");
+  ASSERT_TRUE(f.ok());
+  ASSERT_EQ(f->size(), 1u);
+  EXPECT_EQ((*f)[0].path, "a.md");
 }
 
 TEST(SqliteEngine, RequiredExcludedAndPrivateFilters) {

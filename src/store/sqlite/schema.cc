@@ -10,7 +10,7 @@ namespace engram::store::sqlite {
 namespace {
 
 // Migration N is kMigrations[N-1]. Never edit a released migration: append.
-constexpr std::array<const char*, 1> kMigrations = {
+constexpr std::array<const char*, 2> kMigrations = {
     // 1: the foundation schema.
     R"sql(
 CREATE TABLE sources (
@@ -149,6 +149,16 @@ CREATE TABLE config (
   key TEXT PRIMARY KEY,
   value TEXT NOT NULL
 );
+)sql",
+    // 2: files a git sync could not index, retried by the next sync.
+    R"sql(
+CREATE TABLE sync_failures (
+  source_id INTEGER NOT NULL REFERENCES sources(id),
+  path TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  at TEXT NOT NULL,
+  PRIMARY KEY (source_id, path)
+) WITHOUT ROWID;
 )sql",
 };
 

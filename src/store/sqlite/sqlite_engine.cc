@@ -144,6 +144,46 @@ Status SqliteEngine::SetSourceRoot(std::string_view source, std::string_view roo
   return q->Run();
 }
 
+Result<std::string> SqliteEngine::SyncAnchor(std::string_view source) {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT sync_anchor FROM sources WHERE name = ?"));
+  q->Bind(1, source);
+  std::string anchor;
+  if (q->Step() && !q->IsNull(0)) anchor = q->Text(0);
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  return anchor;
+}
+
+Status SqliteEngine::SetSyncAnchor(std::string_view source, std::string_view anchor) {
+  ENGRAM_RETURN_IF_ERROR(SourceId(source, true).status());
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("UPDATE sources SET sync_anchor = ? WHERE name = ?"));
+  q->Bind(1, anchor).Bind(2, source);
+  return q->Run();
+}
+
+Status SqliteEngine::RecordSyncFailure(std::string_view source, const SyncFailure& f) {
+  ENGRAM_ASSIGN_OR_RETURN(int64_t source_id, SourceId(source, true));
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("INSERT OR REPLACE INTO sync_failures(source_id, path, reason, at) VALUES (?, ?, ?, ?)"));
+  q->Bind(1, source_id).Bind(2, f.path).Bind(3, f.reason).Bind(4, f.at);
+  return q->Run();
+}
+
+Status SqliteEngine::ClearSyncFailure(std::string_view source, std::string_view path) {
+  ENGRAM_ASSIGN_OR_RETURN(int64_t source_id, SourceId(source, true));
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("DELETE FROM sync_failures WHERE source_id = ? AND path = ?"));
+  q->Bind(1, source_id).Bind(2, path);
+  return q->Run();
+}
+
+Result<std::vector<SyncFailure>> SqliteEngine::SyncFailures(std::string_view source) {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT f.path, f.reason, f.at FROM sync_failures f JOIN sources s ON s.id = f.source_id "
+                                      "WHERE s.name = ? ORDER BY f.path"));
+  q->Bind(1, source);
+  std::vector<SyncFailure> out;
+  while (q->Step()) out.push_back({q->Text(0), q->Text(1), q->Text(2)});
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  return out;
+}
+
 Result<StoredPage> SqliteEngine::GetPage(std::string_view source, std::string_view slug) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q,
                           S("SELECT p.id, p.slug, p.path, p.type, p.title, p.frontmatter, p.compiled_truth, "

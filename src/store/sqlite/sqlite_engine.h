@@ -29,6 +29,14 @@ class SqliteEngine final : public Engine {
   Result<std::string> SourceRoot(std::string_view source) override;
   Status SetSourceRoot(std::string_view source, std::string_view root) override;
 
+  Result<std::string> SyncAnchor(std::string_view source) override;
+  Status SetSyncAnchor(std::string_view source, std::string_view anchor) override;
+  Status RenamePage(std::string_view source, std::string_view old_slug, std::string_view new_slug,
+                    std::string_view new_path) override;
+  Status RecordSyncFailure(std::string_view source, const SyncFailure& failure) override;
+  Status ClearSyncFailure(std::string_view source, std::string_view path) override;
+  Result<std::vector<SyncFailure>> SyncFailures(std::string_view source) override;
+
   Status BeginBatch() override;
   Status CommitBatch() override;
   void RollbackBatch() override;

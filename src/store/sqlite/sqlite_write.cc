@@ -334,6 +334,32 @@ Result<int64_t> SqliteEngine::PutPage(const PageWrite& write) {
   return id;
 }
 
+Status SqliteEngine::RenamePage(std::string_view source, std::string_view old_slug, std::string_view new_slug,
+                                std::string_view new_path) {
+  return Transaction([&]() -> Status {
+           ENGRAM_ASSIGN_OR_RETURN(int64_t source_id, SourceId(source, true));
+           if (old_slug != new_slug) {
+             ENGRAM_ASSIGN_OR_RETURN(Stmt * taken, S("SELECT 1 FROM pages WHERE source_id = ? AND slug = ?"));
+             taken->Bind(1, source_id).Bind(2, new_slug);
+             bool exists = taken->Step();
+             ENGRAM_RETURN_IF_ERROR(taken->status());
+             taken->Reset();
+             if (exists) return Status::AlreadyExists("slug '" + std::string(new_slug) + "' is taken");
+           }
+           ENGRAM_ASSIGN_OR_RETURN(Stmt * upd, S("UPDATE pages SET slug = ?, path = ?, updated_at = ? "
+                                                 "WHERE source_id = ? AND slug = ?"));
+           upd->Bind(1, new_slug).Bind(2, new_path).Bind(3, common::NowIso8601()).Bind(4, source_id).Bind(5, old_slug);
+           ENGRAM_RETURN_IF_ERROR(upd->Run());
+           if (sqlite3_changes(db_.get()) == 0) return Status::NotFound("no page '" + std::string(old_slug) + "'");
+           // Inbound links follow the page (links are stored by slug as written).
+           ENGRAM_ASSIGN_OR_RETURN(Stmt * links, S("UPDATE links SET to_slug = ? WHERE to_slug = ? AND from_page IN "
+                                                   "(SELECT id FROM pages WHERE source_id = ?)"));
+           links->Bind(1, new_slug).Bind(2, old_slug).Bind(3, source_id);
+           return links->Run();
+         })
+      .WithContext("renaming page '" + std::string(old_slug) + "'");
+}
+
 Status SqliteEngine::DeletePage(std::string_view source, std::string_view slug) {
   return Transaction([&]() -> Status {
            ENGRAM_ASSIGN_OR_RETURN(int64_t source_id, SourceId(source, false));

@@ -1,0 +1,229 @@
+#include "sync/git_repo.h"
+
+#include <git2.h>
+
+#include <mutex>
+
+namespace engram::sync {
+
+namespace {
+
+// libgit2 must be initialised once per process; it is never shut down
+// (threads may still use it at exit).
+void InitLibgit2() {
+  static std::once_flag once;
+  std::call_once(once, [] { git_libgit2_init(); });
+}
+
+Status GitError(int rc, const std::string& what) {
+  const git_error* e = git_error_last();
+  std::string msg = what + ": " + (e != nullptr && e->message != nullptr ? e->message : "libgit2 error " + std::to_string(rc));
+  if (rc == GIT_ENOTFOUND) return Status::NotFound(msg);
+  return Status::IOError(msg);
+}
+
+template <typename T, void (*Free)(T*)>
+struct Deleter {
+  void operator()(T* p) const {
+    if (p != nullptr) Free(p);
+  }
+};
+template <typename T, void (*Free)(T*)>
+using Owned = std::unique_ptr<T, Deleter<T, Free>>;
+
+using RepoPtr = Owned<git_repository, git_repository_free>;
+using CommitPtr = Owned<git_commit, git_commit_free>;
+using TreePtr = Owned<git_tree, git_tree_free>;
+using DiffPtr = Owned<git_diff, git_diff_free>;
+using BlobPtr = Owned<git_blob, git_blob_free>;
+using EntryPtr = Owned<git_tree_entry, git_tree_entry_free>;
+
+bool IsRegular(uint32_t mode) { return mode == GIT_FILEMODE_BLOB || mode == GIT_FILEMODE_BLOB_EXECUTABLE; }
+
+}  // namespace
+
+const char* FileChangeKindName(FileChange::Kind kind) {
+  switch (kind) {
+    case FileChange::Kind::kAdded: return "added";
+    case FileChange::Kind::kModified: return "modified";
+    case FileChange::Kind::kTypeChanged: return "type-changed";
+    case FileChange::Kind::kDeleted: return "deleted";
+    case FileChange::Kind::kRenamed: return "renamed";
+    case FileChange::Kind::kCopied: return "copied";
+  }
+  return "unknown";
+}
+
+struct GitRepo::Impl {
+  RepoPtr repo;
+
+  Result<TreePtr> TreeOf(const std::string& hex) {
+    git_oid oid;
+    if (git_oid_fromstr(&oid, hex.c_str()) != 0) return Status::InvalidArgument("'" + hex + "' is not a commit id");
+    git_commit* c = nullptr;
+    int rc = git_commit_lookup(&c, repo.get(), &oid);
+    if (rc != 0) return GitError(rc, "commit " + hex);
+    CommitPtr commit(c);
+    git_tree* t = nullptr;
+    rc = git_commit_tree(&t, commit.get());
+    if (rc != 0) return GitError(rc, "tree of " + hex);
+    return TreePtr(t);
+  }
+
+  static std::vector<FileChange> Collect(git_diff* diff) {
+    std::vector<FileChange> out;
+    size_t n = git_diff_num_deltas(diff);
+    for (size_t i = 0; i < n; ++i) {
+      const git_diff_delta* d = git_diff_get_delta(diff, i);
+      FileChange c;
+      c.path = d->new_file.path != nullptr ? d->new_file.path : "";
+      c.is_regular = IsRegular(d->new_file.mode);
+      switch (d->status) {
+        case GIT_DELTA_ADDED:
+        case GIT_DELTA_UNTRACKED:
+          c.kind = FileChange::Kind::kAdded;
+          break;
+        case GIT_DELTA_MODIFIED:
+          c.kind = FileChange::Kind::kModified;
+          break;
+        case GIT_DELTA_TYPECHANGE:
+          c.kind = FileChange::Kind::kTypeChanged;
+          break;
+        case GIT_DELTA_DELETED:
+          c.kind = FileChange::Kind::kDeleted;
+          c.path = d->old_file.path != nullptr ? d->old_file.path : "";
+          c.is_regular = IsRegular(d->old_file.mode);
+          break;
+        case GIT_DELTA_RENAMED:
+          c.kind = FileChange::Kind::kRenamed;
+          c.old_path = d->old_file.path != nullptr ? d->old_file.path : "";
+          break;
+        case GIT_DELTA_COPIED:
+          c.kind = FileChange::Kind::kCopied;
+          c.old_path = d->old_file.path != nullptr ? d->old_file.path : "";
+          break;
+        default:
+          continue;  // unmodified, ignored, conflicted, unreadable
+      }
+      out.push_back(std::move(c));
+    }
+    return out;
+  }
+
+  static Status FindSimilar(git_diff* diff) {
+    git_diff_find_options opts = GIT_DIFF_FIND_OPTIONS_INIT;
+    // Renames and copies; case-only renames are renames too.
+    opts.flags = GIT_DIFF_FIND_RENAMES | GIT_DIFF_FIND_COPIES | GIT_DIFF_FIND_FOR_UNTRACKED;
+    int rc = git_diff_find_similar(diff, &opts);
+    return rc == 0 ? Status::Ok() : GitError(rc, "finding renames");
+  }
+};
+
+GitRepo::GitRepo(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+GitRepo::~GitRepo() = default;
+
+Result<std::unique_ptr<GitRepo>> GitRepo::Open(const std::filesystem::path& root) {
+  InitLibgit2();
+  git_repository* r = nullptr;
+  int rc = git_repository_open_ext(&r, root.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr);
+  if (rc != 0) {
+    return Status::FailedPrecondition(root.string() + " is not a git repository; use `engram import` for plain folders");
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->repo.reset(r);
+  if (git_repository_is_bare(r)) return Status::FailedPrecondition(root.string() + " is a bare repository");
+  return std::unique_ptr<GitRepo>(new GitRepo(std::move(impl)));
+}
+
+Result<std::string> GitRepo::HeadCommit() {
+  git_oid oid;
+  int rc = git_reference_name_to_id(&oid, impl_->repo.get(), "HEAD");
+  if (rc != 0) return Status::FailedPrecondition("the repository has no commit yet (HEAD is unborn)");
+  char hex[GIT_OID_HEXSZ + 1];
+  git_oid_tostr(hex, sizeof hex, &oid);
+  return std::string(hex);
+}
+
+bool GitRepo::CommitExists(const std::string& hex) {
+  git_oid oid;
+  if (git_oid_fromstr(&oid, hex.c_str()) != 0) return false;
+  git_commit* c = nullptr;
+  if (git_commit_lookup(&c, impl_->repo.get(), &oid) != 0) return false;
+  git_commit_free(c);
+  return true;
+}
+
+Result<bool> GitRepo::IsAncestor(const std::string& ancestor, const std::string& descendant) {
+  git_oid a, d;
+  if (git_oid_fromstr(&a, ancestor.c_str()) != 0 || git_oid_fromstr(&d, descendant.c_str()) != 0) {
+    return Status::InvalidArgument("not a commit id");
+  }
+  if (git_oid_equal(&a, &d)) return true;
+  int rc = git_graph_descendant_of(impl_->repo.get(), &d, &a);
+  if (rc < 0) return GitError(rc, "ancestry of " + ancestor);
+  return rc == 1;
+}
+
+Result<std::vector<TreeFile>> GitRepo::ListFiles(const std::string& commit) {
+  ENGRAM_ASSIGN_OR_RETURN(TreePtr tree, impl_->TreeOf(commit));
+  std::vector<TreeFile> files;
+  auto cb = [](const char* root, const git_tree_entry* entry, void* payload) -> int {
+    auto* out = static_cast<std::vector<TreeFile>*>(payload);
+    git_object_t type = git_tree_entry_type(entry);
+    if (type == GIT_OBJECT_TREE) return 0;  // descend
+    out->push_back({std::string(root) + git_tree_entry_name(entry), IsRegular(git_tree_entry_filemode(entry))});
+    return 0;
+  };
+  int rc = git_tree_walk(tree.get(), GIT_TREEWALK_PRE, cb, &files);
+  if (rc != 0) return GitError(rc, "walking " + commit);
+  return files;
+}
+
+Result<std::vector<FileChange>> GitRepo::Diff(const std::string& from, const std::string& to) {
+  ENGRAM_ASSIGN_OR_RETURN(TreePtr a, impl_->TreeOf(from));
+  ENGRAM_ASSIGN_OR_RETURN(TreePtr b, impl_->TreeOf(to));
+  git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+  opts.flags |= GIT_DIFF_INCLUDE_TYPECHANGE;
+  git_diff* d = nullptr;
+  int rc = git_diff_tree_to_tree(&d, impl_->repo.get(), a.get(), b.get(), &opts);
+  if (rc != 0) return GitError(rc, "diff " + from + ".." + to);
+  DiffPtr diff(d);
+  ENGRAM_RETURN_IF_ERROR(Impl::FindSimilar(diff.get()));
+  return Impl::Collect(diff.get());
+}
+
+Result<std::vector<FileChange>> GitRepo::WorktreeChanges() {
+  ENGRAM_ASSIGN_OR_RETURN(std::string head, HeadCommit());
+  ENGRAM_ASSIGN_OR_RETURN(TreePtr tree, impl_->TreeOf(head));
+  git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+  opts.flags |= GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS | GIT_DIFF_INCLUDE_TYPECHANGE;
+  git_diff* d = nullptr;
+  int rc = git_diff_tree_to_workdir_with_index(&d, impl_->repo.get(), tree.get(), &opts);
+  if (rc != 0) return GitError(rc, "work tree changes");
+  DiffPtr diff(d);
+  ENGRAM_RETURN_IF_ERROR(Impl::FindSimilar(diff.get()));
+  return Impl::Collect(diff.get());
+}
+
+Result<std::string> GitRepo::ReadFile(const std::string& commit, const std::string& path, uint64_t max_bytes) {
+  ENGRAM_ASSIGN_OR_RETURN(TreePtr tree, impl_->TreeOf(commit));
+  git_tree_entry* e = nullptr;
+  int rc = git_tree_entry_bypath(&e, tree.get(), path.c_str());
+  if (rc != 0) return GitError(rc, path);
+  EntryPtr entry(e);
+  if (!IsRegular(git_tree_entry_filemode(entry.get()))) {
+    return Status::InvalidArgument(path + ": not a regular file (symlink or submodule)");
+  }
+  git_blob* b = nullptr;
+  rc = git_blob_lookup(&b, impl_->repo.get(), git_tree_entry_id(entry.get()));
+  if (rc != 0) return GitError(rc, path);
+  BlobPtr blob(b);
+  auto size = static_cast<uint64_t>(git_blob_rawsize(blob.get()));
+  if (size > max_bytes) {
+    return Status::InvalidArgument(path + ": file is " + std::to_string(size) + " bytes, over the limit of " +
+                                   std::to_string(max_bytes));
+  }
+  return std::string(static_cast<const char*>(git_blob_rawcontent(blob.get())), static_cast<size_t>(size));
+}
+
+}  // namespace engram::sync
