@@ -111,6 +111,20 @@ int main(int argc, char** argv) {
       "Non-UTF-8 or binary files and files over import.max_file_bytes are skipped with the reason.\n"
       "A brain indexes one folder: the brain root, or the folder of its first import.");
 
+  // sync
+  bool sync_full = false, sync_worktree = false, sync_quiet = false;
+  auto* sync = app.add_subcommand("sync", "Index the changes since the last synced git commit (the brain is a git repository)");
+  sync->add_flag("--full", sync_full, "Walk every file of HEAD instead of diffing from the last synced commit");
+  sync->add_flag("--worktree", sync_worktree, "Also apply uncommitted and untracked (not ignored) changes");
+  sync->add_flag("--quiet,-q", sync_quiet, "Print nothing unless something failed");
+  sync->footer(
+      "Diffs the last synced commit against HEAD (added, modified, type-changed, deleted, renamed, copied);\n"
+      "the first sync, --full, or a vanished anchor walk the whole tree, and the output says which.\n"
+      "Unchanged files are skipped, a renamed file keeps its page's identity, a deleted file takes\n"
+      "everything derived from it along. The anchor advances in the same transaction as the changes.\n"
+      "A file that cannot be indexed is named here and in `engram status`, and retried by the next sync.\n"
+      "Folders that are not git repositories: use `engram import`.");
+
   // put
   std::string put_slug, put_file;
   auto* put = app.add_subcommand("put", "Write a page (Markdown with frontmatter) into the brain and index it");
@@ -239,6 +253,16 @@ int main(int argc, char** argv) {
     else std::cout << (dry_run ? "(dry run) " : "") << engram::cli::FormatImport(*r);
     return 0;
   }
+  if (*sync) {
+    auto r = brain.Sync(ctx, sync_full, sync_worktree);
+    if (!r.ok()) return Fail(r.status(), g);
+    if (g.json) {
+      Print(engram::cli::ToJson(*r));
+    } else if (!sync_quiet || !r->failed.empty()) {
+      std::cout << engram::cli::FormatSync(*r);
+    }
+    return r->failed.empty() ? 0 : 1;
+  }
   if (*put) {
     Result<std::string> content = put_file.empty() ? ReadStdin(brain.options().import_max_file_bytes)
                                                    : ReadFile(put_file, brain.options().import_max_file_bytes);
@@ -307,6 +331,10 @@ int main(int argc, char** argv) {
     if (!log.ok()) return Fail(log.status(), g);
     auto source_root = brain.SourceRoot();
     if (!source_root.ok()) return Fail(source_root.status(), g);
+    auto anchor = brain.engine().SyncAnchor("default");
+    if (!anchor.ok()) return Fail(anchor.status(), g);
+    auto failures = brain.engine().SyncFailures("default");
+    if (!failures.ok()) return Fail(failures.status(), g);
     std::vector<engram::IngestLogEntry> problems;
     for (const auto& e : *log) {
       if (e.action == "skip" || e.action == "warn" || e.action == "error") problems.push_back(e);
@@ -319,11 +347,20 @@ int main(int argc, char** argv) {
       j["source_root"] = source_root->string();
       j["database"] = brain.db_path().string();
       j["recent_problems"] = p;
+      j["synced_commit"] = *anchor;
+      Json f = Json::array();
+      for (const auto& x : *failures) f.push_back({{"path", x.path}, {"reason", x.reason}, {"at", x.at}});
+      j["sync_failures"] = f;
       Print(j);
     } else {
       std::cout << "brain:            " << brain.root().string() << "\n";
       std::cout << "markdown from:    " << source_root->string() << "\n";
+      std::cout << "synced commit:    " << (anchor->empty() ? "(never synced)" : *anchor) << "\n";
       std::cout << engram::cli::FormatStats(*stats);
+      if (!failures->empty()) {
+        std::cout << "files the next sync retries:\n";
+        for (const auto& x : *failures) std::cout << "  " << x.path << ": " << x.reason << "\n";
+      }
       if (!problems.empty()) {
         std::cout << "recent import problems:\n";
         for (const auto& e : problems) std::cout << "  " << e.action << " " << e.path << ": " << e.message << "\n";

@@ -56,6 +56,38 @@ Json ToJson(const ImportReport& r) {
           {"skipped", skipped},       {"warnings", warnings}, {"seconds", r.seconds}};
 }
 
+namespace {
+Json Issues(const std::vector<ImportIssue>& issues, const char* key) {
+  Json out = Json::array();
+  for (const auto& i : issues) out.push_back({{"path", i.path}, {key, i.reason}});
+  return out;
+}
+}  // namespace
+
+Json ToJson(const SyncReport& r) {
+  return {{"from", r.from},         {"to", r.to},
+          {"mode", r.mode},         {"added", r.added},
+          {"updated", r.updated},   {"renamed", r.renamed},
+          {"deleted", r.deleted},   {"unchanged", r.unchanged},
+          {"skipped", Issues(r.skipped, "reason")}, {"failed", Issues(r.failed, "reason")},
+          {"warnings", Issues(r.warnings, "warning")}, {"worktree", r.worktree},
+          {"seconds", r.seconds}};
+}
+
+std::string FormatSync(const SyncReport& r) {
+  std::ostringstream out;
+  char secs[32];
+  std::snprintf(secs, sizeof secs, "%.2f", r.seconds);
+  out << "Synced " << (r.from.empty() ? std::string("(nothing)") : r.from.substr(0, 12)) << " -> "
+      << r.to.substr(0, 12) << " [" << r.mode << "]: " << r.added << " added, " << r.updated << " updated, "
+      << r.renamed << " renamed, " << r.deleted << " deleted, " << r.failed.size() << " failed (" << secs << " s)"
+      << (r.worktree ? ", work tree changes applied" : "") << "\n";
+  for (const auto& f : r.failed) out << "  failed " << f.path << ": " << f.reason << " (retried by the next sync)\n";
+  for (const auto& s : r.skipped) out << "  skipped " << s.path << ": " << s.reason << "\n";
+  for (const auto& w : r.warnings) out << "  warning " << w.path << ": " << w.reason << "\n";
+  return out.str();
+}
+
 Json ToJson(const StoredPage& p) {
   Json fm = Json::parse(p.frontmatter_json, nullptr, false);
   if (fm.is_discarded()) fm = Json::object();

@@ -12,6 +12,8 @@ namespace engram::cli {
 
 nlohmann::json ToJson(const SearchResponse& r, bool explain);
 nlohmann::json ToJson(const ImportReport& r);
+nlohmann::json ToJson(const SyncReport& r);
+std::string FormatSync(const SyncReport& r);
 nlohmann::json ToJson(const StoredPage& p);
 nlohmann::json ToJson(const BrainStats& s);
 

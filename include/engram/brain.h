@@ -20,6 +20,10 @@
 
 namespace engram {
 
+namespace sync {
+class WriteLock;
+}
+
 struct OperationContext {
   bool remote = false;          // true for MCP/HTTP callers
   std::string transport = "cli";
@@ -46,6 +50,22 @@ struct ImportReport {
   int64_t removed = 0;
   std::vector<ImportIssue> skipped;   // not indexed, with the reason
   std::vector<ImportIssue> warnings;  // indexed, but something was wrong (e.g. frontmatter)
+  double seconds = 0;
+};
+
+struct SyncReport {
+  std::string from;        // the anchor before this sync ("" on the first one)
+  std::string to;          // the commit now synced
+  std::string mode;        // "up to date", "diff", "full walk", and why when it had to fall back
+  int64_t added = 0;
+  int64_t updated = 0;
+  int64_t renamed = 0;
+  int64_t deleted = 0;
+  int64_t unchanged = 0;
+  std::vector<ImportIssue> skipped;   // not pages: symlinks, submodules
+  std::vector<ImportIssue> failed;    // could not be indexed; retried by the next sync
+  std::vector<ImportIssue> warnings;  // indexed, but something was wrong (e.g. frontmatter)
+  bool worktree = false;              // uncommitted and untracked changes were applied too
   double seconds = 0;
 };
 
@@ -84,6 +104,8 @@ class Brain {
 
   // Scans dir into the default source (see `engram import --help`).
   Result<ImportReport> Import(const OperationContext& ctx, const std::filesystem::path& dir, bool dry_run);
+  // Brings the brain in line with its git repository's HEAD (see `engram sync --help`).
+  Result<SyncReport> Sync(const OperationContext& ctx, bool full, bool worktree);
   // Writes <source root>/<slug>.md and indexes it.
   Result<PutReport> Put(const OperationContext& ctx, std::string_view slug, std::string_view content);
   Result<StoredPage> Get(const OperationContext& ctx, std::string_view slug);
@@ -100,6 +122,8 @@ class Brain {
 
  private:
   Brain(std::filesystem::path root, BrainOptions options, std::unique_ptr<Engine> engine);
+  // The single-writer lock, held for the whole of a write.
+  Result<std::unique_ptr<sync::WriteLock>> LockForWrite(std::string_view what);
 
   std::filesystem::path root_;
   BrainOptions options_;

@@ -20,6 +20,7 @@ struct BrainOptions {
   double title_weight = 0.5;      // weight of the title/alias arm
   // [store]
   int busy_timeout_ms = 5000;     // how long a writer waits for another writer's transaction
+  int lock_timeout_ms = 10000;    // how long a write waits for the brain's write lock
 };
 
 }  // namespace engram

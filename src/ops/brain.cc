@@ -6,7 +6,10 @@
 #include "common/files.h"
 #include "ops/config.h"
 #include "search/keyword_search.h"
+#include "sync/git_repo.h"
+#include "sync/git_sync.h"
 #include "sync/importer.h"
+#include "sync/write_lock.h"
 #include "sync/page_indexer.h"
 #include "text/slug.h"
 
@@ -113,6 +116,7 @@ Result<fs::path> Brain::SourceRoot() {
 
 Result<ImportReport> Brain::Import(const OperationContext& ctx, const fs::path& dir, bool dry_run) {
   if (ctx.remote) return Status::FailedPrecondition("import is a local-only operation");
+  ENGRAM_ASSIGN_OR_RETURN(auto lock, LockForWrite("import"));
   std::error_code ec;
   fs::path abs = fs::canonical(dir, ec);
   if (ec) return Status::InvalidArgument(dir.string() + ": " + ec.message());
@@ -138,6 +142,29 @@ Result<ImportReport> Brain::Import(const OperationContext& ctx, const fs::path& 
   return sync::ImportDirectory(*engine_, abs, io);
 }
 
+Result<std::unique_ptr<sync::WriteLock>> Brain::LockForWrite(std::string_view what) {
+  return sync::WriteLock::Acquire(root_ / ".engram" / "write.lock", what, options_.lock_timeout_ms);
+}
+
+Result<SyncReport> Brain::Sync(const OperationContext& ctx, bool full, bool worktree) {
+  if (ctx.remote) return Status::FailedPrecondition("sync is a local-only operation");
+  ENGRAM_ASSIGN_OR_RETURN(auto lock, LockForWrite("sync"));
+  ENGRAM_ASSIGN_OR_RETURN(fs::path source_root, SourceRoot());
+  if (source_root != root_) {
+    return Status::FailedPrecondition("this brain's pages come from the imported folder " + source_root.string() +
+                                      "; sync works on a brain that is itself a git repository");
+  }
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<sync::GitRepo> repo, sync::GitRepo::Open(root_));
+  sync::SyncOptions so;
+  so.root = root_;
+  so.max_file_bytes = options_.import_max_file_bytes;
+  so.chunker.target_words = static_cast<size_t>(options_.chunk_target_words);
+  so.chunker.overlap_words = static_cast<size_t>(options_.chunk_overlap_words);
+  so.full = full;
+  so.worktree = worktree;
+  return sync::SyncGit(*engine_, *repo, so);
+}
+
 Result<PutReport> Brain::Put(const OperationContext& ctx, std::string_view slug, std::string_view content) {
   ENGRAM_RETURN_IF_ERROR(text::ValidateSlugInput(slug));
   std::string rel(slug);
@@ -149,6 +176,7 @@ Result<PutReport> Brain::Put(const OperationContext& ctx, std::string_view slug,
     return Status::InvalidArgument("page is " + std::to_string(content.size()) + " bytes, over import.max_file_bytes");
   }
   write.source = kSource;
+  ENGRAM_ASSIGN_OR_RETURN(auto lock, LockForWrite("put " + write.page.slug));
   auto existing = engine_->GetPage(kSource, write.page.slug);
   if (existing.ok() && ctx.remote && existing->is_private) {
     return Status::NotFound("no page '" + write.page.slug + "'");
@@ -186,6 +214,7 @@ Result<std::vector<PageSummary>> Brain::List(const OperationContext& ctx, ListFi
 }
 
 Status Brain::Delete(const OperationContext& ctx, std::string_view slug) {
+  ENGRAM_ASSIGN_OR_RETURN(auto lock, LockForWrite("delete " + std::string(slug)));
   ENGRAM_ASSIGN_OR_RETURN(StoredPage page, Get(ctx, slug));
   ENGRAM_ASSIGN_OR_RETURN(fs::path source_root, SourceRoot());
   ENGRAM_RETURN_IF_ERROR(text::ValidateSlugInput(page.path));

@@ -35,6 +35,8 @@ const std::vector<Setting>& Settings() {
       {"search", "title_weight", 0, 100, false, [](BrainOptions* o, double v) { o->title_weight = v; }},
       {"store", "busy_timeout_ms", 0, 600000, true,
        [](BrainOptions* o, double v) { o->busy_timeout_ms = static_cast<int>(v); }},
+      {"store", "lock_timeout_ms", 0, 3600000, true,
+       [](BrainOptions* o, double v) { o->lock_timeout_ms = static_cast<int>(v); }},
   };
   return kSettings;
 }
@@ -93,6 +95,9 @@ title_weight = 0.5
 [store]
 # Milliseconds a writer waits for another writer's transaction to finish.
 busy_timeout_ms = 5000
+# Milliseconds a write (import, put, delete, sync) waits for the brain's
+# write lock (.engram/write.lock) before failing with the holder's name.
+lock_timeout_ms = 10000
 )";
 }
 

@@ -10,23 +10,14 @@
 #include "common/hash.h"
 #include "common/pipeline.h"
 #include "sync/page_indexer.h"
+#include "sync/scope.h"
 #include "text/slug.h"
 
 namespace engram::sync {
 
 namespace fs = std::filesystem;
 
-bool IsIgnoredDirectory(std::string_view name) {
-  return name.empty() || name.front() == '.' || name == "node_modules";
-}
-
 namespace {
-
-bool IsMarkdown(const fs::path& p) {
-  std::string ext = p.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext == ".md" || ext == ".markdown";
-}
 
 void Log(Engine& engine, const std::string& path, const char* action, const std::string& message) {
   (void)engine.AppendIngestLog({common::NowIso8601(), path, action, message});
@@ -49,19 +40,18 @@ Result<ImportReport> ImportDirectory(Engine& engine, const fs::path& root, const
     if (ec) return Status::IOError(root.string() + ": " + ec.message());
     const fs::directory_entry& e = *it;
     std::string name = e.path().filename().string();
+    // lexically: fs::relative would resolve symbolic links in the path.
+    std::string rel = e.path().lexically_relative(root).generic_string();
     if (e.is_symlink(ec)) {
-      if (IsMarkdown(e.path())) {
-        report.skipped.push_back({e.path().lexically_relative(root).generic_string(), "symbolic link (not followed)"});
-      }
+      if (InScope(rel)) report.skipped.push_back({rel, "symbolic link (not followed)"});
       continue;
     }
     if (e.is_directory(ec)) {
       if (IsIgnoredDirectory(name)) it.disable_recursion_pending();
       continue;
     }
-    if (!e.is_regular_file(ec) || !IsMarkdown(e.path())) continue;
-    // lexically: fs::relative would resolve symbolic links in the path.
-    files.emplace_back(e.path().lexically_relative(root).generic_string(), e.path());
+    if (!e.is_regular_file(ec) || !InScope(rel)) continue;
+    files.emplace_back(rel, e.path());
   }
   std::sort(files.begin(), files.end());
 

@@ -23,9 +23,6 @@ struct ImportOptions {
   bool dry_run = false;                // report what would change, write nothing
 };
 
-// Directories never descended into.
-bool IsIgnoredDirectory(std::string_view name);
-
 // Scans root and brings the engine's source in line with it.
 Result<ImportReport> ImportDirectory(Engine& engine, const std::filesystem::path& root, const ImportOptions& options);
 

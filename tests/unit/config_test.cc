@@ -18,6 +18,7 @@ TEST(Config, DefaultFileParsesToTheBuiltInDefaults) {
   EXPECT_DOUBLE_EQ(o->bm25_b, d.bm25_b);
   EXPECT_DOUBLE_EQ(o->title_weight, d.title_weight);
   EXPECT_EQ(o->busy_timeout_ms, d.busy_timeout_ms);
+  EXPECT_EQ(o->lock_timeout_ms, d.lock_timeout_ms);
 }
 
 TEST(Config, ValuesTakeEffect) {

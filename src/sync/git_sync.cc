@@ -1,0 +1,289 @@
+#include "sync/git_sync.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "common/files.h"
+#include "common/hash.h"
+#include "sync/page_indexer.h"
+#include "sync/scope.h"
+
+namespace engram::sync {
+
+namespace {
+
+// A sync that also applied the work tree marks its anchor so: the database
+// then holds files no commit has, and the next sync must walk to converge.
+constexpr std::string_view kWorktreeMark = "+worktree";
+
+struct Plan {
+  std::map<std::string, std::string> renames;  // old path -> new path
+  std::set<std::string> upserts;               // paths to (re)index from the commit
+  std::set<std::string> deletes;               // paths whose pages go
+};
+
+class Syncer {
+ public:
+  Syncer(Engine& engine, GitRepo& repo, const SyncOptions& options, SyncReport* report)
+      : engine_(engine), repo_(repo), options_(options), report_(report) {}
+
+  Status Run() {
+    auto start = std::chrono::steady_clock::now();
+    ENGRAM_ASSIGN_OR_RETURN(std::string head, repo_.HeadCommit());
+    ENGRAM_ASSIGN_OR_RETURN(std::string anchor, engine_.SyncAnchor(options_.source));
+    bool dirty = anchor.size() > kWorktreeMark.size() &&
+                 anchor.compare(anchor.size() - kWorktreeMark.size(), kWorktreeMark.size(), kWorktreeMark) == 0;
+    if (dirty) anchor.resize(anchor.size() - kWorktreeMark.size());
+    report_->from = anchor;
+    report_->to = head;
+    ENGRAM_RETURN_IF_ERROR(LoadKnown());
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<SyncFailure> failures, engine_.SyncFailures(options_.source));
+
+    Plan plan;
+    if (options_.full || anchor.empty() || dirty) {
+      report_->mode = anchor.empty() ? "full walk (first sync)"
+                      : dirty        ? "full walk (the last sync applied uncommitted changes)"
+                                     : "full walk (--full)";
+      ENGRAM_RETURN_IF_ERROR(PlanWalk(head, &plan));
+    } else if (!repo_.CommitExists(anchor)) {
+      report_->mode = "full walk (the last synced commit " + anchor.substr(0, 12) + " no longer exists)";
+      ENGRAM_RETURN_IF_ERROR(PlanWalk(head, &plan));
+    } else {
+      ENGRAM_ASSIGN_OR_RETURN(bool ancestor, repo_.IsAncestor(anchor, head));
+      report_->mode = ancestor ? "diff" : "diff (history was rewritten: diffing against the old anchor " +
+                                              anchor.substr(0, 12) + ")";
+      if (anchor == head && failures.empty()) {
+        report_->mode = "up to date";
+      } else {
+        ENGRAM_RETURN_IF_ERROR(PlanDiff(anchor, head, &plan));
+      }
+    }
+    // Files that failed last time are tried again.
+    for (const SyncFailure& f : failures) {
+      if (!plan.upserts.count(f.path) && !plan.deletes.count(f.path)) plan.upserts.insert(f.path);
+    }
+    if (report_->mode != "up to date" || options_.full) {
+      ENGRAM_RETURN_IF_ERROR(engine_.BeginBatch());
+      Status st = Apply(head, plan);
+      if (st.ok()) st = engine_.SetSyncAnchor(options_.source, head);
+      if (st.ok()) st = engine_.CommitBatch();
+      if (!st.ok()) {
+        engine_.RollbackBatch();
+        return st;
+      }
+    }
+    if (options_.worktree) ENGRAM_RETURN_IF_ERROR(ApplyWorktree(head));
+    report_->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return Status::Ok();
+  }
+
+ private:
+  Status LoadKnown() {
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<SourceFile> files, engine_.ListSourceFiles(options_.source));
+    for (auto& f : files) {
+      slug_owner_[f.slug] = f.path;
+      known_[f.path] = std::move(f);
+    }
+    return Status::Ok();
+  }
+
+  // Adds path to the plan when it is a page; a non-page that was a page goes.
+  void PlanPath(const std::string& path, bool is_regular, Plan* plan) {
+    std::string why;
+    if (!InScope(path, &why)) {
+      if (known_.count(path)) plan->deletes.insert(path);
+      return;
+    }
+    if (!is_regular) {
+      report_->skipped.push_back({path, "symbolic link or submodule (not followed)"});
+      if (known_.count(path)) plan->deletes.insert(path);
+      return;
+    }
+    plan->upserts.insert(path);
+  }
+
+  Status PlanWalk(const std::string& head, Plan* plan) {
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<TreeFile> files, repo_.ListFiles(head));
+    std::set<std::string> present;
+    for (const TreeFile& f : files) {
+      PlanPath(f.path, f.is_regular, plan);
+      if (plan->upserts.count(f.path)) present.insert(f.path);
+    }
+    for (const auto& [path, file] : known_) {
+      if (!present.count(path)) plan->deletes.insert(path);
+    }
+    return Status::Ok();
+  }
+
+  Status PlanDiff(const std::string& from, const std::string& to, Plan* plan) {
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<FileChange> changes, repo_.Diff(from, to));
+    for (const FileChange& c : changes) {
+      switch (c.kind) {
+        case FileChange::Kind::kDeleted:
+          if (known_.count(c.path)) plan->deletes.insert(c.path);
+          break;
+        case FileChange::Kind::kRenamed:
+          if (known_.count(c.old_path) && InScope(c.path) && c.is_regular) {
+            plan->renames[c.old_path] = c.path;
+            plan->upserts.insert(c.path);
+          } else {
+            if (known_.count(c.old_path)) plan->deletes.insert(c.old_path);
+            PlanPath(c.path, c.is_regular, plan);
+          }
+          break;
+        default:  // added, modified, type-changed, copied
+          PlanPath(c.path, c.is_regular, plan);
+          break;
+      }
+    }
+    return Status::Ok();
+  }
+
+  void Fail(const std::string& path, const std::string& reason) {
+    report_->failed.push_back({path, reason});
+    (void)engine_.RecordSyncFailure(options_.source, {path, reason, common::NowIso8601()});
+    (void)engine_.AppendIngestLog({common::NowIso8601(), path, "error", reason});
+  }
+
+  Status Delete(const std::string& path) {
+    auto it = known_.find(path);
+    if (it == known_.end()) return Status::Ok();
+    Status st = engine_.DeletePage(options_.source, it->second.slug);
+    if (!st.ok() && st.code() != StatusCode::kNotFound) return st;
+    slug_owner_.erase(it->second.slug);
+    known_.erase(it);
+    ++report_->deleted;
+    (void)engine_.AppendIngestLog({common::NowIso8601(), path, "delete", "sync"});
+    return Status::Ok();
+  }
+
+  // Indexes content as the page at path; old_path is the file it was renamed from.
+  Status Upsert(const std::string& path, const Result<std::string>& content, const std::string& old_path) {
+    const SourceFile* previous = nullptr;
+    if (!old_path.empty() && known_.count(old_path)) previous = &known_[old_path];
+    else if (known_.count(path)) previous = &known_[path];
+    if (!content.ok()) {
+      if (content.status().code() == StatusCode::kNotFound) {  // gone since (a retried failure)
+        ENGRAM_RETURN_IF_ERROR(engine_.ClearSyncFailure(options_.source, path));
+        return Delete(path);
+      }
+      Fail(path, content.status().message());
+      if (!old_path.empty()) ENGRAM_RETURN_IF_ERROR(Delete(old_path));
+      return Delete(path);
+    }
+    std::string hash = common::Sha256Hex(*content);
+    if (previous != nullptr && previous->content_hash == hash && previous->path == path) {
+      ++report_->unchanged;
+      return engine_.ClearSyncFailure(options_.source, path);
+    }
+    auto write = PreparePage(path, *content, options_.chunker);
+    if (!write.ok()) {
+      Fail(path, write.status().message());
+      if (!old_path.empty()) ENGRAM_RETURN_IF_ERROR(Delete(old_path));
+      return Delete(path);
+    }
+    write->source = options_.source;
+    const std::string slug = write->page.slug;
+    auto owner = slug_owner_.find(slug);
+    bool mine = owner == slug_owner_.end() || owner->second == path || owner->second == old_path;
+    if (!mine) {
+      Fail(path, "slug '" + slug + "' is already used by " + owner->second);
+      if (!old_path.empty()) ENGRAM_RETURN_IF_ERROR(Delete(old_path));
+      return Delete(path);
+    }
+    for (const std::string& w : write->page.warnings) {
+      report_->warnings.push_back({path, w});
+      (void)engine_.AppendIngestLog({common::NowIso8601(), path, "warn", w});
+    }
+    bool renamed = false;
+    if (previous != nullptr && (previous->path != path || previous->slug != slug)) {
+      // Same file, new name or slug: the page keeps its identity. When the
+      // new slug is held by another page (it is overwritten by this file),
+      // the old page goes instead.
+      Status st = engine_.RenamePage(options_.source, previous->slug, slug, path);
+      if (st.code() == StatusCode::kAlreadyExists) {
+        ENGRAM_RETURN_IF_ERROR(Delete(previous->path));
+        previous = nullptr;
+      } else {
+        ENGRAM_RETURN_IF_ERROR(st);
+        slug_owner_.erase(previous->slug);
+        renamed = previous->path != path;
+      }
+    }
+    ENGRAM_RETURN_IF_ERROR(engine_.PutPage(*write).status().WithContext("syncing " + path));
+    ENGRAM_RETURN_IF_ERROR(engine_.ClearSyncFailure(options_.source, path));
+    if (!old_path.empty() && old_path != path) {
+      ENGRAM_RETURN_IF_ERROR(engine_.ClearSyncFailure(options_.source, old_path));
+      known_.erase(old_path);
+    }
+    slug_owner_[slug] = path;
+    known_[path] = {path, slug, hash};
+    if (renamed) ++report_->renamed;
+    else if (previous != nullptr) ++report_->updated;
+    else ++report_->added;
+    (void)engine_.AppendIngestLog({common::NowIso8601(), path, renamed ? "rename" : previous ? "update" : "add", "sync"});
+    return Status::Ok();
+  }
+
+  Status Apply(const std::string& head, const Plan& plan) {
+    // Deletes first, so that a slug freed by one file can be taken by another.
+    for (const std::string& path : plan.deletes) ENGRAM_RETURN_IF_ERROR(Delete(path));
+    std::map<std::string, std::string> renamed_from;
+    for (const auto& [old_path, new_path] : plan.renames) renamed_from[new_path] = old_path;
+    for (const std::string& path : plan.upserts) {
+      auto from = renamed_from.find(path);
+      std::string old_path = from == renamed_from.end() ? "" : from->second;
+      ENGRAM_RETURN_IF_ERROR(Upsert(path, repo_.ReadFile(head, path, options_.max_file_bytes), old_path));
+    }
+    return Status::Ok();
+  }
+
+  Status ApplyWorktree(const std::string& head) {
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<FileChange> changes, repo_.WorktreeChanges());
+    ENGRAM_RETURN_IF_ERROR(engine_.BeginBatch());
+    auto read = [&](const std::string& path) {
+      return common::ReadFile(options_.root / path, options_.max_file_bytes);
+    };
+    Status st;
+    for (const FileChange& c : changes) {
+      if (!st.ok()) break;
+      if (c.kind == FileChange::Kind::kDeleted) {
+        st = Delete(c.path);
+      } else if (c.kind == FileChange::Kind::kRenamed && known_.count(c.old_path) && InScope(c.path)) {
+        st = Upsert(c.path, read(c.path), c.old_path);
+      } else {
+        if (c.kind == FileChange::Kind::kRenamed && known_.count(c.old_path)) st = Delete(c.old_path);
+        std::string why;
+        if (st.ok() && InScope(c.path, &why) && c.is_regular) st = Upsert(c.path, read(c.path), "");
+      }
+    }
+    if (st.ok()) st = engine_.SetSyncAnchor(options_.source, head + std::string(kWorktreeMark));
+    if (st.ok()) st = engine_.CommitBatch();
+    if (!st.ok()) {
+      engine_.RollbackBatch();
+      return st;
+    }
+    report_->worktree = true;
+    return Status::Ok();
+  }
+
+  Engine& engine_;
+  GitRepo& repo_;
+  const SyncOptions& options_;
+  SyncReport* report_;
+  std::map<std::string, SourceFile> known_;        // path -> indexed file
+  std::map<std::string, std::string> slug_owner_;  // slug -> path
+};
+
+}  // namespace
+
+Result<SyncReport> SyncGit(Engine& engine, GitRepo& repo, const SyncOptions& options) {
+  SyncReport report;
+  Syncer syncer(engine, repo, options, &report);
+  ENGRAM_RETURN_IF_ERROR(syncer.Run());
+  return report;
+}
+
+}  // namespace engram::sync

@@ -1,0 +1,36 @@
+// Git-driven incremental sync: brings a source in line with the HEAD commit
+// of its repository.
+//
+// The last synced commit (the anchor) is diffed against HEAD with rename and
+// copy detection; the first sync, --full, or a lost anchor walk the whole
+// tree. Every change of one sync is applied in one batch, and the anchor is
+// written in that same batch: a sync either lands whole or not at all, and
+// an interrupted one is redone by the next. A renamed file keeps its page's
+// identity. A file that cannot be indexed is named, removed from the brain
+// (its old text is no longer the truth), recorded, and retried by the next
+// sync; it never blocks the others.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "engram/brain.h"
+#include "engram/engine.h"
+#include "engram/status.h"
+#include "sync/git_repo.h"
+#include "text/chunker.h"
+
+namespace engram::sync {
+
+struct SyncOptions {
+  std::string source = "default";
+  std::filesystem::path root;            // the work tree (for --worktree reads)
+  uint64_t max_file_bytes = 5u << 20;
+  text::ChunkerOptions chunker;
+  bool full = false;      // walk the whole tree even when the anchor could be diffed
+  bool worktree = false;  // also apply uncommitted and untracked (not ignored) changes
+};
+
+Result<SyncReport> SyncGit(Engine& engine, GitRepo& repo, const SyncOptions& options);
+
+}  // namespace engram::sync

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# End-to-end: `engram sync` on real git repositories.
+source "$(dirname "$0")/lib.sh"
+E=$ENGRAM
+R="$WORK/repo"
+mkdir -p "$R/people" "$R/notes"
+git -C "$R" init -q
+git -C "$R" config user.email test@example.com
+git -C "$R" config user.name test
+commit() { git -C "$R" add -A && git -C "$R" commit -qm "$1"; }
+slugs() { "$E" --brain "$R" --json search "$1" | python3 -c 'import json,sys; print(" ".join(r["slug"] for r in json.load(sys.stdin)["results"]))'; }
+
+printf -- '---\ntitle: Alice Chen\n---\nAlice builds warehouse robots.\n' > "$R/people/alice.md"
+printf 'Bob invests in [[people/alice]] and robots.\n' > "$R/people/bob.md"
+printf '# About this vault\nrobots everywhere\n' > "$R/README.md"
+commit one
+
+# Not a repository: a clear error that suggests import.
+mkdir -p "$WORK/plain" && expect_exit 0 -- "$E" init "$WORK/plain"
+expect_exit 1 -- "$E" --brain "$WORK/plain" sync
+expect_contains "$ERR" "engram import" "sync outside git"
+
+expect_exit 0 -- "$E" init "$R"
+expect_exit 0 -- "$E" --brain "$R" --json sync
+expect_json "$OUT" 'd["mode"]' "full walk (first sync)"
+expect_json "$OUT" '(d["added"], d["deleted"])' "(2, 0)"
+expect_contains "$(slugs robots)" "people/alice" "first sync indexed"
+expect_not_contains "$(slugs robots)" "readme" "README.md is skipped by default"
+
+# Rename keeps identity, delete removes everything, a bad file is named and does not block.
+before=$("$E" --brain "$R" --json get people/alice | python3 -c 'import json,sys; print(json.load(sys.stdin)["created_at"])')
+git -C "$R" mv people/alice.md people/alice-chen.md
+git -C "$R" rm -q people/bob.md
+printf 'caf\xe9 robots\n' > "$R/notes/latin1.md"
+printf 'Drones and robots in Suzhou.\n' > "$R/notes/drones.md"
+printf 'link' > "$R/notes/target.txt" && ln -s target.txt "$R/notes/link.md"
+commit two
+expect_exit 1 -- "$E" --brain "$R" --json sync
+expect_json "$OUT" 'd["mode"]' "diff"
+expect_json "$OUT" '(d["added"], d["renamed"], d["deleted"])' "(1, 1, 1)"
+expect_json "$OUT" '[f["path"] for f in d["failed"]]' "['notes/latin1.md']"
+expect_json "$OUT" '[s["path"] for s in d["skipped"]]' "['notes/link.md']"
+expect_exit 0 -- "$E" --brain "$R" --json get people/alice-chen
+expect_json "$OUT" 'd["created_at"]' "$before"
+expect_exit 1 -- "$E" --brain "$R" get people/alice
+expect_exit 1 -- "$E" --brain "$R" get people/bob
+expect_not_contains "$(slugs invests)" "people/bob" "deleted page left no search hit"
+expect_exit 0 -- "$E" --brain "$R" --json status
+expect_json "$OUT" '[f["path"] for f in d["sync_failures"]]' "['notes/latin1.md']"
+expect_json "$OUT" 'd["synced_commit"]' "$(git -C "$R" rev-parse HEAD)"
+
+# The failed file is retried once fixed.
+printf 'Café notes about robots.\n' > "$R/notes/latin1.md"
+commit three
+expect_exit 0 -- "$E" --brain "$R" --json sync
+expect_json "$OUT" '(d["added"], len(d["failed"]))' "(1, 0)"
+expect_exit 0 -- "$E" --brain "$R" --json status
+expect_json "$OUT" 'd["sync_failures"]' "[]"
+
+# Nothing new: up to date. Rewritten history: said, and converges.
+expect_exit 0 -- "$E" --brain "$R" --json sync
+expect_json "$OUT" 'd["mode"]' "up to date"
+printf 'Amended drones page.\n' > "$R/notes/drones.md"
+git -C "$R" commit -qa --amend -m "three amended"
+expect_exit 0 -- "$E" --brain "$R" --json sync
+expect_contains "$(json_get "$OUT" 'd["mode"]')" "history was rewritten" "rewrite detected"
+expect_contains "$(slugs amended)" "notes/drones" "rewritten content indexed"
+
+# A file moved into an excluded folder leaves the brain.
+mkdir -p "$R/.archive" && git -C "$R" mv notes/drones.md .archive/drones.md && commit four
+expect_exit 0 -- "$E" --brain "$R" --json sync
+expect_json "$OUT" 'd["deleted"]' "1"
+expect_exit 1 -- "$E" --brain "$R" get notes/drones
+
+# --worktree applies uncommitted changes; the next plain sync converges back to HEAD.
+printf 'Uncommitted zebra notes.\n' > "$R/notes/zebra.md"
+expect_exit 0 -- "$E" --brain "$R" --json sync --worktree
+expect_json "$OUT" 'd["worktree"]' "True"
+expect_contains "$(slugs zebra)" "notes/zebra" "worktree change indexed"
+expect_exit 0 -- "$E" --brain "$R" --json sync
+expect_contains "$(json_get "$OUT" 'd["mode"]')" "full walk" "dirty anchor walks"
+expect_not_contains "$(slugs zebra)" "notes/zebra" "uncommitted file gone after a plain sync"
+
+# --full walks even when nothing changed.
+expect_exit 0 -- "$E" --brain "$R" --json sync --full
+expect_json "$OUT" 'd["mode"]' "full walk (--full)"
+
+# One writer: a second writer waits, then fails naming the lock; readers do not wait.
+flock "$R/.engram/write.lock" sleep 3 &
+holder=$!
+sleep 0.3
+expect_exit 1 -- env ENGRAM_STORE_LOCK_TIMEOUT_MS=300 "$E" --brain "$R" sync
+expect_contains "$ERR" "write.lock" "lock holder named"
+expect_exit 0 -- "$E" --brain "$R" search robots
+wait $holder
+expect_exit 0 -- "$E" --brain "$R" sync --quiet
+finish
