@@ -125,6 +125,18 @@ int main(int argc, char** argv) {
       "A file that cannot be indexed is named here and in `engram status`, and retried by the next sync.\n"
       "Folders that are not git repositories: use `engram import`.");
 
+  // hook
+  std::string hook_action;
+  auto* hook = app.add_subcommand("hook", "Install, remove or show the git hooks that sync after each commit");
+  hook->add_option("ACTION", hook_action, "install | uninstall | status")
+      ->required()
+      ->check(CLI::IsMember({"install", "uninstall", "status"}));
+  hook->footer(
+      "install adds a marked block to post-commit, post-merge and post-rewrite (in core.hooksPath when set)\n"
+      "that starts `engram sync --quiet` in the background, logging to .engram/sync.log; the commit returns\n"
+      "at once. Installing twice changes nothing; other commands in those hooks are kept. uninstall removes\n"
+      "only engram's block (and a hook file that held nothing else).");
+
   // put
   std::string put_slug, put_file;
   auto* put = app.add_subcommand("put", "Write a page (Markdown with frontmatter) into the brain and index it");
@@ -262,6 +274,23 @@ int main(int argc, char** argv) {
       std::cout << engram::cli::FormatSync(*r);
     }
     return r->failed.empty() ? 0 : 1;
+  }
+  if (*hook) {
+    auto r = brain.Hooks(ctx, hook_action);
+    if (!r.ok()) return Fail(r.status(), g);
+    if (g.json) {
+      Json hooks = Json::array();
+      for (const auto& h : *r) {
+        hooks.push_back({{"name", h.name}, {"file", h.file}, {"installed", h.installed}, {"other_content", h.other_content}});
+      }
+      Print({{"hooks", hooks}});
+    } else {
+      for (const auto& h : *r) {
+        std::cout << (h.installed ? "installed " : "absent    ") << h.name << "  " << h.file
+                  << (h.other_content ? "  (also runs other commands)" : "") << "\n";
+      }
+    }
+    return 0;
   }
   if (*put) {
     Result<std::string> content = put_file.empty() ? ReadStdin(brain.options().import_max_file_bytes)

@@ -69,6 +69,13 @@ struct SyncReport {
   double seconds = 0;
 };
 
+struct HookInfo {
+  std::string name;        // "post-commit", "post-merge", "post-rewrite"
+  std::string file;        // the hook file
+  bool installed = false;  // engram's block is in it
+  bool other_content = false;
+};
+
 struct PutReport {
   std::string slug;
   std::string path;       // file written, relative to the source root
@@ -106,6 +113,9 @@ class Brain {
   Result<ImportReport> Import(const OperationContext& ctx, const std::filesystem::path& dir, bool dry_run);
   // Brings the brain in line with its git repository's HEAD (see `engram sync --help`).
   Result<SyncReport> Sync(const OperationContext& ctx, bool full, bool worktree);
+  // Git hooks that run `engram sync --quiet` in the background after commits,
+  // merges and rewrites. action: "install", "uninstall" or "status".
+  Result<std::vector<HookInfo>> Hooks(const OperationContext& ctx, std::string_view action);
   // Writes <source root>/<slug>.md and indexes it.
   Result<PutReport> Put(const OperationContext& ctx, std::string_view slug, std::string_view content);
   Result<StoredPage> Get(const OperationContext& ctx, std::string_view slug);

@@ -8,6 +8,7 @@
 #include "search/keyword_search.h"
 #include "sync/git_repo.h"
 #include "sync/git_sync.h"
+#include "sync/hooks.h"
 #include "sync/importer.h"
 #include "sync/write_lock.h"
 #include "sync/page_indexer.h"
@@ -163,6 +164,28 @@ Result<SyncReport> Brain::Sync(const OperationContext& ctx, bool full, bool work
   so.full = full;
   so.worktree = worktree;
   return sync::SyncGit(*engine_, *repo, so);
+}
+
+Result<std::vector<HookInfo>> Brain::Hooks(const OperationContext& ctx, std::string_view action) {
+  if (ctx.remote) return Status::FailedPrecondition("hook management is a local-only operation");
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<sync::GitRepo> repo, sync::GitRepo::Open(root_));
+  ENGRAM_ASSIGN_OR_RETURN(fs::path dir, repo->HooksDir());
+  Result<std::vector<sync::HookState>> states = Status::InvalidArgument("unknown hook action '" + std::string(action) +
+                                                                        "' (install, uninstall or status)");
+  if (action == "install") {
+    std::error_code ec;
+    fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    if (ec) return Status::IOError("cannot find the engram binary: " + ec.message());
+    states = sync::InstallHooks(dir, self);
+  } else if (action == "uninstall") {
+    states = sync::UninstallHooks(dir);
+  } else if (action == "status") {
+    states = sync::HookStatus(dir);
+  }
+  if (!states.ok()) return states.status();
+  std::vector<HookInfo> out;
+  for (const auto& h : *states) out.push_back({h.name, h.file.string(), h.installed, h.other_content});
+  return out;
 }
 
 Result<PutReport> Brain::Put(const OperationContext& ctx, std::string_view slug, std::string_view content) {

@@ -205,6 +205,24 @@ Result<std::vector<FileChange>> GitRepo::WorktreeChanges() {
   return Impl::Collect(diff.get());
 }
 
+Result<std::filesystem::path> GitRepo::HooksDir() {
+  git_config* snapshot = nullptr;
+  int rc = git_repository_config_snapshot(&snapshot, impl_->repo.get());
+  if (rc != 0) return GitError(rc, "reading git config");
+  Owned<git_config, git_config_free> config(snapshot);
+  const char* value = nullptr;
+  std::filesystem::path workdir = git_repository_workdir(impl_->repo.get());
+  if (git_config_get_string(&value, config.get(), "core.hooksPath") == 0 && value != nullptr && *value != '\0') {
+    std::filesystem::path p(value);
+    if (p.string().rfind("~/", 0) == 0) {
+      const char* home = std::getenv("HOME");
+      if (home != nullptr) p = std::filesystem::path(home) / p.string().substr(2);
+    }
+    return p.is_absolute() ? p : workdir / p;
+  }
+  return std::filesystem::path(git_repository_path(impl_->repo.get())) / "hooks";
+}
+
 Result<std::string> GitRepo::ReadFile(const std::string& commit, const std::string& path, uint64_t max_bytes) {
   ENGRAM_ASSIGN_OR_RETURN(TreePtr tree, impl_->TreeOf(commit));
   git_tree_entry* e = nullptr;

@@ -53,6 +53,9 @@ class GitRepo {
   Result<std::vector<FileChange>> Diff(const std::string& from, const std::string& to);
   // Uncommitted and untracked (not ignored) changes of the work tree against HEAD.
   Result<std::vector<FileChange>> WorktreeChanges();
+  // The folder git runs hooks from: core.hooksPath (relative to the work
+  // tree when relative) or <gitdir>/hooks.
+  Result<std::filesystem::path> HooksDir();
   // The file's bytes in the commit; NotFound when it is not there.
   Result<std::string> ReadFile(const std::string& commit, const std::string& path, uint64_t max_bytes);
 

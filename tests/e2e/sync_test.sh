@@ -94,4 +94,28 @@ expect_contains "$ERR" "write.lock" "lock holder named"
 expect_exit 0 -- "$E" --brain "$R" search robots
 wait $holder
 expect_exit 0 -- "$E" --brain "$R" sync --quiet
+# Hooks: idempotent, keep other content, respect core.hooksPath, sync in the background.
+printf '#!/bin/sh\necho user-hook\n' > "$R/.git/hooks/post-commit" && chmod +x "$R/.git/hooks/post-commit"
+expect_exit 0 -- "$E" --brain "$R" hook install
+expect_exit 0 -- "$E" --brain "$R" --json hook install
+expect_json "$OUT" '[h["installed"] for h in d["hooks"]]' "[True, True, True]"
+expect_json "$OUT" 'd["hooks"][0]["other_content"]' "True"
+[[ $(grep -c '>>> engram sync >>>' "$R/.git/hooks/post-commit") -eq 1 ]] || fail "hook block duplicated"
+expect_contains "$(cat "$R/.git/hooks/post-commit")" "echo user-hook" "existing hook kept"
+[[ -x "$R/.git/hooks/post-merge" ]] || fail "hook not executable"
+printf 'Hooked page about quokkas.\n' > "$R/notes/quokka.md" && commit hooked
+for i in $(seq 1 50); do
+  [[ "$("$E" --brain "$R" --json status | python3 -c 'import json,sys; print(json.load(sys.stdin)["synced_commit"])')" == "$(git -C "$R" rev-parse HEAD)" ]] && break
+  sleep 0.1
+done
+expect_contains "$(slugs quokkas)" "notes/quokka" "post-commit hook synced in the background"
+expect_exit 0 -- "$E" --brain "$R" --json hook uninstall
+expect_json "$OUT" '[h["installed"] for h in d["hooks"]]' "[False, False, False]"
+expect_contains "$(cat "$R/.git/hooks/post-commit")" "echo user-hook" "uninstall keeps other content"
+[[ ! -e "$R/.git/hooks/post-merge" ]] || fail "an engram-only hook file was left behind"
+git -C "$R" config core.hooksPath githooks
+expect_exit 0 -- "$E" --brain "$R" --json hook install
+expect_json "$OUT" 'd["hooks"][0]["file"]' "$(realpath "$R")/githooks/post-commit"
+expect_exit 2 -- "$E" --brain "$R" hook frobnicate
+
 finish
