@@ -125,6 +125,15 @@ int main(int argc, char** argv) {
       "A file that cannot be indexed is named here and in `engram status`, and retried by the next sync.\n"
       "Folders that are not git repositories: use `engram import`.");
 
+  // check
+  bool check_repair = false;
+  auto* check = app.add_subcommand("check", "Verify the database against the synced commit and against itself");
+  check->add_flag("--repair", check_repair, "Re-sync what is wrong, then check again");
+  check->footer(
+      "Finds files of the synced commit without a page, pages without a file, pages whose content differs,\n"
+      "files the last sync could not index, rows left by deleted pages, chunks and full-text postings that\n"
+      "disagree, and damaged posting lists. Exits 1 when anything is wrong (after --repair: still wrong).");
+
   // hook
   std::string hook_action;
   auto* hook = app.add_subcommand("hook", "Install, remove or show the git hooks that sync after each commit");
@@ -274,6 +283,28 @@ int main(int argc, char** argv) {
       std::cout << engram::cli::FormatSync(*r);
     }
     return r->failed.empty() ? 0 : 1;
+  }
+  if (*check) {
+    auto r = brain.Check(ctx, check_repair);
+    if (!r.ok()) return Fail(r.status(), g);
+    const auto& left = r->repaired ? r->remaining : r->problems;
+    if (g.json) {
+      auto list = [](const std::vector<engram::ImportIssue>& v) {
+        Json a = Json::array();
+        for (const auto& p : v) a.push_back({{"path", p.path}, {"problem", p.reason}});
+        return a;
+      };
+      Print({{"ok", left.empty()}, {"synced_commit", r->synced_commit}, {"problems", list(r->problems)},
+             {"repaired", r->repaired}, {"remaining", list(r->remaining)}});
+    } else {
+      for (const auto& p : r->problems) std::cout << "problem: " << (p.path.empty() ? "" : p.path + ": ") << p.reason << "\n";
+      if (r->repaired) {
+        std::cout << "repaired: re-synced " << r->synced_commit.substr(0, 12) << "\n";
+        for (const auto& p : r->remaining) std::cout << "still wrong: " << (p.path.empty() ? "" : p.path + ": ") << p.reason << "\n";
+      }
+      std::cout << (left.empty() ? "ok: the brain is consistent" : "the brain is inconsistent") << "\n";
+    }
+    return left.empty() ? 0 : 1;
   }
   if (*hook) {
     auto r = brain.Hooks(ctx, hook_action);

@@ -69,6 +69,13 @@ struct SyncReport {
   double seconds = 0;
 };
 
+struct CheckReport {
+  std::string synced_commit;           // what the database was checked against ("" for plain folders)
+  std::vector<ImportIssue> problems;   // path ("" when not about one file) and what is wrong
+  bool repaired = false;               // --repair ran a re-sync
+  std::vector<ImportIssue> remaining;  // problems still there after the repair
+};
+
 struct HookInfo {
   std::string name;        // "post-commit", "post-merge", "post-rewrite"
   std::string file;        // the hook file
@@ -113,6 +120,9 @@ class Brain {
   Result<ImportReport> Import(const OperationContext& ctx, const std::filesystem::path& dir, bool dry_run);
   // Brings the brain in line with its git repository's HEAD (see `engram sync --help`).
   Result<SyncReport> Sync(const OperationContext& ctx, bool full, bool worktree);
+  // Verifies the database against the synced commit and against itself;
+  // with repair, re-syncs what is wrong and checks again.
+  Result<CheckReport> Check(const OperationContext& ctx, bool repair);
   // Git hooks that run `engram sync --quiet` in the background after commits,
   // merges and rewrites. action: "install", "uninstall" or "status".
   Result<std::vector<HookInfo>> Hooks(const OperationContext& ctx, std::string_view action);

@@ -167,6 +167,12 @@ struct SyncFailure {
   std::string at;
 };
 
+// A way in which the database disagrees with itself.
+struct IntegrityProblem {
+  std::string what;  // human-readable description
+  std::string path;  // the page's file when one page is concerned ("" otherwise)
+};
+
 struct EngineOptions {
   bool create_if_missing = false;
   int busy_timeout_ms = 5000;
@@ -209,6 +215,14 @@ class Engine {
   virtual Status RecordSyncFailure(std::string_view source, const SyncFailure& failure) = 0;
   virtual Status ClearSyncFailure(std::string_view source, std::string_view path) = 0;
   virtual Result<std::vector<SyncFailure>> SyncFailures(std::string_view source) = 0;
+
+  // Checks the database against itself: SQLite's own check, rows whose page
+  // is gone, chunks and posting lists that disagree, corpus statistics.
+  virtual Result<std::vector<IntegrityProblem>> CheckIntegrity() = 0;
+  // Removes what CheckIntegrity finds left over: rows of deleted pages,
+  // postings of vanished chunks; recomputes the corpus statistics. Pages whose
+  // own postings disagree are fixed by writing them again.
+  virtual Status Repair() = 0;
 
   virtual Status BeginBatch() = 0;
   virtual Status CommitBatch() = 0;

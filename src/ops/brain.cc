@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <set>
 
 #include "common/files.h"
 #include "ops/config.h"
@@ -164,6 +165,39 @@ Result<SyncReport> Brain::Sync(const OperationContext& ctx, bool full, bool work
   so.full = full;
   so.worktree = worktree;
   return sync::SyncGit(*engine_, *repo, so);
+}
+
+Result<CheckReport> Brain::Check(const OperationContext& ctx, bool repair) {
+  if (ctx.remote) return Status::FailedPrecondition("check is a local-only operation");
+  CheckReport report;
+  auto repo = sync::GitRepo::Open(root_);
+  std::set<std::string> reindex;
+  auto run_check = [&](std::vector<ImportIssue>* problems) -> Status {
+    reindex.clear();
+    if (!repo.ok()) {  // a plain folder: the database against itself
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<IntegrityProblem> internal, engine_->CheckIntegrity());
+      for (const auto& p : internal) problems->push_back({p.path, p.what});
+      return Status::Ok();
+    }
+    return sync::CheckAgainstCommit(*engine_, **repo, kSource, problems, &reindex, &report.synced_commit);
+  };
+  ENGRAM_RETURN_IF_ERROR(run_check(&report.problems));
+  if (repair && !report.problems.empty()) {
+    if (!repo.ok()) return Status::FailedPrecondition("--repair needs a git brain; re-run `engram import`");
+    ENGRAM_ASSIGN_OR_RETURN(auto lock, LockForWrite("check --repair"));
+    sync::SyncOptions so;
+    so.root = root_;
+    so.max_file_bytes = options_.import_max_file_bytes;
+    so.chunker.target_words = static_cast<size_t>(options_.chunk_target_words);
+    so.chunker.overlap_words = static_cast<size_t>(options_.chunk_overlap_words);
+    so.full = true;
+    so.force = reindex;
+    ENGRAM_RETURN_IF_ERROR(engine_->Repair());
+    ENGRAM_RETURN_IF_ERROR(sync::SyncGit(*engine_, **repo, so).status());
+    report.repaired = true;
+    ENGRAM_RETURN_IF_ERROR(run_check(&report.remaining));
+  }
+  return report;
 }
 
 Result<std::vector<HookInfo>> Brain::Hooks(const OperationContext& ctx, std::string_view action) {

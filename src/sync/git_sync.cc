@@ -174,7 +174,7 @@ class Syncer {
       return Delete(path);
     }
     std::string hash = common::Sha256Hex(*content);
-    if (previous != nullptr && previous->content_hash == hash && previous->path == path) {
+    if (previous != nullptr && previous->content_hash == hash && previous->path == path && !options_.force.count(path)) {
       ++report_->unchanged;
       return engine_.ClearSyncFailure(options_.source, path);
     }
@@ -278,6 +278,61 @@ class Syncer {
 };
 
 }  // namespace
+
+Status CheckAgainstCommit(Engine& engine, GitRepo& repo, const std::string& source,
+                          std::vector<ImportIssue>* problems, std::set<std::string>* reindex,
+                          std::string* synced_commit) {
+  ENGRAM_ASSIGN_OR_RETURN(std::string anchor, engine.SyncAnchor(source));
+  bool dirty = anchor.size() > kWorktreeMark.size() &&
+               anchor.compare(anchor.size() - kWorktreeMark.size(), kWorktreeMark.size(), kWorktreeMark) == 0;
+  if (dirty) {
+    anchor.resize(anchor.size() - kWorktreeMark.size());
+    problems->push_back({"", "the database also holds uncommitted changes (`sync --worktree`)"});
+  }
+  *synced_commit = anchor;
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<IntegrityProblem> internal, engine.CheckIntegrity());
+  for (const auto& p : internal) {
+    problems->push_back({p.path, p.what});
+    if (!p.path.empty()) reindex->insert(p.path);
+  }
+  if (anchor.empty()) {
+    problems->push_back({"", "never synced: run `engram sync`"});
+    return Status::Ok();
+  }
+  if (!repo.CommitExists(anchor)) {
+    problems->push_back({"", "the synced commit " + anchor + " no longer exists"});
+    return Status::Ok();
+  }
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<SourceFile> pages, engine.ListSourceFiles(source));
+  std::map<std::string, const SourceFile*> by_path;
+  for (const auto& p : pages) by_path[p.path] = &p;
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<SyncFailure> failures, engine.SyncFailures(source));
+  std::set<std::string> failed;
+  for (const auto& f : failures) {
+    failed.insert(f.path);
+    problems->push_back({f.path, "could not be indexed: " + f.reason});
+  }
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<TreeFile> files, repo.ListFiles(anchor));
+  std::set<std::string> present;
+  for (const TreeFile& f : files) {
+    if (!f.is_regular || !InScope(f.path)) continue;
+    present.insert(f.path);
+    auto it = by_path.find(f.path);
+    if (it == by_path.end()) {
+      if (!failed.count(f.path)) problems->push_back({f.path, "file of the synced commit has no page"});
+      continue;
+    }
+    auto content = repo.ReadFile(anchor, f.path, UINT64_MAX);
+    if (content.ok() && common::Sha256Hex(*content) != it->second->content_hash && !dirty) {
+      problems->push_back({f.path, "page differs from the file in the synced commit"});
+      reindex->insert(f.path);
+    }
+  }
+  for (const auto& p : pages) {
+    if (!present.count(p.path) && !dirty) problems->push_back({p.path, "page has no file in the synced commit"});
+  }
+  return Status::Ok();
+}
 
 Result<SyncReport> SyncGit(Engine& engine, GitRepo& repo, const SyncOptions& options) {
   SyncReport report;

@@ -12,7 +12,9 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "engram/brain.h"
 #include "engram/engine.h"
@@ -29,7 +31,16 @@ struct SyncOptions {
   text::ChunkerOptions chunker;
   bool full = false;      // walk the whole tree even when the anchor could be diffed
   bool worktree = false;  // also apply uncommitted and untracked (not ignored) changes
+  std::set<std::string> force;  // paths re-indexed even when their content is unchanged (repair)
 };
+
+// Problems between the database and the synced commit: files without pages,
+// pages without files, pages whose content differs from the commit, files
+// the last sync could not index, and the database's own CheckIntegrity.
+// `reindex` collects the paths a repair must index again.
+Status CheckAgainstCommit(Engine& engine, GitRepo& repo, const std::string& source,
+                          std::vector<ImportIssue>* problems, std::set<std::string>* reindex,
+                          std::string* synced_commit);
 
 Result<SyncReport> SyncGit(Engine& engine, GitRepo& repo, const SyncOptions& options);
 

@@ -94,6 +94,26 @@ expect_contains "$ERR" "write.lock" "lock holder named"
 expect_exit 0 -- "$E" --brain "$R" search robots
 wait $holder
 expect_exit 0 -- "$E" --brain "$R" sync --quiet
+# check: consistent after syncs; drift is found, named and repaired.
+expect_exit 0 -- "$E" --brain "$R" --json check
+expect_json "$OUT" 'd["ok"]' "True"
+python3 - "$R/.engram/engram.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])   # foreign keys off: deleting a page strands its rows, as a buggy writer would
+db.execute("DELETE FROM pages WHERE slug = 'notes/latin1'")
+db.execute("DELETE FROM postings WHERE term_id = (SELECT term_id FROM postings ORDER BY term_id LIMIT 1)")
+db.commit()
+PY
+expect_exit 1 -- "$E" --brain "$R" --json check
+expect_json "$OUT" 'd["ok"]' "False"
+expect_contains "$OUT" "file of the synced commit has no page" "missing page found"
+expect_contains "$OUT" "chunks of deleted pages" "orphans found"
+expect_contains "$OUT" "full-text index disagrees" "index drift found"
+expect_exit 0 -- "$E" --brain "$R" --json check --repair
+expect_json "$OUT" '(d["repaired"], d["remaining"])' "(True, [])"
+expect_exit 0 -- "$E" --brain "$R" check
+expect_contains "$(slugs café)" "notes/latin1" "repaired page searchable"
+
 # Hooks: idempotent, keep other content, respect core.hooksPath, sync in the background.
 printf '#!/bin/sh\necho user-hook\n' > "$R/.git/hooks/post-commit" && chmod +x "$R/.git/hooks/post-commit"
 expect_exit 0 -- "$E" --brain "$R" hook install

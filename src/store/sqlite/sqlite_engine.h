@@ -37,6 +37,9 @@ class SqliteEngine final : public Engine {
   Status ClearSyncFailure(std::string_view source, std::string_view path) override;
   Result<std::vector<SyncFailure>> SyncFailures(std::string_view source) override;
 
+  Result<std::vector<IntegrityProblem>> CheckIntegrity() override;
+  Status Repair() override;
+
   Status BeginBatch() override;
   Status CommitBatch() override;
   void RollbackBatch() override;
