@@ -212,6 +212,9 @@ class Engine {
   // AlreadyExists if new_slug is taken.
   virtual Status RenamePage(std::string_view source, std::string_view old_slug, std::string_view new_slug,
                             std::string_view new_path) = 0;
+  // Small named values kept with the data (e.g. the scope a source was synced with).
+  virtual Result<std::string> GetConfigValue(std::string_view key) = 0;  // "" when unset
+  virtual Status SetConfigValue(std::string_view key, std::string_view value) = 0;
   virtual Status RecordSyncFailure(std::string_view source, const SyncFailure& failure) = 0;
   virtual Status ClearSyncFailure(std::string_view source, std::string_view path) = 0;
   virtual Result<std::vector<SyncFailure>> SyncFailures(std::string_view source) = 0;

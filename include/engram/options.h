@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace engram {
 
@@ -18,6 +19,10 @@ struct BrainOptions {
   double bm25_k1 = 0.9;           // BM25 term-frequency saturation
   double bm25_b = 0.4;            // BM25 length normalisation
   double title_weight = 0.5;      // weight of the title/alias arm
+  // [scope] folders are paths from the brain root, matched on whole components
+  std::vector<std::string> scope_include;  // when non-empty, only files under these folders
+  std::vector<std::string> scope_exclude;  // never files under these folders
+  std::vector<std::string> scope_skip_files = {"README.md", "index.md", "log.md", "RESOLVER.md", "schema.md"};
   // [store]
   int busy_timeout_ms = 5000;     // how long a writer waits for another writer's transaction
   int lock_timeout_ms = 10000;    // how long a write waits for the brain's write lock

@@ -42,6 +42,12 @@ Result<bool> ExcludeFromGit(const fs::path& root) {
   return true;
 }
 
+sync::Scope ScopeOf(const BrainOptions& o) {
+  // Validated when the configuration was loaded.
+  auto scope = sync::Scope::Make(o.scope_include, o.scope_exclude, o.scope_skip_files);
+  return scope.ok() ? *scope : sync::Scope();
+}
+
 }  // namespace
 
 Brain::Brain(fs::path root, BrainOptions options, std::unique_ptr<Engine> engine)
@@ -141,6 +147,7 @@ Result<ImportReport> Brain::Import(const OperationContext& ctx, const fs::path& 
   io.chunker.target_words = static_cast<size_t>(options_.chunk_target_words);
   io.chunker.overlap_words = static_cast<size_t>(options_.chunk_overlap_words);
   io.dry_run = dry_run;
+  io.scope = ScopeOf(options_);
   return sync::ImportDirectory(*engine_, abs, io);
 }
 
@@ -164,6 +171,7 @@ Result<SyncReport> Brain::Sync(const OperationContext& ctx, bool full, bool work
   so.chunker.overlap_words = static_cast<size_t>(options_.chunk_overlap_words);
   so.full = full;
   so.worktree = worktree;
+  so.scope = ScopeOf(options_);
   return sync::SyncGit(*engine_, *repo, so);
 }
 
@@ -179,7 +187,8 @@ Result<CheckReport> Brain::Check(const OperationContext& ctx, bool repair) {
       for (const auto& p : internal) problems->push_back({p.path, p.what});
       return Status::Ok();
     }
-    return sync::CheckAgainstCommit(*engine_, **repo, kSource, problems, &reindex, &report.synced_commit);
+    return sync::CheckAgainstCommit(*engine_, **repo, kSource, ScopeOf(options_), problems, &reindex,
+                                    &report.synced_commit);
   };
   ENGRAM_RETURN_IF_ERROR(run_check(&report.problems));
   if (repair && !report.problems.empty()) {
@@ -192,6 +201,7 @@ Result<CheckReport> Brain::Check(const OperationContext& ctx, bool repair) {
     so.chunker.overlap_words = static_cast<size_t>(options_.chunk_overlap_words);
     so.full = true;
     so.force = reindex;
+    so.scope = ScopeOf(options_);
     ENGRAM_RETURN_IF_ERROR(engine_->Repair());
     ENGRAM_RETURN_IF_ERROR(sync::SyncGit(*engine_, **repo, so).status());
     report.repaired = true;

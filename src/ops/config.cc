@@ -6,6 +6,7 @@
 
 #include "common/files.h"
 #include "ops/toml_subset.h"
+#include "sync/scope.h"
 
 namespace engram::ops {
 
@@ -42,6 +43,7 @@ const std::vector<Setting>& Settings() {
 }
 
 Status Validate(const BrainOptions& o) {
+  ENGRAM_RETURN_IF_ERROR(sync::Scope::Make(o.scope_include, o.scope_exclude, o.scope_skip_files).status());
   if (o.chunk_overlap_words * 2 > o.chunk_target_words) {
     return Status::InvalidArgument("chunker.overlap_words (" + std::to_string(o.chunk_overlap_words) +
                                    ") must be at most half of chunker.target_words (" +
@@ -92,6 +94,15 @@ bm25_b = 0.4
 # (0 turns the arm off).
 title_weight = 0.5
 
+[scope]
+# Folders (paths from the brain root, matched on whole components) to index;
+# empty means every folder. Hidden folders and node_modules are never indexed.
+include = []
+# Folders never indexed: "04_Archive" excludes 04_Archive/x.md, not my04_Archive/x.md.
+exclude = []
+# File names never indexed (case-insensitive): they describe a vault.
+skip_files = ["README.md", "index.md", "log.md", "RESOLVER.md", "schema.md"]
+
 [store]
 # Milliseconds a writer waits for another writer's transaction to finish.
 busy_timeout_ms = 5000
@@ -111,6 +122,19 @@ Result<BrainOptions> ParseConfig(const std::string& text, const std::string& fil
     for (const Setting& s : Settings()) {
       if (e.table == s.section && e.key == s.key) setting = &s;
     }
+    if (e.table == "scope") {
+      std::vector<std::string>* list = e.key == "include"      ? &options.scope_include
+                                       : e.key == "exclude"    ? &options.scope_exclude
+                                       : e.key == "skip_files" ? &options.scope_skip_files
+                                                               : nullptr;
+      if (list == nullptr) return Status::InvalidArgument(where + ": unknown setting scope." + e.key);
+      const auto* items = std::get_if<std::vector<std::string>>(&e.value.value);
+      if (items == nullptr) {
+        return Status::InvalidArgument(where + ": scope." + e.key + " must be a list of \"strings\"");
+      }
+      *list = *items;
+      continue;
+    }
     if (setting == nullptr) return Status::InvalidArgument(where + ": unknown setting " + e.table + "." + e.key);
     const double* number = std::get_if<double>(&e.value.value);
     if (number == nullptr) return Status::InvalidArgument(where + ": " + e.table + "." + e.key + " must be a number");
@@ -121,6 +145,25 @@ Result<BrainOptions> ParseConfig(const std::string& text, const std::string& fil
 }
 
 Status ApplyEnvironment(BrainOptions* options) {
+  // Lists: comma-separated, e.g. ENGRAM_SCOPE_EXCLUDE=04_Archive,00_Inbox
+  const std::pair<const char*, std::vector<std::string>*> lists[] = {
+      {"ENGRAM_SCOPE_INCLUDE", &options->scope_include},
+      {"ENGRAM_SCOPE_EXCLUDE", &options->scope_exclude},
+      {"ENGRAM_SCOPE_SKIP_FILES", &options->scope_skip_files},
+  };
+  for (const auto& [name, list] : lists) {
+    const char* raw = std::getenv(name);
+    if (raw == nullptr) continue;
+    list->clear();
+    std::string all(raw);
+    size_t start = 0;
+    while (start <= all.size()) {
+      size_t end = all.find(',', start);
+      if (end == std::string::npos) end = all.size();
+      if (end > start) list->push_back(all.substr(start, end - start));
+      start = end + 1;
+    }
+  }
   for (const Setting& s : Settings()) {
     std::string name = std::string("ENGRAM_") + s.section + "_" + s.key;
     for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

@@ -41,11 +41,18 @@ class Syncer {
     ENGRAM_RETURN_IF_ERROR(LoadKnown());
     ENGRAM_ASSIGN_OR_RETURN(std::vector<SyncFailure> failures, engine_.SyncFailures(options_.source));
 
+    // A sync under a different scope must look at every file: a diff would
+    // not show files that were out of scope and now are in (or the reverse).
+    const std::string scope_key = "scope_fingerprint:" + options_.source;
+    ENGRAM_ASSIGN_OR_RETURN(std::string synced_scope, engine_.GetConfigValue(scope_key));
+    bool scope_changed = !anchor.empty() && synced_scope != options_.scope.Fingerprint();
+
     Plan plan;
-    if (options_.full || anchor.empty() || dirty) {
-      report_->mode = anchor.empty() ? "full walk (first sync)"
-                      : dirty        ? "full walk (the last sync applied uncommitted changes)"
-                                     : "full walk (--full)";
+    if (options_.full || anchor.empty() || dirty || scope_changed) {
+      report_->mode = anchor.empty()   ? "full walk (first sync)"
+                      : dirty          ? "full walk (the last sync applied uncommitted changes)"
+                      : scope_changed  ? "full walk (the scope changed)"
+                                       : "full walk (--full)";
       ENGRAM_RETURN_IF_ERROR(PlanWalk(head, &plan));
     } else if (!repo_.CommitExists(anchor)) {
       report_->mode = "full walk (the last synced commit " + anchor.substr(0, 12) + " no longer exists)";
@@ -68,6 +75,7 @@ class Syncer {
       ENGRAM_RETURN_IF_ERROR(engine_.BeginBatch());
       Status st = Apply(head, plan);
       if (st.ok()) st = engine_.SetSyncAnchor(options_.source, head);
+      if (st.ok()) st = engine_.SetConfigValue(scope_key, options_.scope.Fingerprint());
       if (st.ok()) st = engine_.CommitBatch();
       if (!st.ok()) {
         engine_.RollbackBatch();
@@ -92,7 +100,7 @@ class Syncer {
   // Adds path to the plan when it is a page; a non-page that was a page goes.
   void PlanPath(const std::string& path, bool is_regular, Plan* plan) {
     std::string why;
-    if (!InScope(path, &why)) {
+    if (!options_.scope.Contains(path, &why)) {
       if (known_.count(path)) plan->deletes.insert(path);
       return;
     }
@@ -125,7 +133,7 @@ class Syncer {
           if (known_.count(c.path)) plan->deletes.insert(c.path);
           break;
         case FileChange::Kind::kRenamed:
-          if (known_.count(c.old_path) && InScope(c.path) && c.is_regular) {
+          if (known_.count(c.old_path) && options_.scope.Contains(c.path) && c.is_regular) {
             plan->renames[c.old_path] = c.path;
             plan->upserts.insert(c.path);
           } else {
@@ -251,12 +259,12 @@ class Syncer {
       if (!st.ok()) break;
       if (c.kind == FileChange::Kind::kDeleted) {
         st = Delete(c.path);
-      } else if (c.kind == FileChange::Kind::kRenamed && known_.count(c.old_path) && InScope(c.path)) {
+      } else if (c.kind == FileChange::Kind::kRenamed && known_.count(c.old_path) && options_.scope.Contains(c.path)) {
         st = Upsert(c.path, read(c.path), c.old_path);
       } else {
         if (c.kind == FileChange::Kind::kRenamed && known_.count(c.old_path)) st = Delete(c.old_path);
         std::string why;
-        if (st.ok() && InScope(c.path, &why) && c.is_regular) st = Upsert(c.path, read(c.path), "");
+        if (st.ok() && options_.scope.Contains(c.path, &why) && c.is_regular) st = Upsert(c.path, read(c.path), "");
       }
     }
     if (st.ok()) st = engine_.SetSyncAnchor(options_.source, head + std::string(kWorktreeMark));
@@ -279,7 +287,7 @@ class Syncer {
 
 }  // namespace
 
-Status CheckAgainstCommit(Engine& engine, GitRepo& repo, const std::string& source,
+Status CheckAgainstCommit(Engine& engine, GitRepo& repo, const std::string& source, const Scope& scope,
                           std::vector<ImportIssue>* problems, std::set<std::string>* reindex,
                           std::string* synced_commit) {
   ENGRAM_ASSIGN_OR_RETURN(std::string anchor, engine.SyncAnchor(source));
@@ -315,7 +323,7 @@ Status CheckAgainstCommit(Engine& engine, GitRepo& repo, const std::string& sour
   ENGRAM_ASSIGN_OR_RETURN(std::vector<TreeFile> files, repo.ListFiles(anchor));
   std::set<std::string> present;
   for (const TreeFile& f : files) {
-    if (!f.is_regular || !InScope(f.path)) continue;
+    if (!f.is_regular || !scope.Contains(f.path)) continue;
     present.insert(f.path);
     auto it = by_path.find(f.path);
     if (it == by_path.end()) {

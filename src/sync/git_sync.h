@@ -20,6 +20,7 @@
 #include "engram/engine.h"
 #include "engram/status.h"
 #include "sync/git_repo.h"
+#include "sync/scope.h"
 #include "text/chunker.h"
 
 namespace engram::sync {
@@ -32,13 +33,14 @@ struct SyncOptions {
   bool full = false;      // walk the whole tree even when the anchor could be diffed
   bool worktree = false;  // also apply uncommitted and untracked (not ignored) changes
   std::set<std::string> force;  // paths re-indexed even when their content is unchanged (repair)
+  Scope scope;
 };
 
 // Problems between the database and the synced commit: files without pages,
 // pages without files, pages whose content differs from the commit, files
 // the last sync could not index, and the database's own CheckIntegrity.
 // `reindex` collects the paths a repair must index again.
-Status CheckAgainstCommit(Engine& engine, GitRepo& repo, const std::string& source,
+Status CheckAgainstCommit(Engine& engine, GitRepo& repo, const std::string& source, const Scope& scope,
                           std::vector<ImportIssue>* problems, std::set<std::string>* reindex,
                           std::string* synced_commit);
 

@@ -43,14 +43,14 @@ Result<ImportReport> ImportDirectory(Engine& engine, const fs::path& root, const
     // lexically: fs::relative would resolve symbolic links in the path.
     std::string rel = e.path().lexically_relative(root).generic_string();
     if (e.is_symlink(ec)) {
-      if (InScope(rel)) report.skipped.push_back({rel, "symbolic link (not followed)"});
+      if (options.scope.Contains(rel)) report.skipped.push_back({rel, "symbolic link (not followed)"});
       continue;
     }
     if (e.is_directory(ec)) {
       if (IsIgnoredDirectory(name)) it.disable_recursion_pending();
       continue;
     }
-    if (!e.is_regular_file(ec) || !InScope(rel)) continue;
+    if (!e.is_regular_file(ec) || !options.scope.Contains(rel)) continue;
     files.emplace_back(rel, e.path());
   }
   std::sort(files.begin(), files.end());

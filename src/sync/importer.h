@@ -12,6 +12,7 @@
 #include "engram/brain.h"
 #include "engram/engine.h"
 #include "engram/status.h"
+#include "sync/scope.h"
 #include "text/chunker.h"
 
 namespace engram::sync {
@@ -21,6 +22,7 @@ struct ImportOptions {
   uint64_t max_file_bytes = 5u << 20;  // larger files are skipped with the reason
   text::ChunkerOptions chunker;
   bool dry_run = false;                // report what would change, write nothing
+  Scope scope;
 };
 
 // Scans root and brings the engine's source in line with it.

@@ -1,7 +1,6 @@
 #include "sync/scope.h"
 
 #include <algorithm>
-#include <array>
 
 namespace engram::sync {
 
@@ -14,13 +13,63 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
+std::vector<std::string> Components(std::string_view path) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    if (end > start) out.emplace_back(path.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+// True when folder's components are the leading components of the path's folders.
+bool Under(const std::vector<std::string>& folder, const std::vector<std::string>& path_parts) {
+  if (folder.size() >= path_parts.size()) return false;  // the last part is the file name
+  return std::equal(folder.begin(), folder.end(), path_parts.begin());
+}
+
 }  // namespace
+
+const std::vector<std::string>& DefaultSkippedFiles() {
+  static const std::vector<std::string> kFiles = {"README.md", "index.md", "log.md", "RESOLVER.md", "schema.md"};
+  return kFiles;
+}
 
 bool IsIgnoredDirectory(std::string_view name) {
   return name.empty() || name.front() == '.' || name == "node_modules";
 }
 
-bool InScope(std::string_view path, std::string* why) {
+Scope::Scope() {
+  for (const auto& f : DefaultSkippedFiles()) skip_files_.push_back(Lower(f));
+}
+
+Result<Scope> Scope::Make(std::vector<std::string> include, std::vector<std::string> exclude,
+                          std::vector<std::string> skip_files) {
+  Scope s;
+  s.skip_files_.clear();
+  auto folders = [](const std::vector<std::string>& in, const char* key,
+                    std::vector<std::vector<std::string>>* out) -> Status {
+    for (const std::string& f : in) {
+      std::vector<std::string> parts = Components(f);
+      if (parts.empty() || f.front() == '/' ||
+          std::any_of(parts.begin(), parts.end(), [](const std::string& p) { return p == ".." || p == "."; })) {
+        return Status::InvalidArgument(std::string("scope.") + key + ": '" + f +
+                                       "' must be a folder path relative to the brain root");
+      }
+      out->push_back(std::move(parts));
+    }
+    return Status::Ok();
+  };
+  ENGRAM_RETURN_IF_ERROR(folders(include, "include", &s.include_));
+  ENGRAM_RETURN_IF_ERROR(folders(exclude, "exclude", &s.exclude_));
+  for (const std::string& f : skip_files) s.skip_files_.push_back(Lower(f));
+  return s;
+}
+
+bool Scope::Contains(std::string_view path, std::string* why) const {
   auto no = [&](std::string reason) {
     if (why != nullptr) *why = std::move(reason);
     return false;
@@ -29,22 +78,39 @@ bool InScope(std::string_view path, std::string* why) {
   bool markdown = (lower.size() > 3 && lower.compare(lower.size() - 3, 3, ".md") == 0) ||
                   (lower.size() > 9 && lower.compare(lower.size() - 9, 9, ".markdown") == 0);
   if (!markdown) return no("not a Markdown file");
-  size_t start = 0;
-  while (true) {
-    size_t slash = path.find('/', start);
-    if (slash == std::string_view::npos) break;
-    std::string_view dir = path.substr(start, slash - start);
-    if (IsIgnoredDirectory(dir)) return no("in an excluded folder (" + std::string(dir) + ")");
-    start = slash + 1;
+  std::vector<std::string> parts = Components(path);
+  if (parts.empty()) return no("empty path");
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    if (IsIgnoredDirectory(parts[i])) return no("in an excluded folder (" + parts[i] + ")");
   }
-  std::string name = Lower(path.substr(start));
-  if (!name.empty() && name.front() == '.') return no("a hidden file");
-  static constexpr std::array<std::string_view, 5> kSkipped = {"readme.md", "index.md", "log.md", "resolver.md",
-                                                               "schema.md"};
-  if (std::find(kSkipped.begin(), kSkipped.end(), name) != kSkipped.end()) {
-    return no("describes the vault rather than holding a page (skipped by default)");
+  if (parts.back().front() == '.') return no("a hidden file");
+  for (const auto& folder : exclude_) {
+    if (Under(folder, parts)) return no("in an excluded folder (scope.exclude)");
+  }
+  if (!include_.empty() && std::none_of(include_.begin(), include_.end(),
+                                        [&](const auto& folder) { return Under(folder, parts); })) {
+    return no("outside the included folders (scope.include)");
+  }
+  if (std::find(skip_files_.begin(), skip_files_.end(), Lower(parts.back())) != skip_files_.end()) {
+    return no("skipped by name (scope.skip_files)");
   }
   return true;
+}
+
+std::string Scope::Fingerprint() const {
+  std::string fp = "include:";
+  for (const auto& f : include_) {
+    for (const auto& p : f) fp += p + "/";
+    fp += ";";
+  }
+  fp += "exclude:";
+  for (const auto& f : exclude_) {
+    for (const auto& p : f) fp += p + "/";
+    fp += ";";
+  }
+  fp += "skip:";
+  for (const auto& f : skip_files_) fp += f + ";";
+  return fp;
 }
 
 }  // namespace engram::sync

@@ -94,6 +94,22 @@ expect_contains "$ERR" "write.lock" "lock holder named"
 expect_exit 0 -- "$E" --brain "$R" search robots
 wait $holder
 expect_exit 0 -- "$E" --brain "$R" sync --quiet
+# Scopes: a changed scope walks everything; excluded folders match whole components.
+mkdir -p "$R/04_Archive" "$R/my04_Archive"
+printf 'Archived walrus notes.\n' > "$R/04_Archive/old.md"
+printf 'Kept walrus notes.\n' > "$R/my04_Archive/kept.md"
+commit scopes
+expect_exit 0 -- "$E" --brain "$R" sync --quiet
+expect_contains "$(slugs walrus)" "04-archive/old" "indexed before the exclusion"
+sed -i 's/^exclude = \[\]$/exclude = ["04_Archive"]/' "$R/.engram/config.toml"
+expect_exit 0 -- "$E" --brain "$R" --json sync
+expect_json "$OUT" 'd["mode"]' "full walk (the scope changed)"
+expect_json "$OUT" 'd["deleted"]' "1"
+expect_not_contains "$(slugs walrus)" "04-archive/old" "excluded folder left the brain"
+expect_contains "$(slugs walrus)" "my04-archive/kept" "look-alike folder kept"
+expect_exit 0 -- "$E" --brain "$R" --json sync
+expect_json "$OUT" 'd["mode"]' "up to date"
+
 # check: consistent after syncs; drift is found, named and repaired.
 expect_exit 0 -- "$E" --brain "$R" --json check
 expect_json "$OUT" 'd["ok"]' "True"

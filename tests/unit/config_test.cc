@@ -47,6 +47,17 @@ TEST(Config, WrongTypesAndRangesAreErrors) {
   EXPECT_FALSE(ParseConfig("[search\n", "c").ok());
 }
 
+TEST(Config, ScopeListsTakeEffectAndAreValidated) {
+  auto o = ParseConfig("[scope]\ninclude = [\"01_Projects\"]\nexclude = [\"04_Archive\", \"00_Inbox\"]\n", "c");
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->scope_include, (std::vector<std::string>{"01_Projects"}));
+  EXPECT_EQ(o->scope_exclude, (std::vector<std::string>{"04_Archive", "00_Inbox"}));
+  EXPECT_EQ(o->scope_skip_files.size(), 5u) << "defaults kept when not set";
+  EXPECT_FALSE(ParseConfig("[scope]\nexclude = \"04_Archive\"\n", "c").ok()) << "a list is required";
+  EXPECT_FALSE(ParseConfig("[scope]\nexclude = [\"../x\"]\n", "c").ok());
+  EXPECT_FALSE(ParseConfig("[scope]\nexclud = []\n", "c").ok());
+}
+
 // Regression (fuzz): toml++ asserted on this in debug builds.
 TEST(Config, MalformedTableHeaderIsAnError) {
   auto o = ParseConfig("[![", "config.toml");

@@ -160,6 +160,21 @@ Status SqliteEngine::SetSyncAnchor(std::string_view source, std::string_view anc
   return q->Run();
 }
 
+Result<std::string> SqliteEngine::GetConfigValue(std::string_view key) {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT value FROM config WHERE key = ?"));
+  q->Bind(1, key);
+  std::string value;
+  if (q->Step()) value = q->Text(0);
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  return value;
+}
+
+Status SqliteEngine::SetConfigValue(std::string_view key, std::string_view value) {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("INSERT OR REPLACE INTO config(key, value) VALUES (?, ?)"));
+  q->Bind(1, key).Bind(2, value);
+  return q->Run();
+}
+
 Status SqliteEngine::RecordSyncFailure(std::string_view source, const SyncFailure& f) {
   ENGRAM_ASSIGN_OR_RETURN(int64_t source_id, SourceId(source, true));
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("INSERT OR REPLACE INTO sync_failures(source_id, path, reason, at) VALUES (?, ?, ?, ?)"));

@@ -33,6 +33,8 @@ class SqliteEngine final : public Engine {
   Status SetSyncAnchor(std::string_view source, std::string_view anchor) override;
   Status RenamePage(std::string_view source, std::string_view old_slug, std::string_view new_slug,
                     std::string_view new_path) override;
+  Result<std::string> GetConfigValue(std::string_view key) override;
+  Status SetConfigValue(std::string_view key, std::string_view value) override;
   Status RecordSyncFailure(std::string_view source, const SyncFailure& failure) override;
   Status ClearSyncFailure(std::string_view source, std::string_view path) override;
   Result<std::vector<SyncFailure>> SyncFailures(std::string_view source) override;
