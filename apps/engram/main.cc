@@ -125,6 +125,13 @@ int main(int argc, char** argv) {
       "A file that cannot be indexed is named here and in `engram status`, and retried by the next sync.\n"
       "Folders that are not git repositories: use `engram import`.");
 
+  // audit
+  size_t audit_limit = 100;
+  auto* audit = app.add_subcommand("audit", "List files kept out by the sensitive-content quarantine (path, rule, time)");
+  audit->add_option("--limit", audit_limit, "At most this many rows, newest first (default 100)")
+      ->check(CLI::Range(1, 1000000));
+  audit->footer("Rows never contain file content. Silence a false positive with quarantine.allow in config.toml.");
+
   // check
   bool check_repair = false;
   auto* check = app.add_subcommand("check", "Verify the database against the synced commit and against itself");
@@ -283,6 +290,19 @@ int main(int argc, char** argv) {
       std::cout << engram::cli::FormatSync(*r);
     }
     return r->failed.empty() ? 0 : 1;
+  }
+  if (*audit) {
+    auto r = brain.AuditLog(ctx, audit_limit);
+    if (!r.ok()) return Fail(r.status(), g);
+    if (g.json) {
+      Json rows = Json::array();
+      for (const auto& e : *r) rows.push_back({{"at", e.at}, {"path", e.path}, {"rule", e.rule}});
+      Print({{"audit", rows}, {"count", r->size()}});
+    } else {
+      for (const auto& e : *r) std::cout << e.at << "  " << e.rule << "  " << e.path << "\n";
+      std::cout << r->size() << " quarantined file(s) recorded\n";
+    }
+    return 0;
   }
   if (*check) {
     auto r = brain.Check(ctx, check_repair);

@@ -28,6 +28,14 @@ std::string Snippet(const std::string& text, size_t max_bytes) {
   return out;
 }
 
+namespace {
+Json Issues(const std::vector<ImportIssue>& issues, const char* key) {
+  Json out = Json::array();
+  for (const auto& i : issues) out.push_back({{"path", i.path}, {key, i.reason}});
+  return out;
+}
+}  // namespace
+
 Json ToJson(const SearchResponse& r, bool explain) {
   Json results = Json::array();
   for (const SearchHit& h : r.results) {
@@ -53,16 +61,10 @@ Json ToJson(const ImportReport& r) {
   for (const auto& w : r.warnings) warnings.push_back({{"path", w.path}, {"warning", w.reason}});
   return {{"root", r.root},           {"scanned", r.scanned}, {"added", r.added},
           {"updated", r.updated},     {"unchanged", r.unchanged}, {"removed", r.removed},
-          {"skipped", skipped},       {"warnings", warnings}, {"seconds", r.seconds}};
+          {"skipped", skipped},       {"warnings", warnings}, {"quarantined", Issues(r.quarantined, "rule")},
+          {"seconds", r.seconds}};
 }
 
-namespace {
-Json Issues(const std::vector<ImportIssue>& issues, const char* key) {
-  Json out = Json::array();
-  for (const auto& i : issues) out.push_back({{"path", i.path}, {key, i.reason}});
-  return out;
-}
-}  // namespace
 
 Json ToJson(const SyncReport& r) {
   return {{"from", r.from},         {"to", r.to},
@@ -70,7 +72,8 @@ Json ToJson(const SyncReport& r) {
           {"updated", r.updated},   {"renamed", r.renamed},
           {"deleted", r.deleted},   {"unchanged", r.unchanged},
           {"skipped", Issues(r.skipped, "reason")}, {"failed", Issues(r.failed, "reason")},
-          {"warnings", Issues(r.warnings, "warning")}, {"worktree", r.worktree},
+          {"warnings", Issues(r.warnings, "warning")}, {"quarantined", Issues(r.quarantined, "rule")},
+          {"worktree", r.worktree},
           {"seconds", r.seconds}};
 }
 
@@ -85,6 +88,7 @@ std::string FormatSync(const SyncReport& r) {
   for (const auto& f : r.failed) out << "  failed " << f.path << ": " << f.reason << " (retried by the next sync)\n";
   for (const auto& s : r.skipped) out << "  skipped " << s.path << ": " << s.reason << "\n";
   for (const auto& w : r.warnings) out << "  warning " << w.path << ": " << w.reason << "\n";
+  for (const auto& q : r.quarantined) out << "  quarantined " << q.path << " (rule " << q.reason << ")\n";
   return out.str();
 }
 
@@ -162,6 +166,7 @@ std::string FormatImport(const ImportReport& r) {
       << " skipped (" << secs << " s)\n";
   for (const auto& s : r.skipped) out << "  skipped " << s.path << ": " << s.reason << "\n";
   for (const auto& w : r.warnings) out << "  warning " << w.path << ": " << w.reason << "\n";
+  for (const auto& q : r.quarantined) out << "  quarantined " << q.path << " (rule " << q.reason << ")\n";
   return out.str();
 }
 

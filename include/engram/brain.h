@@ -50,6 +50,7 @@ struct ImportReport {
   int64_t removed = 0;
   std::vector<ImportIssue> skipped;   // not indexed, with the reason
   std::vector<ImportIssue> warnings;  // indexed, but something was wrong (e.g. frontmatter)
+  std::vector<ImportIssue> quarantined;  // kept out by a sensitive-content rule (reason = rule id)
   double seconds = 0;
 };
 
@@ -65,6 +66,7 @@ struct SyncReport {
   std::vector<ImportIssue> skipped;   // not pages: symlinks, submodules
   std::vector<ImportIssue> failed;    // could not be indexed; retried by the next sync
   std::vector<ImportIssue> warnings;  // indexed, but something was wrong (e.g. frontmatter)
+  std::vector<ImportIssue> quarantined;  // kept out by a sensitive-content rule (reason = rule id)
   bool worktree = false;              // uncommitted and untracked changes were applied too
   double seconds = 0;
 };
@@ -123,6 +125,8 @@ class Brain {
   // Verifies the database against the synced commit and against itself;
   // with repair, re-syncs what is wrong and checks again.
   Result<CheckReport> Check(const OperationContext& ctx, bool repair);
+  // Quarantine audit rows, newest first.
+  Result<std::vector<AuditEntry>> AuditLog(const OperationContext& ctx, size_t limit);
   // Git hooks that run `engram sync --quiet` in the background after commits,
   // merges and rewrites. action: "install", "uninstall" or "status".
   Result<std::vector<HookInfo>> Hooks(const OperationContext& ctx, std::string_view action);

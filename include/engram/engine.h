@@ -167,6 +167,13 @@ struct SyncFailure {
   std::string at;
 };
 
+// A quarantined file: which rule kept it out, never its content.
+struct AuditEntry {
+  std::string at;
+  std::string path;
+  std::string rule;
+};
+
 // A way in which the database disagrees with itself.
 struct IntegrityProblem {
   std::string what;  // human-readable description
@@ -215,6 +222,8 @@ class Engine {
   // Small named values kept with the data (e.g. the scope a source was synced with).
   virtual Result<std::string> GetConfigValue(std::string_view key) = 0;  // "" when unset
   virtual Status SetConfigValue(std::string_view key, std::string_view value) = 0;
+  virtual Status AppendAudit(std::string_view source, const AuditEntry& entry) = 0;
+  virtual Result<std::vector<AuditEntry>> Audit(size_t limit) = 0;  // newest first
   virtual Status RecordSyncFailure(std::string_view source, const SyncFailure& failure) = 0;
   virtual Status ClearSyncFailure(std::string_view source, std::string_view path) = 0;
   virtual Result<std::vector<SyncFailure>> SyncFailures(std::string_view source) = 0;

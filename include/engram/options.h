@@ -23,6 +23,11 @@ struct BrainOptions {
   std::vector<std::string> scope_include;  // when non-empty, only files under these folders
   std::vector<std::string> scope_exclude;  // never files under these folders
   std::vector<std::string> scope_skip_files = {"README.md", "index.md", "log.md", "RESOLVER.md", "schema.md"};
+  // [quarantine] the built-in rules always apply; these add to or silence them
+  std::vector<std::string> quarantine_path_components;  // more folder names that hold secrets
+  std::vector<std::string> quarantine_name_keywords;    // more file-name keywords
+  std::vector<std::string> quarantine_allow;            // paths never quarantined (false positives)
+  std::vector<std::string> quarantine_disable;          // rule ids switched off
   // [store]
   int busy_timeout_ms = 5000;     // how long a writer waits for another writer's transaction
   int lock_timeout_ms = 10000;    // how long a write waits for the brain's write lock

@@ -11,6 +11,7 @@
 #include "sync/git_sync.h"
 #include "sync/hooks.h"
 #include "sync/importer.h"
+#include "sync/sensitive.h"
 #include "sync/write_lock.h"
 #include "sync/page_indexer.h"
 #include "text/slug.h"
@@ -40,6 +41,16 @@ Result<bool> ExcludeFromGit(const fs::path& root) {
   current += "# engram's database and config stay out of git\n.engram/\n";
   ENGRAM_RETURN_IF_ERROR(common::WriteFileAtomic(exclude, current));
   return true;
+}
+
+sync::SensitiveRules SensitiveOf(const BrainOptions& o) {
+  sync::SensitiveRules r = sync::SensitiveRules::Defaults();
+  r.path_components.insert(r.path_components.end(), o.quarantine_path_components.begin(),
+                           o.quarantine_path_components.end());
+  r.name_keywords.insert(r.name_keywords.end(), o.quarantine_name_keywords.begin(), o.quarantine_name_keywords.end());
+  r.allow = o.quarantine_allow;
+  r.disabled = o.quarantine_disable;
+  return r;
 }
 
 sync::Scope ScopeOf(const BrainOptions& o) {
@@ -148,6 +159,7 @@ Result<ImportReport> Brain::Import(const OperationContext& ctx, const fs::path& 
   io.chunker.overlap_words = static_cast<size_t>(options_.chunk_overlap_words);
   io.dry_run = dry_run;
   io.scope = ScopeOf(options_);
+  io.sensitive = SensitiveOf(options_);
   return sync::ImportDirectory(*engine_, abs, io);
 }
 
@@ -172,6 +184,7 @@ Result<SyncReport> Brain::Sync(const OperationContext& ctx, bool full, bool work
   so.full = full;
   so.worktree = worktree;
   so.scope = ScopeOf(options_);
+  so.sensitive = SensitiveOf(options_);
   return sync::SyncGit(*engine_, *repo, so);
 }
 
@@ -187,8 +200,8 @@ Result<CheckReport> Brain::Check(const OperationContext& ctx, bool repair) {
       for (const auto& p : internal) problems->push_back({p.path, p.what});
       return Status::Ok();
     }
-    return sync::CheckAgainstCommit(*engine_, **repo, kSource, ScopeOf(options_), problems, &reindex,
-                                    &report.synced_commit);
+    return sync::CheckAgainstCommit(*engine_, **repo, kSource, ScopeOf(options_), SensitiveOf(options_), problems,
+                                    &reindex, &report.synced_commit);
   };
   ENGRAM_RETURN_IF_ERROR(run_check(&report.problems));
   if (repair && !report.problems.empty()) {
@@ -202,12 +215,18 @@ Result<CheckReport> Brain::Check(const OperationContext& ctx, bool repair) {
     so.full = true;
     so.force = reindex;
     so.scope = ScopeOf(options_);
+    so.sensitive = SensitiveOf(options_);
     ENGRAM_RETURN_IF_ERROR(engine_->Repair());
     ENGRAM_RETURN_IF_ERROR(sync::SyncGit(*engine_, **repo, so).status());
     report.repaired = true;
     ENGRAM_RETURN_IF_ERROR(run_check(&report.remaining));
   }
   return report;
+}
+
+Result<std::vector<AuditEntry>> Brain::AuditLog(const OperationContext& ctx, size_t limit) {
+  if (ctx.remote) return Status::FailedPrecondition("the audit log is local-only");
+  return engine_->Audit(limit);
 }
 
 Result<std::vector<HookInfo>> Brain::Hooks(const OperationContext& ctx, std::string_view action) {
@@ -244,6 +263,11 @@ Result<PutReport> Brain::Put(const OperationContext& ctx, std::string_view slug,
   }
   write.source = kSource;
   ENGRAM_ASSIGN_OR_RETURN(auto lock, LockForWrite("put " + write.page.slug));
+  if (auto rule = sync::FindSensitive(rel, content, SensitiveOf(options_))) {
+    (void)engine_->AppendAudit(kSource, {common::NowIso8601(), rel, *rule});
+    return Status::FailedPrecondition("refused: the page looks sensitive (rule " + *rule +
+                                      "); it was not written. See `engram audit`, or allow it in config.toml");
+  }
   auto existing = engine_->GetPage(kSource, write.page.slug);
   if (existing.ok() && ctx.remote && existing->is_private) {
     return Status::NotFound("no page '" + write.page.slug + "'");

@@ -1,5 +1,6 @@
 #include "ops/config.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <functional>
 #include <vector>
@@ -7,6 +8,7 @@
 #include "common/files.h"
 #include "ops/toml_subset.h"
 #include "sync/scope.h"
+#include "sync/sensitive.h"
 
 namespace engram::ops {
 
@@ -43,6 +45,15 @@ const std::vector<Setting>& Settings() {
 }
 
 Status Validate(const BrainOptions& o) {
+  for (const std::string& id : o.quarantine_disable) {
+    const auto& ids = sync::ContentRuleIds();
+    bool known = std::find(ids.begin(), ids.end(), id) != ids.end() || id.rfind("path:", 0) == 0 ||
+                 id.rfind("name:", 0) == 0;
+    if (!known) {
+      return Status::InvalidArgument("quarantine.disable: unknown rule '" + id +
+                                     "' (content rules, or path:<folder> / name:<keyword>)");
+    }
+  }
   ENGRAM_RETURN_IF_ERROR(sync::Scope::Make(o.scope_include, o.scope_exclude, o.scope_skip_files).status());
   if (o.chunk_overlap_words * 2 > o.chunk_target_words) {
     return Status::InvalidArgument("chunker.overlap_words (" + std::to_string(o.chunk_overlap_words) +
@@ -103,6 +114,17 @@ exclude = []
 # File names never indexed (case-insensitive): they describe a vault.
 skip_files = ["README.md", "index.md", "log.md", "RESOLVER.md", "schema.md"]
 
+[quarantine]
+# Files that look like secrets are never indexed: an audit row (`engram audit`)
+# records path, rule and time, never the content. The built-in rules always
+# apply (README: "Sensitive-content quarantine"); these lists add to them.
+path_components = []
+name_keywords = []
+# Source-relative paths that are never quarantined (a false positive).
+allow = []
+# Rule ids switched off, e.g. ["cn_mobile"] or ["name:secret"].
+disable = []
+
 [store]
 # Milliseconds a writer waits for another writer's transaction to finish.
 busy_timeout_ms = 5000
@@ -122,15 +144,21 @@ Result<BrainOptions> ParseConfig(const std::string& text, const std::string& fil
     for (const Setting& s : Settings()) {
       if (e.table == s.section && e.key == s.key) setting = &s;
     }
-    if (e.table == "scope") {
-      std::vector<std::string>* list = e.key == "include"      ? &options.scope_include
-                                       : e.key == "exclude"    ? &options.scope_exclude
-                                       : e.key == "skip_files" ? &options.scope_skip_files
-                                                               : nullptr;
-      if (list == nullptr) return Status::InvalidArgument(where + ": unknown setting scope." + e.key);
+    if (e.table == "scope" || e.table == "quarantine") {
+      std::vector<std::string>* list =
+          e.table == "scope" ? (e.key == "include"      ? &options.scope_include
+                                : e.key == "exclude"    ? &options.scope_exclude
+                                : e.key == "skip_files" ? &options.scope_skip_files
+                                                        : nullptr)
+                             : (e.key == "path_components" ? &options.quarantine_path_components
+                                : e.key == "name_keywords" ? &options.quarantine_name_keywords
+                                : e.key == "allow"         ? &options.quarantine_allow
+                                : e.key == "disable"       ? &options.quarantine_disable
+                                                           : nullptr);
+      if (list == nullptr) return Status::InvalidArgument(where + ": unknown setting " + e.table + "." + e.key);
       const auto* items = std::get_if<std::vector<std::string>>(&e.value.value);
       if (items == nullptr) {
-        return Status::InvalidArgument(where + ": scope." + e.key + " must be a list of \"strings\"");
+        return Status::InvalidArgument(where + ": " + e.table + "." + e.key + " must be a list of \"strings\"");
       }
       *list = *items;
       continue;

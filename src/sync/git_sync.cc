@@ -181,6 +181,15 @@ class Syncer {
       if (!old_path.empty()) ENGRAM_RETURN_IF_ERROR(Delete(old_path));
       return Delete(path);
     }
+    if (auto rule = FindSensitive(path, *content, options_.sensitive)) {
+      // Quarantine: nothing of the file is indexed; a page it had goes.
+      report_->quarantined.push_back({path, *rule});
+      ENGRAM_RETURN_IF_ERROR(engine_.AppendAudit(options_.source, {common::NowIso8601(), path, *rule}));
+      (void)engine_.AppendIngestLog({common::NowIso8601(), path, "quarantine", "rule " + *rule});
+      ENGRAM_RETURN_IF_ERROR(engine_.ClearSyncFailure(options_.source, path));
+      if (!old_path.empty()) ENGRAM_RETURN_IF_ERROR(Delete(old_path));
+      return Delete(path);
+    }
     std::string hash = common::Sha256Hex(*content);
     if (previous != nullptr && previous->content_hash == hash && previous->path == path && !options_.force.count(path)) {
       ++report_->unchanged;
@@ -288,7 +297,7 @@ class Syncer {
 }  // namespace
 
 Status CheckAgainstCommit(Engine& engine, GitRepo& repo, const std::string& source, const Scope& scope,
-                          std::vector<ImportIssue>* problems, std::set<std::string>* reindex,
+                          const SensitiveRules& sensitive, std::vector<ImportIssue>* problems, std::set<std::string>* reindex,
                           std::string* synced_commit) {
   ENGRAM_ASSIGN_OR_RETURN(std::string anchor, engine.SyncAnchor(source));
   bool dirty = anchor.size() > kWorktreeMark.size() &&
@@ -325,19 +334,27 @@ Status CheckAgainstCommit(Engine& engine, GitRepo& repo, const std::string& sour
   for (const TreeFile& f : files) {
     if (!f.is_regular || !scope.Contains(f.path)) continue;
     present.insert(f.path);
+    auto content = repo.ReadFile(anchor, f.path, UINT64_MAX);
+    bool quarantined = content.ok() && FindSensitive(f.path, *content, sensitive).has_value();
     auto it = by_path.find(f.path);
     if (it == by_path.end()) {
-      if (!failed.count(f.path)) problems->push_back({f.path, "file of the synced commit has no page"});
+      // A quarantined file has no page on purpose.
+      if (!failed.count(f.path) && !quarantined) problems->push_back({f.path, "file of the synced commit has no page"});
       continue;
     }
-    auto content = repo.ReadFile(anchor, f.path, UINT64_MAX);
-    if (content.ok() && common::Sha256Hex(*content) != it->second->content_hash && !dirty) {
+    if (content.ok() && !quarantined && common::Sha256Hex(*content) != it->second->content_hash && !dirty) {
       problems->push_back({f.path, "page differs from the file in the synced commit"});
       reindex->insert(f.path);
     }
   }
   for (const auto& p : pages) {
     if (!present.count(p.path) && !dirty) problems->push_back({p.path, "page has no file in the synced commit"});
+    // Nothing quarantined may be indexed (rules may have changed since).
+    ENGRAM_ASSIGN_OR_RETURN(StoredPage stored, engine.GetPage(source, p.slug));
+    if (auto rule = FindSensitive(p.path, stored.content, sensitive)) {
+      problems->push_back({p.path, "indexed although sensitive-content rule " + *rule + " quarantines it"});
+      reindex->insert(p.path);
+    }
   }
   return Status::Ok();
 }

@@ -21,6 +21,7 @@
 #include "engram/status.h"
 #include "sync/git_repo.h"
 #include "sync/scope.h"
+#include "sync/sensitive.h"
 #include "text/chunker.h"
 
 namespace engram::sync {
@@ -34,6 +35,7 @@ struct SyncOptions {
   bool worktree = false;  // also apply uncommitted and untracked (not ignored) changes
   std::set<std::string> force;  // paths re-indexed even when their content is unchanged (repair)
   Scope scope;
+  SensitiveRules sensitive = SensitiveRules::Defaults();
 };
 
 // Problems between the database and the synced commit: files without pages,
@@ -41,6 +43,7 @@ struct SyncOptions {
 // the last sync could not index, and the database's own CheckIntegrity.
 // `reindex` collects the paths a repair must index again.
 Status CheckAgainstCommit(Engine& engine, GitRepo& repo, const std::string& source, const Scope& scope,
+                          const SensitiveRules& sensitive,
                           std::vector<ImportIssue>* problems, std::set<std::string>* reindex,
                           std::string* synced_commit);
 

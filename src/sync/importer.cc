@@ -71,6 +71,7 @@ Result<ImportReport> ImportDirectory(Engine& engine, const fs::path& root, const
   // thread, ahead of the writes, which stay on this thread (one writer).
   struct Prepared {
     Status read;                     // the file could not be read
+    std::string quarantine_rule;     // a sensitive-content rule the file hits
     bool unchanged = false;          // same hash as the indexed page
     std::optional<Result<PageWrite>> write;
   };
@@ -80,6 +81,10 @@ Result<ImportReport> ImportDirectory(Engine& engine, const fs::path& root, const
     auto content = common::ReadFile(abs, options.max_file_bytes);
     if (!content.ok()) {
       item.read = content.status();
+      return item;
+    }
+    if (auto rule = FindSensitive(rel, *content, options.sensitive)) {
+      item.quarantine_rule = *rule;
       return item;
     }
     auto known_it = by_path.find(rel);
@@ -97,6 +102,15 @@ Result<ImportReport> ImportDirectory(Engine& engine, const fs::path& root, const
       report.skipped.push_back({rel, item.read.message()});
       if (item.read.code() == StatusCode::kIOError) present.insert(rel);  // transient: keep the page
       if (!options.dry_run) Log(engine, rel, "skip", item.read.message());
+      return Status::Ok();
+    }
+    if (!item.quarantine_rule.empty()) {
+      // Not indexed, and a page it had goes (the removal pass below sees it absent).
+      report.quarantined.push_back({rel, item.quarantine_rule});
+      if (!options.dry_run) {
+        ENGRAM_RETURN_IF_ERROR(engine.AppendAudit(options.source, {common::NowIso8601(), rel, item.quarantine_rule}));
+        Log(engine, rel, "quarantine", "rule " + item.quarantine_rule);
+      }
       return Status::Ok();
     }
     if (item.unchanged) {

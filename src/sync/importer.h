@@ -13,6 +13,7 @@
 #include "engram/engine.h"
 #include "engram/status.h"
 #include "sync/scope.h"
+#include "sync/sensitive.h"
 #include "text/chunker.h"
 
 namespace engram::sync {
@@ -23,6 +24,7 @@ struct ImportOptions {
   text::ChunkerOptions chunker;
   bool dry_run = false;                // report what would change, write nothing
   Scope scope;
+  SensitiveRules sensitive = SensitiveRules::Defaults();
 };
 
 // Scans root and brings the engine's source in line with it.

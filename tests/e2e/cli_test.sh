@@ -108,7 +108,7 @@ expect_exit 2 -- "$E" frobnicate
 expect_exit 2 -- "$E" --brain "$B" search
 expect_exit 2 -- "$E" --brain "$B" search x --limit 0
 expect_exit 0 -- "$E" --help
-for cmd in init import sync check hook put get list delete search status eval; do
+for cmd in init import sync check audit hook put get list delete search status eval; do
   expect_exit 0 -- "$E" "$cmd" --help
   expect_contains "$OUT" "$cmd" "help for $cmd"
 done

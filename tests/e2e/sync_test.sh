@@ -110,6 +110,33 @@ expect_contains "$(slugs walrus)" "my04-archive/kept" "look-alike folder kept"
 expect_exit 0 -- "$E" --brain "$R" --json sync
 expect_json "$OUT" 'd["mode"]' "up to date"
 
+# Quarantine: sensitive files never reach the index; an audit row names path and rule, not content.
+printf 'Deploy notes: aws AKIAIOSFODNN7EXAMPLE for the pelican bucket.\n' > "$R/notes/deploy.md"
+printf 'Pelican facts, harmless.\n' > "$R/notes/pelican.md"
+commit sensitive
+expect_exit 0 -- "$E" --brain "$R" --json sync
+expect_json "$OUT" '[(q["path"], q["rule"]) for q in d["quarantined"]]' "[('notes/deploy.md', 'aws_access_key')]"
+expect_not_contains "$(slugs pelican)" "notes/deploy" "quarantined file not searchable"
+expect_exit 0 -- "$E" --brain "$R" --json audit
+expect_json "$OUT" '(d["audit"][0]["path"], d["audit"][0]["rule"])' "('notes/deploy.md', 'aws_access_key')"
+expect_not_contains "$OUT" "AKIA" "audit never holds content"
+expect_not_contains "$(cat "$R/.engram/sync.log" 2>/dev/null)" "AKIA" "log never holds content"
+printf 'Pelican facts. Contact 13812345678.\n' > "$R/notes/pelican.md"
+commit becomes-sensitive
+expect_exit 0 -- "$E" --brain "$R" --json sync
+expect_json "$OUT" '[q["rule"] for q in d["quarantined"]]' "['cn_mobile']"
+expect_exit 1 -- "$E" --brain "$R" get notes/pelican
+sed -i 's|^allow = \[\]$|allow = ["notes/pelican.md"]|' "$R/.engram/config.toml"
+expect_exit 0 -- "$E" --brain "$R" --json sync --full
+expect_exit 0 -- "$E" --brain "$R" get notes/pelican
+expect_exit 1 -- bash -c "printf 'token: ghp_abcdefghijklmnopqrstuvwxyz0123456789\n' | \"$E\" --brain \"$R\" put notes/leak"
+expect_contains "$ERR" "github_token" "put refuses sensitive content"
+[[ ! -e "$R/notes/leak.md" ]] || fail "refused page was written"
+sed -i 's|^disable = \[\]$|disable = ["no_such_rule"]|' "$R/.engram/config.toml"
+expect_exit 2 -- "$E" --brain "$R" status
+expect_contains "$ERR" "unknown rule 'no_such_rule'" "unknown rule rejected"
+sed -i 's|^disable = \["no_such_rule"\]$|disable = []|' "$R/.engram/config.toml"
+
 # check: consistent after syncs; drift is found, named and repaired.
 expect_exit 0 -- "$E" --brain "$R" --json check
 expect_json "$OUT" 'd["ok"]' "True"

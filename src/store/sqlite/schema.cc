@@ -10,7 +10,7 @@ namespace engram::store::sqlite {
 namespace {
 
 // Migration N is kMigrations[N-1]. Never edit a released migration: append.
-constexpr std::array<const char*, 2> kMigrations = {
+constexpr std::array<const char*, 3> kMigrations = {
     // 1: the foundation schema.
     R"sql(
 CREATE TABLE sources (
@@ -159,6 +159,17 @@ CREATE TABLE sync_failures (
   at TEXT NOT NULL,
   PRIMARY KEY (source_id, path)
 ) WITHOUT ROWID;
+)sql",
+    // 3: the quarantine audit: which file was kept out by which rule, when.
+    // Never the content.
+    R"sql(
+CREATE TABLE quarantine_audit (
+  id INTEGER PRIMARY KEY,
+  source_id INTEGER NOT NULL REFERENCES sources(id),
+  at TEXT NOT NULL,
+  path TEXT NOT NULL,
+  rule TEXT NOT NULL
+);
 )sql",
 };
 

@@ -35,6 +35,8 @@ class SqliteEngine final : public Engine {
                     std::string_view new_path) override;
   Result<std::string> GetConfigValue(std::string_view key) override;
   Status SetConfigValue(std::string_view key, std::string_view value) override;
+  Status AppendAudit(std::string_view source, const AuditEntry& entry) override;
+  Result<std::vector<AuditEntry>> Audit(size_t limit) override;
   Status RecordSyncFailure(std::string_view source, const SyncFailure& failure) override;
   Status ClearSyncFailure(std::string_view source, std::string_view path) override;
   Result<std::vector<SyncFailure>> SyncFailures(std::string_view source) override;
