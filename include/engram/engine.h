@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -205,6 +206,9 @@ class Engine {
   virtual Result<StoredPage> GetPage(std::string_view source, std::string_view slug) = 0;
   virtual Result<std::vector<PageSummary>> ListPages(const ListFilter& filter) = 0;
   virtual Result<std::vector<SourceFile>> ListSourceFiles(std::string_view source) = 0;
+  // One file of a source by path or by slug (indexed lookups); nothing when absent.
+  virtual Result<std::optional<SourceFile>> FindSourceFile(std::string_view source, std::string_view path) = 0;
+  virtual Result<std::optional<SourceFile>> FindSourceFileBySlug(std::string_view source, std::string_view slug) = 0;
 
   // The folder a source's Markdown lives in ("" = the brain root).
   virtual Result<std::string> SourceRoot(std::string_view source) = 0;

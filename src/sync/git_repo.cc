@@ -12,7 +12,12 @@ namespace {
 // (threads may still use it at exit).
 void InitLibgit2() {
   static std::once_flag once;
-  std::call_once(once, [] { git_libgit2_init(); });
+  std::call_once(once, [] {
+    git_libgit2_init();
+    // libgit2 caches no tree over 4 KB by default, so reading each file of a
+    // folder with thousands of entries re-inflated that folder's tree.
+    git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_TREE, static_cast<size_t>(16) << 20);
+  });
 }
 
 Status GitError(int rc, const std::string& what) {
@@ -56,6 +61,9 @@ const char* FileChangeKindName(FileChange::Kind kind) {
 
 struct GitRepo::Impl {
   RepoPtr repo;
+  // The tree ReadFile last used: a walk reads thousands of files of one commit.
+  std::string cached_commit;
+  TreePtr cached_tree;
 
   Result<TreePtr> TreeOf(const std::string& hex) {
     git_oid oid;
@@ -224,9 +232,12 @@ Result<std::filesystem::path> GitRepo::HooksDir() {
 }
 
 Result<std::string> GitRepo::ReadFile(const std::string& commit, const std::string& path, uint64_t max_bytes) {
-  ENGRAM_ASSIGN_OR_RETURN(TreePtr tree, impl_->TreeOf(commit));
+  if (!impl_->cached_tree || impl_->cached_commit != commit) {
+    ENGRAM_ASSIGN_OR_RETURN(impl_->cached_tree, impl_->TreeOf(commit));
+    impl_->cached_commit = commit;
+  }
   git_tree_entry* e = nullptr;
-  int rc = git_tree_entry_bypath(&e, tree.get(), path.c_str());
+  int rc = git_tree_entry_bypath(&e, impl_->cached_tree.get(), path.c_str());
   if (rc != 0) return GitError(rc, path);
   EntryPtr entry(e);
   if (!IsRegular(git_tree_entry_filemode(entry.get()))) {

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "common/files.h"
 #include "common/hash.h"
+#include "common/pipeline.h"
 #include "sync/page_indexer.h"
 #include "sync/scope.h"
 
@@ -38,7 +40,6 @@ class Syncer {
     if (dirty) anchor.resize(anchor.size() - kWorktreeMark.size());
     report_->from = anchor;
     report_->to = head;
-    ENGRAM_RETURN_IF_ERROR(LoadKnown());
     ENGRAM_ASSIGN_OR_RETURN(std::vector<SyncFailure> failures, engine_.SyncFailures(options_.source));
 
     // A sync under a different scope must look at every file: a diff would
@@ -88,25 +89,24 @@ class Syncer {
   }
 
  private:
-  Status LoadKnown() {
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<SourceFile> files, engine_.ListSourceFiles(options_.source));
-    for (auto& f : files) {
-      slug_owner_[f.slug] = f.path;
-      known_[f.path] = std::move(f);
-    }
-    return Status::Ok();
+  // The indexed file at path, asked of the engine (which sees this sync's own
+  // uncommitted writes), so a sync touching a few files reads only those.
+  Result<std::optional<SourceFile>> Known(const std::string& path) {
+    return engine_.FindSourceFile(options_.source, path);
   }
 
   // Adds path to the plan when it is a page; a non-page that was a page goes.
+  // Deleting a path that has no page is a no-op, so non-pages are simply
+  // planned for deletion.
   void PlanPath(const std::string& path, bool is_regular, Plan* plan) {
     std::string why;
     if (!options_.scope.Contains(path, &why)) {
-      if (known_.count(path)) plan->deletes.insert(path);
+      plan->deletes.insert(path);
       return;
     }
     if (!is_regular) {
       report_->skipped.push_back({path, "symbolic link or submodule (not followed)"});
-      if (known_.count(path)) plan->deletes.insert(path);
+      plan->deletes.insert(path);
       return;
     }
     plan->upserts.insert(path);
@@ -119,8 +119,9 @@ class Syncer {
       PlanPath(f.path, f.is_regular, plan);
       if (plan->upserts.count(f.path)) present.insert(f.path);
     }
-    for (const auto& [path, file] : known_) {
-      if (!present.count(path)) plan->deletes.insert(path);
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<SourceFile> known, engine_.ListSourceFiles(options_.source));
+    for (const SourceFile& f : known) {
+      if (!present.count(f.path)) plan->deletes.insert(f.path);
     }
     return Status::Ok();
   }
@@ -130,17 +131,19 @@ class Syncer {
     for (const FileChange& c : changes) {
       switch (c.kind) {
         case FileChange::Kind::kDeleted:
-          if (known_.count(c.path)) plan->deletes.insert(c.path);
+          plan->deletes.insert(c.path);
           break;
-        case FileChange::Kind::kRenamed:
-          if (known_.count(c.old_path) && options_.scope.Contains(c.path) && c.is_regular) {
+        case FileChange::Kind::kRenamed: {
+          ENGRAM_ASSIGN_OR_RETURN(std::optional<SourceFile> old_page, Known(c.old_path));
+          if (old_page && options_.scope.Contains(c.path) && c.is_regular) {
             plan->renames[c.old_path] = c.path;
             plan->upserts.insert(c.path);
           } else {
-            if (known_.count(c.old_path)) plan->deletes.insert(c.old_path);
+            plan->deletes.insert(c.old_path);
             PlanPath(c.path, c.is_regular, plan);
           }
           break;
+        }
         default:  // added, modified, type-changed, copied
           PlanPath(c.path, c.is_regular, plan);
           break;
@@ -156,22 +159,49 @@ class Syncer {
   }
 
   Status Delete(const std::string& path) {
-    auto it = known_.find(path);
-    if (it == known_.end()) return Status::Ok();
-    Status st = engine_.DeletePage(options_.source, it->second.slug);
+    ENGRAM_ASSIGN_OR_RETURN(std::optional<SourceFile> page, Known(path));
+    if (!page) return Status::Ok();
+    Status st = engine_.DeletePage(options_.source, page->slug);
     if (!st.ok() && st.code() != StatusCode::kNotFound) return st;
-    slug_owner_.erase(it->second.slug);
-    known_.erase(it);
     ++report_->deleted;
     (void)engine_.AppendIngestLog({common::NowIso8601(), path, "delete", "sync"});
     return Status::Ok();
   }
 
-  // Indexes content as the page at path; old_path is the file it was renamed from.
-  Status Upsert(const std::string& path, const Result<std::string>& content, const std::string& old_path) {
-    const SourceFile* previous = nullptr;
-    if (!old_path.empty() && known_.count(old_path)) previous = &known_[old_path];
-    else if (known_.count(path)) previous = &known_[path];
+  // What the worker thread learns about one file before the writer sees it.
+  struct Prepared {
+    Result<std::string> content = Status::Internal("not read");
+    std::optional<std::string> rule;          // sensitive-content rule hit
+    std::string hash;
+    std::optional<Result<PageWrite>> write;   // analysed page (absent: not needed or not yet done)
+  };
+
+  Prepared Prepare(const std::string& path, Result<std::string> content, bool analyse) const {
+    Prepared p;
+    p.content = std::move(content);
+    if (!p.content.ok()) return p;
+    p.rule = FindSensitive(path, *p.content, options_.sensitive);
+    if (p.rule) return p;
+    p.hash = common::Sha256Hex(*p.content);
+    if (analyse) p.write.emplace(PreparePage(path, *p.content, options_.chunker));
+    return p;
+  }
+
+  Status Upsert(const std::string& path, Result<std::string> content, const std::string& old_path) {
+    Prepared p = Prepare(path, std::move(content), true);
+    return Upsert(path, p, old_path);
+  }
+
+  // Indexes a file as the page at path; old_path is the file it was renamed from.
+  Status Upsert(const std::string& path, Prepared& prepared, const std::string& old_path) {
+    const Result<std::string>& content = prepared.content;
+    std::optional<SourceFile> previous;
+    if (!old_path.empty()) {
+      ENGRAM_ASSIGN_OR_RETURN(previous, Known(old_path));
+    }
+    if (!previous) {
+      ENGRAM_ASSIGN_OR_RETURN(previous, Known(path));
+    }
     if (!content.ok()) {
       if (content.status().code() == StatusCode::kNotFound) {  // gone since (a retried failure)
         ENGRAM_RETURN_IF_ERROR(engine_.ClearSyncFailure(options_.source, path));
@@ -181,7 +211,7 @@ class Syncer {
       if (!old_path.empty()) ENGRAM_RETURN_IF_ERROR(Delete(old_path));
       return Delete(path);
     }
-    if (auto rule = FindSensitive(path, *content, options_.sensitive)) {
+    if (const std::optional<std::string>& rule = prepared.rule) {
       // Quarantine: nothing of the file is indexed; a page it had goes.
       report_->quarantined.push_back({path, *rule});
       ENGRAM_RETURN_IF_ERROR(engine_.AppendAudit(options_.source, {common::NowIso8601(), path, *rule}));
@@ -190,12 +220,13 @@ class Syncer {
       if (!old_path.empty()) ENGRAM_RETURN_IF_ERROR(Delete(old_path));
       return Delete(path);
     }
-    std::string hash = common::Sha256Hex(*content);
-    if (previous != nullptr && previous->content_hash == hash && previous->path == path && !options_.force.count(path)) {
+    const std::string& hash = prepared.hash;
+    if (previous && previous->content_hash == hash && previous->path == path && !options_.force.count(path)) {
       ++report_->unchanged;
       return engine_.ClearSyncFailure(options_.source, path);
     }
-    auto write = PreparePage(path, *content, options_.chunker);
+    if (!prepared.write) prepared.write.emplace(PreparePage(path, *content, options_.chunker));
+    Result<PageWrite>& write = *prepared.write;
     if (!write.ok()) {
       Fail(path, write.status().message());
       if (!old_path.empty()) ENGRAM_RETURN_IF_ERROR(Delete(old_path));
@@ -203,10 +234,10 @@ class Syncer {
     }
     write->source = options_.source;
     const std::string slug = write->page.slug;
-    auto owner = slug_owner_.find(slug);
-    bool mine = owner == slug_owner_.end() || owner->second == path || owner->second == old_path;
+    ENGRAM_ASSIGN_OR_RETURN(std::optional<SourceFile> owner, engine_.FindSourceFileBySlug(options_.source, slug));
+    bool mine = !owner || owner->path == path || owner->path == old_path;
     if (!mine) {
-      Fail(path, "slug '" + slug + "' is already used by " + owner->second);
+      Fail(path, "slug '" + slug + "' is already used by " + owner->path);
       if (!old_path.empty()) ENGRAM_RETURN_IF_ERROR(Delete(old_path));
       return Delete(path);
     }
@@ -215,17 +246,16 @@ class Syncer {
       (void)engine_.AppendIngestLog({common::NowIso8601(), path, "warn", w});
     }
     bool renamed = false;
-    if (previous != nullptr && (previous->path != path || previous->slug != slug)) {
+    if (previous && (previous->path != path || previous->slug != slug)) {
       // Same file, new name or slug: the page keeps its identity. When the
       // new slug is held by another page (it is overwritten by this file),
       // the old page goes instead.
       Status st = engine_.RenamePage(options_.source, previous->slug, slug, path);
       if (st.code() == StatusCode::kAlreadyExists) {
         ENGRAM_RETURN_IF_ERROR(Delete(previous->path));
-        previous = nullptr;
+        previous.reset();
       } else {
         ENGRAM_RETURN_IF_ERROR(st);
-        slug_owner_.erase(previous->slug);
         renamed = previous->path != path;
       }
     }
@@ -233,14 +263,12 @@ class Syncer {
     ENGRAM_RETURN_IF_ERROR(engine_.ClearSyncFailure(options_.source, path));
     if (!old_path.empty() && old_path != path) {
       ENGRAM_RETURN_IF_ERROR(engine_.ClearSyncFailure(options_.source, old_path));
-      known_.erase(old_path);
     }
-    slug_owner_[slug] = path;
-    known_[path] = {path, slug, hash};
     if (renamed) ++report_->renamed;
-    else if (previous != nullptr) ++report_->updated;
+    else if (previous) ++report_->updated;
     else ++report_->added;
-    (void)engine_.AppendIngestLog({common::NowIso8601(), path, renamed ? "rename" : previous ? "update" : "add", "sync"});
+    (void)engine_.AppendIngestLog(
+        {common::NowIso8601(), path, renamed ? "rename" : previous.has_value() ? "update" : "add", "sync"});
     return Status::Ok();
   }
 
@@ -249,12 +277,31 @@ class Syncer {
     for (const std::string& path : plan.deletes) ENGRAM_RETURN_IF_ERROR(Delete(path));
     std::map<std::string, std::string> renamed_from;
     for (const auto& [old_path, new_path] : plan.renames) renamed_from[new_path] = old_path;
-    for (const std::string& path : plan.upserts) {
-      auto from = renamed_from.find(path);
-      std::string old_path = from == renamed_from.end() ? "" : from->second;
-      ENGRAM_RETURN_IF_ERROR(Upsert(path, repo_.ReadFile(head, path, options_.max_file_bytes), old_path));
+    std::vector<std::string> paths(plan.upserts.begin(), plan.upserts.end());
+    // Reading blobs (zlib) and analysing pages run on a worker thread with its
+    // own repository handle, ahead of the writes on this thread. The worker
+    // skips analysis for files whose hash the brain already has.
+    std::map<std::string, std::string> known_hash;
+    if (paths.size() > 16) {
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<SourceFile> known, engine_.ListSourceFiles(options_.source));
+      for (auto& f : known) known_hash[f.path] = std::move(f.content_hash);
     }
-    return Status::Ok();
+    ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<GitRepo> reader, GitRepo::Open(options_.root));
+    return common::RunPipelined<Prepared>(
+        paths.size(),
+        [&](size_t i) {
+          const std::string& path = paths[i];
+          Prepared p = Prepare(path, reader->ReadFile(head, path, options_.max_file_bytes), false);
+          auto known = known_hash.find(path);
+          bool unchanged = known != known_hash.end() && known->second == p.hash && !options_.force.count(path);
+          if (p.content.ok() && !p.rule && !unchanged) p.write.emplace(PreparePage(path, *p.content, options_.chunker));
+          return p;
+        },
+        [&](size_t i, Prepared& p) {
+          auto from = renamed_from.find(paths[i]);
+          return Upsert(paths[i], p, from == renamed_from.end() ? "" : from->second);
+        },
+        64);
   }
 
   Status ApplyWorktree(const std::string& head) {
@@ -268,10 +315,10 @@ class Syncer {
       if (!st.ok()) break;
       if (c.kind == FileChange::Kind::kDeleted) {
         st = Delete(c.path);
-      } else if (c.kind == FileChange::Kind::kRenamed && known_.count(c.old_path) && options_.scope.Contains(c.path)) {
-        st = Upsert(c.path, read(c.path), c.old_path);
+      } else if (c.kind == FileChange::Kind::kRenamed && options_.scope.Contains(c.path)) {
+        st = Upsert(c.path, read(c.path), c.old_path);  // keeps the old page's identity when it has one
       } else {
-        if (c.kind == FileChange::Kind::kRenamed && known_.count(c.old_path)) st = Delete(c.old_path);
+        if (c.kind == FileChange::Kind::kRenamed) st = Delete(c.old_path);
         std::string why;
         if (st.ok() && options_.scope.Contains(c.path, &why) && c.is_regular) st = Upsert(c.path, read(c.path), "");
       }
@@ -290,8 +337,6 @@ class Syncer {
   GitRepo& repo_;
   const SyncOptions& options_;
   SyncReport* report_;
-  std::map<std::string, SourceFile> known_;        // path -> indexed file
-  std::map<std::string, std::string> slug_owner_;  // slug -> path
 };
 
 }  // namespace

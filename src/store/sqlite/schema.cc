@@ -10,7 +10,7 @@ namespace engram::store::sqlite {
 namespace {
 
 // Migration N is kMigrations[N-1]. Never edit a released migration: append.
-constexpr std::array<const char*, 3> kMigrations = {
+constexpr std::array<const char*, 4> kMigrations = {
     // 1: the foundation schema.
     R"sql(
 CREATE TABLE sources (
@@ -171,6 +171,12 @@ CREATE TABLE quarantine_audit (
   rule TEXT NOT NULL
 );
 )sql",
+    // 4: list a source's files (path, slug, hash) from an index instead of the
+    // wide page rows: a sync of 10,000 pages read ~20 MB for it.
+    R"sql(
+DROP INDEX pages_path;
+CREATE INDEX pages_files ON pages(source_id, path, slug, content_hash);
+)sql",
 };
 
 }  // namespace
@@ -181,6 +187,7 @@ Status Migrate(sqlite3* db) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt version, Prepare(db, "PRAGMA user_version"));
   int current = version.Step() ? static_cast<int>(version.Int(0)) : 0;
   ENGRAM_RETURN_IF_ERROR(version.status());
+  version.Reset();  // an active statement would lock the schema against DROP in a migration
   if (current > LatestSchemaVersion()) {
     return Status::FailedPrecondition("database schema version " + std::to_string(current) +
                                       " is newer than this engram (" + std::to_string(LatestSchemaVersion()) +

@@ -25,6 +25,8 @@ class SqliteEngine final : public Engine {
   Result<StoredPage> GetPage(std::string_view source, std::string_view slug) override;
   Result<std::vector<PageSummary>> ListPages(const ListFilter& filter) override;
   Result<std::vector<SourceFile>> ListSourceFiles(std::string_view source) override;
+  Result<std::optional<SourceFile>> FindSourceFile(std::string_view source, std::string_view path) override;
+  Result<std::optional<SourceFile>> FindSourceFileBySlug(std::string_view source, std::string_view slug) override;
 
   Result<std::string> SourceRoot(std::string_view source) override;
   Status SetSourceRoot(std::string_view source, std::string_view root) override;
