@@ -179,7 +179,8 @@ Result<std::vector<TreeFile>> GitRepo::ListFiles(const std::string& commit) {
     auto* out = static_cast<std::vector<TreeFile>*>(payload);
     git_object_t type = git_tree_entry_type(entry);
     if (type == GIT_OBJECT_TREE) return 0;  // descend
-    out->push_back({std::string(root) + git_tree_entry_name(entry), IsRegular(git_tree_entry_filemode(entry))});
+    uint32_t mode = git_tree_entry_filemode(entry);
+    out->push_back({std::string(root) + git_tree_entry_name(entry), IsRegular(mode), mode == GIT_FILEMODE_COMMIT});
     return 0;
   };
   int rc = git_tree_walk(tree.get(), GIT_TREEWALK_PRE, cb, &files);

@@ -27,7 +27,8 @@ const char* FileChangeKindName(FileChange::Kind kind);
 // A file of a commit's tree.
 struct TreeFile {
   std::string path;
-  bool is_regular = true;  // false: symlink or submodule (not synced)
+  bool is_regular = true;     // false: symlink or submodule (not synced)
+  bool is_submodule = false;
 };
 
 class GitRepo {

@@ -116,6 +116,10 @@ class Syncer {
     ENGRAM_ASSIGN_OR_RETURN(std::vector<TreeFile> files, repo_.ListFiles(head));
     std::set<std::string> present;
     for (const TreeFile& f : files) {
+      if (f.is_submodule) {
+        report_->skipped.push_back({f.path, "submodule (not synced)"});
+        continue;
+      }
       PlanPath(f.path, f.is_regular, plan);
       if (plan->upserts.count(f.path)) present.insert(f.path);
     }

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# End-to-end: sync on awkward repositories and under crashes.
+source "$(dirname "$0")/lib.sh"
+E=$ENGRAM
+newrepo() {
+  mkdir -p "$1" && git -C "$1" init -q && git -C "$1" config user.email t@example.com && git -C "$1" config user.name t
+}
+commit() { git -C "$1" add -A && git -C "$1" commit -qm "$2"; }
+slugs() { "$E" --brain "$1" --json search "$2" | python3 -c 'import json,sys; print(" ".join(r["slug"] for r in json.load(sys.stdin)["results"]))'; }
+
+# Empty repository (no commit yet): a clear error.
+R="$WORK/empty"; newrepo "$R"; "$E" init "$R" > /dev/null
+expect_exit 1 -- "$E" --brain "$R" sync
+expect_contains "$ERR" "no commit yet" "unborn HEAD"
+
+# Awkward files: CRLF, BOM, NUL bytes, names with spaces, quotes and Chinese.
+R="$WORK/awkward"; newrepo "$R"; mkdir -p "$R/notes"
+printf 'crlf line about kiwis\r\nsecond line\r\n' > "$R/notes/crlf.md"
+printf '\xef\xbb\xbf---\ntitle: BOM page\n---\nkiwis with a byte-order mark\n' > "$R/notes/bom.md"
+printf 'nul\0byte kiwis' > "$R/notes/nul.md"
+printf 'spaced kiwis\n' > "$R/notes/with space.md"
+printf 'quoted kiwis\n' > "$R/notes/it's \"quoted\".md"
+printf '中文文件名 kiwis\n' > "$R/notes/奇异果.md"
+commit "$R" awkward
+"$E" init "$R" > /dev/null
+expect_exit 1 -- "$E" --brain "$R" --json sync
+expect_json "$OUT" 'd["added"]' "5"
+expect_json "$OUT" '[f["path"] for f in d["failed"]]' "['notes/nul.md']"
+expect_contains "$(json_get "$OUT" 'd["failed"][0]["reason"]')" "NUL" "NUL bytes named"
+expect_exit 0 -- "$E" --brain "$R" --json get notes/bom
+expect_json "$OUT" 'd["title"]' "BOM page"
+hits=$(slugs "$R" kiwis)
+for s in notes/crlf notes/with-space notes/its-quoted notes/奇异果; do expect_contains "$hits" "$s" "awkward name $s"; done
+
+# Case-only rename keeps the page.
+git -C "$R" mv notes/crlf.md notes/CRLF.md && commit "$R" case
+expect_exit 1 -- "$E" --brain "$R" --json sync   # nul.md is still failing
+expect_json "$OUT" '(d["renamed"], d["deleted"])' "(1, 0)"
+expect_exit 0 -- "$E" --brain "$R" --json get notes/crlf
+expect_json "$OUT" 'd["path"]' "notes/CRLF.md"
+
+# Detached HEAD syncs the checked-out commit.
+printf 'later kiwi page\n' > "$R/notes/later.md" && commit "$R" later
+git -C "$R" checkout -q --detach HEAD~1
+expect_exit 1 -- "$E" --brain "$R" --json sync
+expect_json "$OUT" 'd["to"]' "$(git -C "$R" rev-parse HEAD)"
+expect_exit 1 -- "$E" --brain "$R" get notes/later
+
+# Submodules and symlinks pointing outside are skipped and said.
+S="$WORK/sub"; newrepo "$S"; printf 'inside the submodule\n' > "$S/x.md"; commit "$S" sub
+R="$WORK/withsub"; newrepo "$R"; printf 'top page\n' > "$R/top.md"
+git -C "$R" -c protocol.file.allow=always submodule add -q "$S" vendored 2>/dev/null
+ln -s /etc/passwd "$R/outside.md"
+commit "$R" with-sub
+"$E" init "$R" > /dev/null
+expect_exit 0 -- "$E" --brain "$R" --json sync
+expect_json "$OUT" 'sorted(s["path"] for s in d["skipped"])' "['outside.md', 'vendored']"
+expect_json "$OUT" 'd["added"]' "1"
+
+# A shallow clone syncs.
+R2="$WORK/shallow"
+git clone -q --depth 1 "file://$R" "$R2" 2>/dev/null
+"$E" init "$R2" > /dev/null
+expect_exit 0 -- "$E" --brain "$R2" --json sync
+expect_json "$OUT" 'd["added"]' "1"
+
+# Crash safety: kill -9 at different moments of a large sync; the next sync converges and check passes.
+V="$WORK/big"; newrepo "$V"
+python3 "$(dirname "$0")/../../bench/gen_vault.py" "$V" 3000
+commit "$V" big
+"$E" init "$V" > /dev/null
+for delay in 0.05 0.2 0.4; do
+  "$E" --brain "$V" sync --full --quiet &
+  pid=$!
+  sleep "$delay"
+  kill -9 "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  expect_exit 0 -- "$E" --brain "$V" sync --quiet
+  expect_exit 0 -- "$E" --brain "$V" check
+done
+
+# Readers do not wait for a writer.
+"$E" --brain "$V" sync --full --quiet &
+writer=$!
+sleep 0.1
+start=$(date +%s%N)
+expect_exit 0 -- "$E" --brain "$V" search "robot warehouse"
+elapsed=$(( ($(date +%s%N) - start) / 1000000 ))
+CHECKS=$((CHECKS + 1)); (( elapsed < 1500 )) || fail "a search waited ${elapsed} ms for the writer"
+wait "$writer"
+finish
