@@ -278,7 +278,11 @@ class Syncer {
 
   Status Apply(const std::string& head, const Plan& plan) {
     // Deletes first, so that a slug freed by one file can be taken by another.
-    for (const std::string& path : plan.deletes) ENGRAM_RETURN_IF_ERROR(Delete(path));
+    // A file that is gone has nothing left to retry.
+    for (const std::string& path : plan.deletes) {
+      ENGRAM_RETURN_IF_ERROR(Delete(path));
+      ENGRAM_RETURN_IF_ERROR(engine_.ClearSyncFailure(options_.source, path));
+    }
     std::map<std::string, std::string> renamed_from;
     for (const auto& [old_path, new_path] : plan.renames) renamed_from[new_path] = old_path;
     std::vector<std::string> paths(plan.upserts.begin(), plan.upserts.end());

@@ -34,15 +34,21 @@ for s in notes/crlf notes/with-space notes/its-quoted notes/奇异果; do expect
 
 # Case-only rename keeps the page.
 git -C "$R" mv notes/crlf.md notes/CRLF.md && commit "$R" case
-expect_exit 1 -- "$E" --brain "$R" --json sync   # nul.md is still failing
+expect_exit 1 -- "$E" --brain "$R" --json sync   # nul.md is still failing (retried)
 expect_json "$OUT" '(d["renamed"], d["deleted"])' "(1, 0)"
 expect_exit 0 -- "$E" --brain "$R" --json get notes/crlf
 expect_json "$OUT" 'd["path"]' "notes/CRLF.md"
 
+# Regression: a failed file that is then deleted leaves no failure to retry.
+git -C "$R" rm -q notes/nul.md && commit "$R" drop-nul
+expect_exit 0 -- "$E" --brain "$R" --json sync
+expect_exit 0 -- "$E" --brain "$R" --json status
+expect_json "$OUT" 'd["sync_failures"]' "[]"
+
 # Detached HEAD syncs the checked-out commit.
 printf 'later kiwi page\n' > "$R/notes/later.md" && commit "$R" later
 git -C "$R" checkout -q --detach HEAD~1
-expect_exit 1 -- "$E" --brain "$R" --json sync
+expect_exit 0 -- "$E" --brain "$R" --json sync
 expect_json "$OUT" 'd["to"]' "$(git -C "$R" rev-parse HEAD)"
 expect_exit 1 -- "$E" --brain "$R" get notes/later
 
