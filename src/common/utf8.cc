@@ -104,6 +104,14 @@ std::string NfkcCasefold(std::string_view s) {
   return Normalize(norm, s);
 }
 
+std::string AsciiLower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
 std::string ToLower(std::string_view s) {
   std::string out;
   out.reserve(s.size());

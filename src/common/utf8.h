@@ -27,6 +27,10 @@ std::string NormalizeNfc(std::string_view s);
 // full-width forms to half-width, ligatures, compatibility characters and case.
 std::string NfkcCasefold(std::string_view s);
 
+// Lower-cases ASCII letters only; other bytes are kept (for matching file
+// names, keywords and markup where Unicode case folding is not wanted).
+std::string AsciiLower(std::string_view s);
+
 // Simple lower-casing of valid UTF-8 text (full Unicode, locale-independent).
 std::string ToLower(std::string_view s);
 

@@ -59,6 +59,21 @@ sync::Scope ScopeOf(const BrainOptions& o) {
   return scope.ok() ? *scope : sync::Scope();
 }
 
+text::ChunkerOptions ChunkerOf(const BrainOptions& o) {
+  return {static_cast<size_t>(o.chunk_target_words), static_cast<size_t>(o.chunk_overlap_words)};
+}
+
+sync::SyncOptions SyncOptionsOf(const BrainOptions& o, const fs::path& root) {
+  sync::SyncOptions so;
+  so.source = kSource;
+  so.root = root;
+  so.max_file_bytes = o.import_max_file_bytes;
+  so.chunker = ChunkerOf(o);
+  so.scope = ScopeOf(o);
+  so.sensitive = SensitiveOf(o);
+  return so;
+}
+
 }  // namespace
 
 Brain::Brain(fs::path root, BrainOptions options, std::unique_ptr<Engine> engine)
@@ -155,8 +170,7 @@ Result<ImportReport> Brain::Import(const OperationContext& ctx, const fs::path& 
   sync::ImportOptions io;
   io.source = kSource;
   io.max_file_bytes = options_.import_max_file_bytes;
-  io.chunker.target_words = static_cast<size_t>(options_.chunk_target_words);
-  io.chunker.overlap_words = static_cast<size_t>(options_.chunk_overlap_words);
+  io.chunker = ChunkerOf(options_);
   io.dry_run = dry_run;
   io.scope = ScopeOf(options_);
   io.sensitive = SensitiveOf(options_);
@@ -176,15 +190,9 @@ Result<SyncReport> Brain::Sync(const OperationContext& ctx, bool full, bool work
                                       "; sync works on a brain that is itself a git repository");
   }
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<sync::GitRepo> repo, sync::GitRepo::Open(root_));
-  sync::SyncOptions so;
-  so.root = root_;
-  so.max_file_bytes = options_.import_max_file_bytes;
-  so.chunker.target_words = static_cast<size_t>(options_.chunk_target_words);
-  so.chunker.overlap_words = static_cast<size_t>(options_.chunk_overlap_words);
+  sync::SyncOptions so = SyncOptionsOf(options_, root_);
   so.full = full;
   so.worktree = worktree;
-  so.scope = ScopeOf(options_);
-  so.sensitive = SensitiveOf(options_);
   return sync::SyncGit(*engine_, *repo, so);
 }
 
@@ -207,15 +215,9 @@ Result<CheckReport> Brain::Check(const OperationContext& ctx, bool repair) {
   if (repair && !report.problems.empty()) {
     if (!repo.ok()) return Status::FailedPrecondition("--repair needs a git brain; re-run `engram import`");
     ENGRAM_ASSIGN_OR_RETURN(auto lock, LockForWrite("check --repair"));
-    sync::SyncOptions so;
-    so.root = root_;
-    so.max_file_bytes = options_.import_max_file_bytes;
-    so.chunker.target_words = static_cast<size_t>(options_.chunk_target_words);
-    so.chunker.overlap_words = static_cast<size_t>(options_.chunk_overlap_words);
+    sync::SyncOptions so = SyncOptionsOf(options_, root_);
     so.full = true;
     so.force = reindex;
-    so.scope = ScopeOf(options_);
-    so.sensitive = SensitiveOf(options_);
     ENGRAM_RETURN_IF_ERROR(engine_->Repair());
     ENGRAM_RETURN_IF_ERROR(sync::SyncGit(*engine_, **repo, so).status());
     report.repaired = true;
@@ -255,9 +257,7 @@ Result<PutReport> Brain::Put(const OperationContext& ctx, std::string_view slug,
   ENGRAM_RETURN_IF_ERROR(text::ValidateSlugInput(slug));
   std::string rel(slug);
   if (rel.size() < 3 || rel.compare(rel.size() - 3, 3, ".md") != 0) rel += ".md";
-  text::ChunkerOptions chunker{static_cast<size_t>(options_.chunk_target_words),
-                               static_cast<size_t>(options_.chunk_overlap_words)};
-  ENGRAM_ASSIGN_OR_RETURN(PageWrite write, sync::PreparePage(rel, content, chunker));
+  ENGRAM_ASSIGN_OR_RETURN(PageWrite write, sync::PreparePage(rel, content, ChunkerOf(options_)));
   if (content.size() > options_.import_max_file_bytes) {
     return Status::InvalidArgument("page is " + std::to_string(content.size()) + " bytes, over import.max_file_bytes");
   }

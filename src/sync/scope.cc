@@ -1,17 +1,12 @@
 #include "sync/scope.h"
 
+#include "common/utf8.h"
+
 #include <algorithm>
 
 namespace engram::sync {
 
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 std::vector<std::string> Components(std::string_view path) {
   std::vector<std::string> out;
@@ -43,7 +38,7 @@ bool IsIgnoredDirectory(std::string_view name) {
 }
 
 Scope::Scope() {
-  for (const auto& f : DefaultSkippedFiles()) skip_files_.push_back(Lower(f));
+  for (const auto& f : DefaultSkippedFiles()) skip_files_.push_back(common::AsciiLower(f));
 }
 
 Result<Scope> Scope::Make(std::vector<std::string> include, std::vector<std::string> exclude,
@@ -65,7 +60,7 @@ Result<Scope> Scope::Make(std::vector<std::string> include, std::vector<std::str
   };
   ENGRAM_RETURN_IF_ERROR(folders(include, "include", &s.include_));
   ENGRAM_RETURN_IF_ERROR(folders(exclude, "exclude", &s.exclude_));
-  for (const std::string& f : skip_files) s.skip_files_.push_back(Lower(f));
+  for (const std::string& f : skip_files) s.skip_files_.push_back(common::AsciiLower(f));
   return s;
 }
 
@@ -74,7 +69,7 @@ bool Scope::Contains(std::string_view path, std::string* why) const {
     if (why != nullptr) *why = std::move(reason);
     return false;
   };
-  std::string lower = Lower(path);
+  std::string lower = common::AsciiLower(path);
   bool markdown = (lower.size() > 3 && lower.compare(lower.size() - 3, 3, ".md") == 0) ||
                   (lower.size() > 9 && lower.compare(lower.size() - 9, 9, ".markdown") == 0);
   if (!markdown) return no("not a Markdown file");
@@ -91,7 +86,7 @@ bool Scope::Contains(std::string_view path, std::string* why) const {
                                         [&](const auto& folder) { return Under(folder, parts); })) {
     return no("outside the included folders (scope.include)");
   }
-  if (std::find(skip_files_.begin(), skip_files_.end(), Lower(parts.back())) != skip_files_.end()) {
+  if (std::find(skip_files_.begin(), skip_files_.end(), common::AsciiLower(parts.back())) != skip_files_.end()) {
     return no("skipped by name (scope.skip_files)");
   }
   return true;

@@ -1,5 +1,7 @@
 #include "sync/sensitive.h"
 
+#include "common/utf8.h"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -12,13 +14,6 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsAlnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
 bool IsTokenChar(char c) { return IsAlnum(c) || c == '_' || c == '-'; }
 bool IsBase64Url(char c) { return IsAlnum(c) || c == '_' || c == '-'; }
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 size_t RunLength(std::string_view s, size_t from, bool (*pred)(char)) {
   size_t n = 0;
@@ -91,7 +86,7 @@ bool Jwt(std::string_view t) {
 bool SecretAssignment(std::string_view text) {
   static constexpr std::array<std::string_view, 10> kKeys = {"password", "passwd", "pwd",     "secret", "token",
                                                              "api_key",  "apikey", "密码", "口令",   "密钥"};
-  std::string t = Lower(text);
+  std::string t = common::AsciiLower(text);
   for (std::string_view key : kKeys) {
     for (size_t at = t.find(key); at != std::string::npos; at = t.find(key, at + 1)) {
       bool ascii_key = static_cast<unsigned char>(key[0]) < 0x80;
@@ -273,7 +268,7 @@ std::optional<std::string> FindSensitive(std::string_view path, std::string_view
     return std::find(rules.disabled.begin(), rules.disabled.end(), id) != rules.disabled.end();
   };
   // Folders: whole components, case-insensitive.
-  std::string lower = Lower(path);
+  std::string lower = common::AsciiLower(path);
   size_t start = 0;
   while (true) {
     size_t slash = lower.find('/', start);
@@ -281,14 +276,14 @@ std::optional<std::string> FindSensitive(std::string_view path, std::string_view
     std::string dir = lower.substr(start, slash - start);
     for (const std::string& c : rules.path_components) {
       std::string id = "path:" + c;
-      if (dir == Lower(c) && !disabled(id)) return id;
+      if (dir == common::AsciiLower(c) && !disabled(id)) return id;
     }
     start = slash + 1;
   }
   std::string name = lower.substr(start);
   for (const std::string& k : rules.name_keywords) {
     std::string id = "name:" + k;
-    if (name.find(Lower(k)) != std::string::npos && !disabled(id)) return id;
+    if (name.find(common::AsciiLower(k)) != std::string::npos && !disabled(id)) return id;
   }
   for (const ContentRule& r : kContentRules) {
     if (!disabled(r.id) && r.found(content)) return std::string(r.id);

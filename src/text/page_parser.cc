@@ -45,14 +45,6 @@ std::string_view Trim(std::string_view s) {
   return s.substr(b, e - b + 1);
 }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
-
 bool IsFence(std::string_view line) {
   std::string_view t = Trim(line);
   return t.substr(0, 3) == "```" || t.substr(0, 3) == "~~~";
@@ -62,7 +54,7 @@ bool IsFence(std::string_view line) {
 bool IsTimelineSeparator(std::string_view line) {
   std::string_view trimmed = Trim(line);
   if (trimmed.empty() || (trimmed[0] != '<' && trimmed[0] != '-' && trimmed[0] != '#')) return false;
-  std::string t = Lower(trimmed);
+  std::string t = common::AsciiLower(trimmed);
   auto squash = [](std::string s) {
     s.erase(std::remove(s.begin(), s.end(), ' '), s.end());
     return s;
@@ -175,7 +167,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 18> kSentenc
 }};
 
 std::string LinkTypeFromSentence(std::string_view sentence) {
-  std::string lower = Lower(sentence);
+  std::string lower = common::AsciiLower(sentence);
   for (const auto& [cue, type] : kSentenceCues) {
     if (lower.find(cue) != std::string::npos) return std::string(type);
   }
@@ -280,7 +272,7 @@ class LinkCollector {
             if (size_t sp = target.find(' '); sp != std::string_view::npos) target = target.substr(0, sp);
             if (size_t hash = target.find('#'); hash != std::string_view::npos) target = target.substr(0, hash);
             std::string decoded = PercentDecode(target);
-            std::string lower = Lower(decoded);
+            std::string lower = common::AsciiLower(decoded);
             if (lower.find("://") == std::string::npos && lower.size() > 3 &&
                 lower.compare(lower.size() - 3, 3, ".md") == 0) {
               std::string resolved = ResolveRelative(page_path_, decoded);
@@ -452,12 +444,12 @@ Result<Page> ParsePage(std::string_view path, std::string_view content) {
     if (page.title.empty()) {
       std::string_view name = path;
       if (size_t slash = name.rfind('/'); slash != std::string_view::npos) name = name.substr(slash + 1);
-      if (name.size() > 3 && Lower(name.substr(name.size() - 3)) == ".md") name.remove_suffix(3);
+      if (name.size() > 3 && common::AsciiLower(name.substr(name.size() - 3)) == ".md") name.remove_suffix(3);
       page.title = std::string(name);
     }
   }
   if (fm.contains("type") && fm["type"].is_string() && !Trim(fm["type"].get<std::string>()).empty()) {
-    page.type = Lower(Trim(fm["type"].get<std::string>()));
+    page.type = common::AsciiLower(Trim(fm["type"].get<std::string>()));
   } else {
     page.type = TypeFromSlug(page.slug);
     if (page.type.empty()) page.type = "note";
@@ -468,7 +460,7 @@ Result<Page> ParsePage(std::string_view path, std::string_view content) {
     for (auto& a : StringList(fm["alias"], false)) page.aliases.push_back(std::move(a));
   }
   if (fm.contains("visibility") && fm["visibility"].is_string()) {
-    page.is_private = Lower(Trim(fm["visibility"].get<std::string>())) == "private";
+    page.is_private = common::AsciiLower(Trim(fm["visibility"].get<std::string>())) == "private";
   }
   if (fm.contains("private") && fm["private"].is_boolean() && fm["private"].get<bool>()) {
     page.is_private = true;

@@ -278,24 +278,26 @@ Result<std::vector<SourceFile>> SqliteEngine::ListSourceFiles(std::string_view s
   return out;
 }
 
-Result<std::optional<SourceFile>> SqliteEngine::FindSourceFile(std::string_view source, std::string_view path) {
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT p.path, p.slug, p.content_hash FROM pages p JOIN sources s ON s.id = p.source_id "
-                                      "WHERE s.name = ? AND p.path = ?"));
-  q->Bind(1, source).Bind(2, path);
+Result<std::optional<SourceFile>> SqliteEngine::FindSourceFileWhere(const char* sql, std::string_view source,
+                                                                    std::string_view value) {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(sql));
+  q->Bind(1, source).Bind(2, value);
   std::optional<SourceFile> out;
   if (q->Step()) out = SourceFile{q->Text(0), q->Text(1), q->Text(2)};
   ENGRAM_RETURN_IF_ERROR(q->status());
   return out;
 }
 
+Result<std::optional<SourceFile>> SqliteEngine::FindSourceFile(std::string_view source, std::string_view path) {
+  return FindSourceFileWhere("SELECT p.path, p.slug, p.content_hash FROM pages p JOIN sources s ON s.id = p.source_id "
+                             "WHERE s.name = ? AND p.path = ?",
+                             source, path);
+}
+
 Result<std::optional<SourceFile>> SqliteEngine::FindSourceFileBySlug(std::string_view source, std::string_view slug) {
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT p.path, p.slug, p.content_hash FROM pages p JOIN sources s ON s.id = p.source_id "
-                                      "WHERE s.name = ? AND p.slug = ?"));
-  q->Bind(1, source).Bind(2, slug);
-  std::optional<SourceFile> out;
-  if (q->Step()) out = SourceFile{q->Text(0), q->Text(1), q->Text(2)};
-  ENGRAM_RETURN_IF_ERROR(q->status());
-  return out;
+  return FindSourceFileWhere("SELECT p.path, p.slug, p.content_hash FROM pages p JOIN sources s ON s.id = p.source_id "
+                             "WHERE s.name = ? AND p.slug = ?",
+                             source, slug);
 }
 
 Result<std::vector<LinkRecord>> SqliteEngine::Backlinks(std::string_view source, std::string_view slug) {

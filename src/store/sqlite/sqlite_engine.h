@@ -77,6 +77,8 @@ class SqliteEngine final : public Engine {
   Status Transaction(Fn&& fn);
 
   Result<int64_t> SourceId(std::string_view name, bool create);
+  Result<std::optional<SourceFile>> FindSourceFileWhere(const char* sql, std::string_view source,
+                                                        std::string_view value);
   Result<int64_t> TermId(const std::string& term);
   Result<int64_t> LookupTermId(const std::string& term);
   Status PutPageRows(const PageWrite& write, int64_t* page_id);
