@@ -1,8 +1,8 @@
 #include "sync/scope.h"
 
-#include "common/utf8.h"
-
 #include <algorithm>
+
+#include "common/utf8.h"
 
 namespace engram::sync {
 

@@ -1,10 +1,10 @@
 #include "sync/sensitive.h"
 
-#include "common/utf8.h"
-
 #include <algorithm>
 #include <array>
 #include <cctype>
+
+#include "common/utf8.h"
 
 namespace engram::sync {
 
