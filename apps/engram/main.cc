@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -282,7 +284,20 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (*sync) {
-    auto r = brain.Sync(ctx, sync_full, sync_worktree);
+    // A progress line on a terminal for batches of more than ~100 files.
+    std::function<void(size_t, size_t)> progress;
+    if (!sync_quiet && !g.json && isatty(STDERR_FILENO)) {
+      auto start = std::chrono::steady_clock::now();
+      progress = [start](size_t done, size_t total) {
+        if (total <= 100 || (done % 50 != 0 && done != total)) return;
+        double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        double rate = secs > 0 ? static_cast<double>(done) / secs : 0;
+        double eta = rate > 0 ? static_cast<double>(total - done) / rate : 0;
+        std::fprintf(stderr, "\r[sync] %zu/%zu files  %.0f files/s  ETA %.0f s   ", done, total, rate, eta);
+        if (done == total) std::fprintf(stderr, "\n");
+      };
+    }
+    auto r = brain.Sync(ctx, sync_full, sync_worktree, progress);
     if (!r.ok()) return Fail(r.status(), g);
     if (g.json) {
       Print(engram::cli::ToJson(*r));

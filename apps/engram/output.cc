@@ -67,8 +67,11 @@ Json ToJson(const ImportReport& r) {
 
 
 Json ToJson(const SyncReport& r) {
+  // "modified" and "anchor" are the documented names; "updated", "from" and
+  // "to" say the same for readers of the text output.
   return {{"from", r.from},         {"to", r.to},
-          {"mode", r.mode},         {"added", r.added},
+          {"anchor", r.to},         {"mode", r.mode},
+          {"added", r.added},       {"modified", r.updated},
           {"updated", r.updated},   {"renamed", r.renamed},
           {"deleted", r.deleted},   {"unchanged", r.unchanged},
           {"skipped", Issues(r.skipped, "reason")}, {"failed", Issues(r.failed, "reason")},

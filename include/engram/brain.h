@@ -8,6 +8,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -121,7 +122,9 @@ class Brain {
   // Scans dir into the default source (see `engram import --help`).
   Result<ImportReport> Import(const OperationContext& ctx, const std::filesystem::path& dir, bool dry_run);
   // Brings the brain in line with its git repository's HEAD (see `engram sync --help`).
-  Result<SyncReport> Sync(const OperationContext& ctx, bool full, bool worktree);
+  // progress (optional) is called with (files done, files in the batch).
+  Result<SyncReport> Sync(const OperationContext& ctx, bool full, bool worktree,
+                          std::function<void(size_t, size_t)> progress = {});
   // Verifies the database against the synced commit and against itself;
   // with repair, re-syncs what is wrong and checks again.
   Result<CheckReport> Check(const OperationContext& ctx, bool repair);

@@ -181,7 +181,8 @@ Result<std::unique_ptr<sync::WriteLock>> Brain::LockForWrite(std::string_view wh
   return sync::WriteLock::Acquire(root_ / ".engram" / "write.lock", what, options_.lock_timeout_ms);
 }
 
-Result<SyncReport> Brain::Sync(const OperationContext& ctx, bool full, bool worktree) {
+Result<SyncReport> Brain::Sync(const OperationContext& ctx, bool full, bool worktree,
+                               std::function<void(size_t, size_t)> progress) {
   if (ctx.remote) return Status::FailedPrecondition("sync is a local-only operation");
   ENGRAM_ASSIGN_OR_RETURN(auto lock, LockForWrite("sync"));
   ENGRAM_ASSIGN_OR_RETURN(fs::path source_root, SourceRoot());
@@ -193,6 +194,7 @@ Result<SyncReport> Brain::Sync(const OperationContext& ctx, bool full, bool work
   sync::SyncOptions so = SyncOptionsOf(options_, root_);
   so.full = full;
   so.worktree = worktree;
+  so.progress = std::move(progress);
   return sync::SyncGit(*engine_, *repo, so);
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <set>
@@ -15,6 +16,16 @@
 namespace engram::sync {
 
 namespace {
+
+// Test-only fault point: with ENGRAM_FAULT_ABORT_AFTER_FILES=N the process
+// aborts (like a crash) after writing N files of a sync, before it commits.
+void FaultPoint(size_t files_done) {
+  static const long limit = [] {
+    const char* v = std::getenv("ENGRAM_FAULT_ABORT_AFTER_FILES");
+    return v != nullptr ? std::atol(v) : -1L;
+  }();
+  if (limit >= 0 && static_cast<long>(files_done) >= limit) std::abort();
+}
 
 // A sync that also applied the work tree marks its anchor so: the database
 // then holds files no commit has, and the next sync must walk to converge.
@@ -307,7 +318,10 @@ class Syncer {
         },
         [&](size_t i, Prepared& p) {
           auto from = renamed_from.find(paths[i]);
-          return Upsert(paths[i], p, from == renamed_from.end() ? "" : from->second);
+          Status st = Upsert(paths[i], p, from == renamed_from.end() ? "" : from->second);
+          FaultPoint(i + 1);
+          if (options_.progress) options_.progress(i + 1, paths.size());
+          return st;
         },
         64);
   }

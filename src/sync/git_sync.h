@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -36,6 +37,8 @@ struct SyncOptions {
   std::set<std::string> force;  // paths re-indexed even when their content is unchanged (repair)
   Scope scope;
   SensitiveRules sensitive = SensitiveRules::Defaults();
+  // Called after each file of the batch (done, total); may be empty.
+  std::function<void(size_t, size_t)> progress;
 };
 
 // Problems between the database and the synced commit: files without pages,

@@ -70,20 +70,31 @@ git clone -q --depth 1 "file://$R" "$R2" 2>/dev/null
 expect_exit 0 -- "$E" --brain "$R2" --json sync
 expect_json "$OUT" 'd["added"]' "1"
 
-# Crash safety: kill -9 at different moments of a large sync; the next sync converges and check passes.
+# Crash safety. A fault point aborts the process after N files of a sync (before it commits), and
+# SIGKILL lands at random moments; every time, the next sync converges and check passes.
 V="$WORK/big"; newrepo "$V"
 python3 "$(dirname "$0")/../../bench/gen_vault.py" "$V" 3000
 commit "$V" big
 "$E" init "$V" > /dev/null
-for delay in 0.05 0.2 0.4; do
+for n in 1 250 1999; do
+  expect_exit 134 -- env ENGRAM_FAULT_ABORT_AFTER_FILES=$n "$E" --brain "$V" sync --full --quiet
+  expect_exit 0 -- "$E" --brain "$V" sync --quiet
+  expect_exit 0 -- "$E" --brain "$V" check
+done
+RANDOM=7   # the same "random" moments on every run of the test
+for run in 1 2 3 4 5 6; do
+  printf 'change %s\n' "$run" >> "$V/notes/page-00011.md"
+  git -C "$V" mv "people/page-$(printf %05d $(( (run - 1) * 6 ))).md" "people/moved-$run.md"
+  commit "$V" "crash run $run"
   "$E" --brain "$V" sync --full --quiet &
   pid=$!
-  sleep "$delay"
+  sleep "0.$(( RANDOM % 60 + 1 ))"
   kill -9 "$pid" 2>/dev/null
   wait "$pid" 2>/dev/null
   expect_exit 0 -- "$E" --brain "$V" sync --quiet
   expect_exit 0 -- "$E" --brain "$V" check
 done
+expect_exit 0 -- "$E" --brain "$V" --json get people/moved-6
 
 # Readers do not wait for a writer.
 "$E" --brain "$V" sync --full --quiet &
