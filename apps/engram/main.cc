@@ -3,7 +3,10 @@
 // Contract: `--json` prints exactly one JSON document on stdout; logs,
 // progress and errors go to stderr. Exit codes: 0 ok, 1 the operation
 // failed, 2 usage error.
+#include <signal.h>
 #include <unistd.h>
+
+#include <atomic>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -114,11 +117,17 @@ int main(int argc, char** argv) {
       "A brain indexes one folder: the brain root, or the folder of its first import.");
 
   // sync
-  bool sync_full = false, sync_worktree = false, sync_quiet = false;
+  bool sync_full = false, sync_worktree = false, sync_quiet = false, sync_watch = false;
+  double sync_interval = 2.0;
   auto* sync = app.add_subcommand("sync", "Index the changes since the last synced git commit (the brain is a git repository)");
   sync->add_flag("--full", sync_full, "Walk every file of HEAD instead of diffing from the last synced commit");
   sync->add_flag("--worktree", sync_worktree, "Also apply uncommitted and untracked (not ignored) changes");
   sync->add_flag("--quiet,-q", sync_quiet, "Print nothing unless something failed");
+  sync->add_flag("--watch", sync_watch,
+                 "Keep syncing: after each new commit (HEAD polled every --interval), and with --worktree\n"
+                 "after file changes (inotify). Ends cleanly on SIGINT or SIGTERM");
+  sync->add_option("--interval", sync_interval, "Seconds between checks of HEAD with --watch (default 2)")
+      ->check(CLI::Range(0.1, 3600.0));
   sync->footer(
       "Diffs the last synced commit against HEAD (added, modified, type-changed, deleted, renamed, copied);\n"
       "the first sync, --full, or a vanished anchor walk the whole tree, and the output says which.\n"
@@ -281,6 +290,24 @@ int main(int argc, char** argv) {
     if (!r.ok()) return Fail(r.status(), g);
     if (g.json) Print(engram::cli::ToJson(*r));
     else std::cout << (dry_run ? "(dry run) " : "") << engram::cli::FormatImport(*r);
+    return 0;
+  }
+  if (*sync && sync_watch) {
+    static std::atomic<bool> stop{false};
+    struct sigaction sa {};
+    sa.sa_handler = [](int) { stop = true; };
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+    Status st = brain.Watch(ctx, static_cast<int>(sync_interval * 1000), sync_worktree, stop,
+                            [&](const engram::SyncReport& r) {
+                              if (g.json) {
+                                std::cout << engram::cli::ToJson(r).dump() << std::endl;  // one document per sync
+                              } else if (!sync_quiet || !r.failed.empty()) {
+                                std::cout << engram::cli::FormatSync(r) << std::flush;
+                              }
+                            });
+    if (!st.ok()) return Fail(st, g);
+    if (!sync_quiet) std::cerr << "engram: watch stopped\n";
     return 0;
   }
   if (*sync) {

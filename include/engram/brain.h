@@ -7,6 +7,7 @@
 // Threading: one Brain per thread.
 #pragma once
 
+#include <atomic>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -121,6 +122,11 @@ class Brain {
 
   // Scans dir into the default source (see `engram import --help`).
   Result<ImportReport> Import(const OperationContext& ctx, const std::filesystem::path& dir, bool dry_run);
+  // Syncs, then keeps syncing until *stop is set: whenever HEAD moves (polled
+  // every interval_ms) or, with worktree, when files change (inotify).
+  // on_sync gets each sync that changed something (or failed a file).
+  Status Watch(const OperationContext& ctx, int interval_ms, bool worktree, const std::atomic<bool>& stop,
+               const std::function<void(const SyncReport&)>& on_sync);
   // Brings the brain in line with its git repository's HEAD (see `engram sync --help`).
   // progress (optional) is called with (files done, files in the batch).
   Result<SyncReport> Sync(const OperationContext& ctx, bool full, bool worktree,

@@ -12,6 +12,7 @@
 #include "sync/hooks.h"
 #include "sync/importer.h"
 #include "sync/sensitive.h"
+#include "sync/watch.h"
 #include "sync/write_lock.h"
 #include "sync/page_indexer.h"
 #include "text/slug.h"
@@ -196,6 +197,35 @@ Result<SyncReport> Brain::Sync(const OperationContext& ctx, bool full, bool work
   so.worktree = worktree;
   so.progress = std::move(progress);
   return sync::SyncGit(*engine_, *repo, so);
+}
+
+Status Brain::Watch(const OperationContext& ctx, int interval_ms, bool worktree, const std::atomic<bool>& stop,
+                    const std::function<void(const SyncReport&)>& on_sync) {
+  if (ctx.remote) return Status::FailedPrecondition("watch is a local-only operation");
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<sync::GitRepo> repo, sync::GitRepo::Open(root_));
+  std::unique_ptr<sync::TreeWatcher> watcher;
+  if (worktree) {
+    ENGRAM_ASSIGN_OR_RETURN(watcher, sync::TreeWatcher::Open(root_));
+  }
+  std::string last_head;
+  bool files_changed = true;
+  while (!stop) {
+    auto head = repo->HeadCommit();
+    if (!head.ok()) return head.status();
+    if (*head != last_head || files_changed) {
+      ENGRAM_ASSIGN_OR_RETURN(SyncReport r, Sync(ctx, false, worktree));
+      last_head = *head;
+      bool changed = r.added + r.updated + r.renamed + r.deleted > 0 || !r.failed.empty() || !r.quarantined.empty();
+      if (changed) on_sync(r);
+    }
+    if (watcher) {
+      files_changed = watcher->Wait(interval_ms, stop);
+    } else {
+      files_changed = false;
+      sync::SleepUnlessStopped(interval_ms, stop);
+    }
+  }
+  return Status::Ok();
 }
 
 Result<CheckReport> Brain::Check(const OperationContext& ctx, bool repair) {

@@ -96,6 +96,27 @@ for run in 1 2 3 4 5 6; do
 done
 expect_exit 0 -- "$E" --brain "$V" --json get people/moved-6
 
+# --watch: new commits and (with --worktree) file changes are synced; SIGINT ends it cleanly.
+W="$WORK/watched"; newrepo "$W"; printf 'first page\n' > "$W/a.md"; commit "$W" first
+"$E" init "$W" > /dev/null
+"$E" --brain "$W" --json sync --watch --interval 0.2 > "$WORK/watch.jsonl" 2> "$WORK/watch.err" &
+watcher=$!
+sleep 0.8
+printf 'committed okapi notes\n' > "$W/b.md"; commit "$W" second
+for i in $(seq 1 40); do [[ "$(slugs "$W" okapi)" == *"b"* ]] && break; sleep 0.1; done
+expect_contains "$(slugs "$W" okapi)" "b" "watch synced a new commit"
+kill -INT "$watcher"; wait "$watcher"; rc=$?
+CHECKS=$((CHECKS + 1)); [[ $rc -eq 0 ]] || fail "watch exited $rc on SIGINT"
+expect_contains "$(cat "$WORK/watch.jsonl")" '"anchor"' "watch prints one JSON document per sync"
+"$E" --brain "$W" sync --watch --worktree --interval 0.2 --quiet &
+watcher=$!
+sleep 0.8
+printf 'uncommitted tapir notes\n' > "$W/c.md"
+for i in $(seq 1 40); do [[ "$(slugs "$W" tapir)" == *"c"* ]] && break; sleep 0.1; done
+expect_contains "$(slugs "$W" tapir)" "c" "watch --worktree synced a file change"
+kill -TERM "$watcher"; wait "$watcher"; rc=$?
+CHECKS=$((CHECKS + 1)); [[ $rc -eq 0 ]] || fail "watch exited $rc on SIGTERM"
+
 # Readers do not wait for a writer.
 "$E" --brain "$V" sync --full --quiet &
 writer=$!
