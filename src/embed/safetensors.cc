@@ -108,7 +108,9 @@ Status SafeTensors::Parse(const std::string& name) {
   Json header = Json::parse(reinterpret_cast<const char*>(data_ + 8), reinterpret_cast<const char*>(data_ + data_start_),
                             nullptr, false);
   if (header.is_discarded() || !header.is_object()) return bad("header is not a JSON object");
-  for (auto& [tensor, info] : header.items()) {
+  for (auto& item : header.items()) {
+    const std::string tensor = item.key();  // a named copy: clang 14 cannot capture structured bindings
+    auto& info = item.value();
     if (tensor == "__metadata__") continue;
     auto where = [&](const std::string& field) { return "tensor '" + tensor + "': " + field; };
     if (!info.is_object()) return bad(where("entry is not an object"));
