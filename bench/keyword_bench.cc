@@ -5,6 +5,7 @@
 // Usage:
 //   keyword_bench --corpus C --queries Q --qrels R [--rounds N] [--name NAME]
 //   keyword_bench --synthetic 100000 [--rounds N]
+//   --serial 1 indexes engram on one thread (default: analysis and writes pipelined on two)
 // Prints one JSON object per engine per line.
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -38,6 +39,8 @@ using engram::ops::BeirSet;
 using Clock = std::chrono::steady_clock;
 using Json = nlohmann::json;
 namespace fs = std::filesystem;
+
+bool g_serial = false;  // --serial: index on one thread
 
 double Seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
@@ -106,17 +109,24 @@ Runner EngramRunner(Scratch& scratch) {
     // As `engram import` and `engram eval` do: analysis on a worker thread,
     // writes on this one.
     if (!e.BeginBatch().ok()) std::abort();
-    engram::Status st = engram::common::RunPipelined<engram::Result<engram::PageWrite>>(
-        set.docs.size(),
-        [&](size_t i) {
-          const BeirDoc& d = set.docs[i];
-          return engram::sync::PreparePage("docs/" + d.id + ".md", engram::ops::BeirDocMarkdown(d), {});
-        },
-        [&](size_t i, engram::Result<engram::PageWrite>& w) -> engram::Status {
-          if (!w.ok()) return w.status();
-          state->second[w->page.slug] = set.docs[i].id;
-          return e.PutPage(*w).status();
-        });
+    auto prepare = [&](size_t i) {
+      const BeirDoc& d = set.docs[i];
+      return engram::sync::PreparePage("docs/" + d.id + ".md", engram::ops::BeirDocMarkdown(d), {});
+    };
+    auto write = [&](size_t i, engram::Result<engram::PageWrite>& w) -> engram::Status {
+      if (!w.ok()) return w.status();
+      state->second[w->page.slug] = set.docs[i].id;
+      return e.PutPage(*w).status();
+    };
+    engram::Status st;
+    if (g_serial) {  // one thread: analysis and writes one after the other
+      for (size_t i = 0; i < set.docs.size() && st.ok(); ++i) {
+        auto w = prepare(i);
+        st = write(i, w);
+      }
+    } else {
+      st = engram::common::RunPipelined<engram::Result<engram::PageWrite>>(set.docs.size(), prepare, write);
+    }
     if (!st.ok() || !e.CommitBatch().ok()) std::abort();
   };
   r.query = [state](const std::string& q) {
@@ -283,6 +293,7 @@ int main(int argc, char** argv) {
     else if (a == "--synthetic") synthetic = std::stoul(v);
     else if (a == "--rounds") rounds = std::stoi(v);
     else if (a == "--engine") only = v;
+    else if (a == "--serial") g_serial = v == "1";
     else {
       std::fprintf(stderr, "unknown flag %s\n", a.c_str());
       return 2;

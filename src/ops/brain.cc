@@ -289,10 +289,10 @@ Result<PutReport> Brain::Put(const OperationContext& ctx, std::string_view slug,
   ENGRAM_RETURN_IF_ERROR(text::ValidateSlugInput(slug));
   std::string rel(slug);
   if (rel.size() < 3 || rel.compare(rel.size() - 3, 3, ".md") != 0) rel += ".md";
-  ENGRAM_ASSIGN_OR_RETURN(PageWrite write, sync::PreparePage(rel, content, ChunkerOf(options_)));
   if (content.size() > options_.import_max_file_bytes) {
     return Status::InvalidArgument("page is " + std::to_string(content.size()) + " bytes, over import.max_file_bytes");
   }
+  ENGRAM_ASSIGN_OR_RETURN(PageWrite write, sync::PreparePage(rel, content, ChunkerOf(options_)));
   write.source = kSource;
   ENGRAM_ASSIGN_OR_RETURN(auto lock, LockForWrite("put " + write.page.slug));
   if (auto rule = sync::FindSensitive(rel, content, SensitiveOf(options_))) {

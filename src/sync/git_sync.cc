@@ -402,26 +402,26 @@ Status CheckAgainstCommit(Engine& engine, GitRepo& repo, const std::string& sour
     if (!f.is_regular || !scope.Contains(f.path)) continue;
     present.insert(f.path);
     auto content = repo.ReadFile(anchor, f.path, UINT64_MAX);
-    bool quarantined = content.ok() && FindSensitive(f.path, *content, sensitive).has_value();
+    std::optional<std::string> rule;
+    if (content.ok()) rule = FindSensitive(f.path, *content, sensitive);
     auto it = by_path.find(f.path);
     if (it == by_path.end()) {
       // A quarantined file has no page on purpose.
-      if (!failed.count(f.path) && !quarantined) problems->push_back({f.path, "file of the synced commit has no page"});
+      if (!failed.count(f.path) && !rule) problems->push_back({f.path, "file of the synced commit has no page"});
       continue;
     }
-    if (content.ok() && !quarantined && common::Sha256Hex(*content) != it->second->content_hash && !dirty) {
+    if (rule) {
+      // Nothing quarantined may be indexed (rules may have changed since the sync).
+      problems->push_back({f.path, "indexed although sensitive-content rule " + *rule + " quarantines it"});
+      reindex->insert(f.path);
+    } else if (content.ok() && common::Sha256Hex(*content) != it->second->content_hash && !dirty) {
+      // A stored page that differs from its file is caught here, whatever it holds.
       problems->push_back({f.path, "page differs from the file in the synced commit"});
       reindex->insert(f.path);
     }
   }
   for (const auto& p : pages) {
     if (!present.count(p.path) && !dirty) problems->push_back({p.path, "page has no file in the synced commit"});
-    // Nothing quarantined may be indexed (rules may have changed since).
-    ENGRAM_ASSIGN_OR_RETURN(StoredPage stored, engine.GetPage(source, p.slug));
-    if (auto rule = FindSensitive(p.path, stored.content, sensitive)) {
-      problems->push_back({p.path, "indexed although sensitive-content rule " + *rule + " quarantines it"});
-      reindex->insert(p.path);
-    }
   }
   return Status::Ok();
 }

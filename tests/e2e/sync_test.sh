@@ -129,6 +129,12 @@ expect_exit 1 -- "$E" --brain "$R" get notes/pelican
 sed -i 's|^allow = \[\]$|allow = ["notes/pelican.md"]|' "$R/.engram/config.toml"
 expect_exit 0 -- "$E" --brain "$R" --json sync --full
 expect_exit 0 -- "$E" --brain "$R" get notes/pelican
+# Withdrawing the allow-list entry: check finds the indexed page that the rules now quarantine.
+sed -i 's|^allow = \["notes/pelican.md"\]$|allow = []|' "$R/.engram/config.toml"
+expect_exit 1 -- "$E" --brain "$R" check
+expect_contains "$OUT" "notes/pelican.md: indexed although sensitive-content rule cn_mobile" "check flags quarantined page"
+expect_exit 0 -- "$E" --brain "$R" check --repair
+expect_exit 1 -- "$E" --brain "$R" get notes/pelican
 expect_exit 1 -- bash -c "printf 'token: ghp_abcdefghijklmnopqrstuvwxyz0123456789\n' | \"$E\" --brain \"$R\" put notes/leak"
 expect_contains "$ERR" "github_token" "put refuses sensitive content"
 [[ ! -e "$R/notes/leak.md" ]] || fail "refused page was written"

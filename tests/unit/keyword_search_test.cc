@@ -21,7 +21,6 @@ class KeywordSearchTest : public ::testing::Test {
     ASSERT_TRUE(engine_->PutPage(*w).ok());
   }
   std::vector<std::string> Slugs(const std::string& query, SearchOptions o = {}) {
-    o.include_private = o.include_private;
     auto r = KeywordSearch(*engine_, query, o);
     EXPECT_TRUE(r.ok()) << query << ": " << r.status().ToString();
     std::vector<std::string> out;

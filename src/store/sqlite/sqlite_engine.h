@@ -141,6 +141,9 @@ class SqliteEngine final : public Engine {
     uint64_t all_required = 0;
     bool impossible = false;  // a required term never occurs
     double base = 0, len_norm = 0;
+
+    // BM25 contribution of term t to a doc with term frequency tf and length dl.
+    double Score(const Term& t, double tf, double dl) const { return t.w * tf / (tf + base + len_norm * dl); }
   };
   Result<PreparedQuery> PrepareQuery(const KeywordQuery& query, bool titles);
   Status DroppedPages(const KeywordQuery& query, bool titles, std::unordered_set<int64_t>* dropped);

@@ -82,7 +82,7 @@ Result<SqliteEngine::PreparedQuery> SqliteEngine::PrepareQuery(const KeywordQuer
     pt.bit = bit;
     pt.w = idf * t.weight * (k1 + 1.0);
     double max_tf = static_cast<double>(info->max_tf);
-    pt.ub = pt.w * max_tf / (max_tf + pq.base + pq.len_norm * static_cast<double>(info->min_dl));
+    pt.ub = pq.Score(pt, max_tf, static_cast<double>(info->min_dl));
     pq.terms.push_back(std::move(pt));
   }
   // Strongest terms first; ties by term so that scores always add in one order.
@@ -206,8 +206,7 @@ Result<std::vector<KeywordHit>> SqliteEngine::Search(const KeywordQuery& query, 
         const Posting* p = cursor.NextGeq(doc);
         if (p == nullptr) break;
         if (p->doc != doc) continue;
-        double tf = static_cast<double>(p->tf);
-        acc_score_[doc] += static_cast<float>(t.w * tf / (tf + pq.base + pq.len_norm * static_cast<double>(p->dl)));
+        acc_score_[doc] += static_cast<float>(pq.Score(t, p->tf, p->dl));
       }
       ENGRAM_RETURN_IF_ERROR(cursor.status().WithContext("posting list of '" + t.term + "'"));
       // With fewer terms left, fewer candidates can still reach the answer.
@@ -230,10 +229,9 @@ Result<std::vector<KeywordHit>> SqliteEngine::Search(const KeywordQuery& query, 
       acc_required_.resize(n, 0);
     }
     for (const Posting& p : list) {
-      double tf = static_cast<double>(p.tf);
       float& score = acc_score_[p.doc];
       if (score == 0.0f) touched_.push_back(p.doc);
-      score += static_cast<float>(t.w * tf / (tf + pq.base + pq.len_norm * static_cast<double>(p.dl)));
+      score += static_cast<float>(pq.Score(t, p.tf, p.dl));
       top_score = std::max(top_score, score);
       acc_page_[p.doc] = p.page;
       acc_required_[p.doc] |= t.bit;
@@ -330,8 +328,7 @@ Result<std::vector<KeywordHit>> SqliteEngine::ScorePages(const KeywordQuery& que
       const Posting* p = cursor.NextGeq(d.doc);
       if (p == nullptr) break;
       if (p->doc != d.doc) continue;
-      double tf = static_cast<double>(p->tf);
-      d.score += static_cast<float>(t.w * tf / (tf + pq.base + pq.len_norm * static_cast<double>(p->dl)));
+      d.score += static_cast<float>(pq.Score(t, p->tf, p->dl));
       d.required |= t.bit;
     }
     ENGRAM_RETURN_IF_ERROR(cursor.status().WithContext("posting list of '" + t.term + "'"));
