@@ -21,6 +21,7 @@
 
 #include "engram/brain.h"
 #include "engram/eval.h"
+#include "embed_commands.h"
 #include "output.h"
 
 namespace {
@@ -222,6 +223,9 @@ int main(int argc, char** argv) {
       "results, and prints nDCG@10, Recall@10, Recall@100, MRR@10, index time and query latency.\n"
       "Uses the brain's config when run inside one (ENGRAM_SEARCH_BM25_K1 etc. also apply).");
 
+  int command_exit = -1;  // set by commands that run from their own callback
+  engram::cli::AddEmbedCommands(app, &g.json, &command_exit);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -235,6 +239,7 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  if (command_exit >= 0) return command_exit;
   OperationContext ctx;  // the local CLI: the user owns the filesystem
 
   if (*init) {

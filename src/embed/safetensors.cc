@@ -168,4 +168,13 @@ Result<std::vector<float>> SafeTensors::ReadFloats(const std::string& name) cons
   return out;
 }
 
+Result<const float*> SafeTensors::F32View(const std::string& name) const {
+  ENGRAM_ASSIGN_OR_RETURN(const TensorInfo* t, Find(name));
+  const uint8_t* p = data_ + data_start_ + t->begin;
+  if (t->dtype != DType::kF32 || reinterpret_cast<uintptr_t>(p) % alignof(float) != 0) {
+    return static_cast<const float*>(nullptr);
+  }
+  return reinterpret_cast<const float*>(p);
+}
+
 }  // namespace engram::embed

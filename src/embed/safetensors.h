@@ -45,6 +45,9 @@ class SafeTensors {
   Result<const TensorInfo*> Find(const std::string& name) const;
   // The tensor as floats, row-major.
   Result<std::vector<float>> ReadFloats(const std::string& name) const;
+  // A view of an F32 tensor in place (memory-mapped, no copy), or nullptr
+  // when the tensor is stored in another dtype or is not 4-byte aligned.
+  Result<const float*> F32View(const std::string& name) const;
 
  private:
   SafeTensors() = default;

@@ -2,7 +2,10 @@
 
 #include <unicode/normalizer2.h>
 #include <unicode/uchar.h>
+#include <unicode/locid.h>
 #include <unicode/unistr.h>
+
+#include <nlohmann/json.hpp>
 
 #include "common/files.h"
 #include "common/utf8.h"
@@ -60,6 +63,16 @@ std::u32string Nfd(const std::u32string& s) {
   return result;
 }
 
+// Python's str.lower(): full Unicode case mapping, language-neutral; invalid
+// UTF-8 is left to the tokenizer's clean-up.
+std::string PythonLower(std::string_view text) {
+  icu::UnicodeString s = icu::UnicodeString::fromUTF8(icu::StringPiece(text.data(), static_cast<int32_t>(text.size())));
+  s.toLower(icu::Locale::getRoot());
+  std::string out;
+  s.toUTF8String(out);
+  return out;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<WordPieceTokenizer>> WordPieceTokenizer::FromVocabFile(const std::filesystem::path& vocab,
@@ -72,18 +85,51 @@ Result<std::unique_ptr<WordPieceTokenizer>> WordPieceTokenizer::FromVocabFile(co
 
 Result<std::unique_ptr<WordPieceTokenizer>> WordPieceTokenizer::FromVocab(std::string_view text,
                                                                          const WordPieceOptions& options) {
-  std::unique_ptr<WordPieceTokenizer> t(new WordPieceTokenizer());
-  t->options_ = options;
-  int32_t id = 0;
+  std::vector<std::string> tokens;
   size_t start = 0;
   while (start < text.size()) {
     size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
     std::string_view token = text.substr(start, end - start);
     if (!token.empty() && token.back() == '\r') token.remove_suffix(1);
-    t->vocab_.emplace(std::string(token), id++);
+    tokens.emplace_back(token);
     start = end + 1;
   }
+  return FromTokens(std::move(tokens), options);
+}
+
+Result<std::unique_ptr<WordPieceTokenizer>> WordPieceTokenizer::FromTokenizerJson(const std::filesystem::path& file,
+                                                                                 const WordPieceOptions& options) {
+  ENGRAM_ASSIGN_OR_RETURN(std::string text, common::ReadFile(file, 256u << 20));
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  auto bad = [&](const std::string& what) { return Status::InvalidArgument(file.string() + ": " + what); };
+  if (j.is_discarded() || !j.is_object()) return bad("not a JSON object");
+  if (!j.contains("model") || !j["model"].is_object()) return bad("missing field 'model'");
+  const auto& model = j["model"];
+  if (model.value("type", std::string()) != "WordPiece") {
+    return bad("model.type is '" + model.value("type", std::string()) + "'; only WordPiece is supported");
+  }
+  if (!model.contains("vocab") || !model["vocab"].is_object()) return bad("missing field 'model.vocab'");
+  std::vector<std::string> tokens(model["vocab"].size());
+  for (const auto& item : model["vocab"].items()) {
+    if (!item.value().is_number_unsigned() || item.value().get<uint64_t>() >= tokens.size()) {
+      return bad("model.vocab['" + item.key() + "'] is not an id below the vocabulary size");
+    }
+    size_t id = item.value().get<size_t>();
+    if (!tokens[id].empty()) return bad("model.vocab gives id " + std::to_string(id) + " twice");
+    tokens[id] = item.key();
+  }
+  auto t = FromTokens(std::move(tokens), options);
+  if (!t.ok()) return t.status().WithContext(file.string());
+  return t;
+}
+
+Result<std::unique_ptr<WordPieceTokenizer>> WordPieceTokenizer::FromTokens(std::vector<std::string> tokens,
+                                                                          const WordPieceOptions& options) {
+  std::unique_ptr<WordPieceTokenizer> t(new WordPieceTokenizer());
+  t->options_ = options;
+  int32_t id = 0;
+  for (auto& token : tokens) t->vocab_.emplace(std::move(token), id++);
   auto find = [&](const char* token) {
     auto it = t->vocab_.find(token);
     return it == t->vocab_.end() ? -1 : it->second;
@@ -176,8 +222,14 @@ void WordPieceTokenizer::TokenizeSegment(std::string_view text, std::vector<int3
   flush();
 }
 
-std::vector<int32_t> WordPieceTokenizer::Tokenize(std::string_view text) const {
+std::vector<int32_t> WordPieceTokenizer::Tokenize(std::string_view input) const {
   std::vector<int32_t> out;
+  std::string lowered;
+  std::string_view text = input;
+  if (options_.pre_lowercase) {
+    lowered = PythonLower(input);
+    text = lowered;
+  }
   // Literal special tokens are kept whole; the text between them is tokenised.
   size_t start = 0;
   while (start <= text.size()) {
@@ -204,7 +256,15 @@ std::vector<int32_t> WordPieceTokenizer::Tokenize(std::string_view text) const {
 Encoding WordPieceTokenizer::Encode(std::string_view text) const {
   std::vector<int32_t> ids = Tokenize(text);
   size_t room = options_.max_length >= 2 ? options_.max_length - 2 : 0;
-  if (ids.size() > room) ids.resize(room);
+  if (ids.size() > room) {
+    if (options_.head_tail) {
+      size_t head = room / 4;
+      ids.erase(ids.begin() + static_cast<std::ptrdiff_t>(head),
+                ids.end() - static_cast<std::ptrdiff_t>(room - head));
+    } else {
+      ids.resize(room);
+    }
+  }
   Encoding e;
   e.ids.push_back(cls_);
   e.ids.insert(e.ids.end(), ids.begin(), ids.end());

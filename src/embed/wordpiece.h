@@ -27,8 +27,14 @@ struct WordPieceOptions {
   bool lowercase = true;       // BertNormalizer lowercase
   bool strip_accents = true;   // NFD + drop Mn; Hugging Face's default follows `lowercase`
   bool split_cjk = true;       // handle_chinese_chars
+  // sentence-transformers' do_lower_case: Python str.lower() on the whole
+  // text before tokenising — full Unicode lower-casing, no accent stripping.
+  bool pre_lowercase = false;
   size_t max_chars_per_word = 100;
   size_t max_length = 512;     // with special tokens; longer input is truncated (longest first for pairs)
+  // Truncation of a single text keeps the head by default; head_tail keeps
+  // the first quarter and the last three quarters of the room instead.
+  bool head_tail = false;
 };
 
 struct Encoding {
@@ -46,6 +52,12 @@ class WordPieceTokenizer {
                                                                    const WordPieceOptions& options);
   static Result<std::unique_ptr<WordPieceTokenizer>> FromVocab(std::string_view vocab_text,
                                                                const WordPieceOptions& options);
+  // The vocabulary of a Hugging Face tokenizer.json (model.type WordPiece).
+  // Its truncation and padding fields are ignored: the caller's max_length rules.
+  static Result<std::unique_ptr<WordPieceTokenizer>> FromTokenizerJson(const std::filesystem::path& file,
+                                                                       const WordPieceOptions& options);
+  static Result<std::unique_ptr<WordPieceTokenizer>> FromTokens(std::vector<std::string> tokens,
+                                                                const WordPieceOptions& options);
 
   // Token ids of text, without special tokens and without truncation.
   std::vector<int32_t> Tokenize(std::string_view text) const;
@@ -59,6 +71,7 @@ class WordPieceTokenizer {
   int32_t sep_id() const { return sep_; }
   int32_t pad_id() const { return pad_; }
   size_t vocab_size() const { return vocab_.size(); }
+  const WordPieceOptions& options() const { return options_; }
 
  private:
   WordPieceTokenizer() = default;

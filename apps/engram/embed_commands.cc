@@ -1,0 +1,155 @@
+#include "embed_commands.h"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "embed/bert_model.h"
+#include "embed/embedder.h"
+#include "embed/kernels.h"
+#include "engram/status.h"
+
+namespace engram::cli {
+
+namespace {
+
+using Json = nlohmann::json;
+
+int Fail(const Status& st, bool json) {
+  if (json) std::cout << Json{{"error", {{"code", StatusCodeName(st.code())}, {"message", st.message()}}}}.dump(2) << "\n";
+  std::cerr << "engram: " << st.message() << "\n";
+  return ExitCodeFor(st);
+}
+
+double PeakRssMb() {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_maxrss) / 1024.0;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+struct VectorizeArgs {
+  std::string model;
+  bool query = false;
+  int threads = 0;
+  std::vector<std::string> texts;
+};
+
+int RunVectorize(const VectorizeArgs& a, bool json) {
+  auto e = embed::OpenBertEmbedder(a.model, {.threads = a.threads});
+  if (!e.ok()) return Fail(e.status(), json);
+  std::vector<std::string> texts = a.texts;
+  if (texts.empty()) {
+    for (std::string line; std::getline(std::cin, line);) texts.push_back(line);
+  }
+  auto v = (*e)->Embed(texts, a.query ? embed::EmbedKind::kQuery : embed::EmbedKind::kDocument);
+  if (!v.ok()) return Fail(v.status(), json);
+  const int d = (*e)->info().dims;
+  Json vectors = Json::array();
+  for (size_t i = 0; i < texts.size(); ++i) {
+    vectors.push_back(std::vector<float>(v->begin() + static_cast<std::ptrdiff_t>(i * d),
+                                         v->begin() + static_cast<std::ptrdiff_t>((i + 1) * d)));
+  }
+  std::cout << Json{{"model", (*e)->info().model}, {"dims", d}, {"vectors", vectors}}.dump() << "\n";
+  return 0;
+}
+
+struct BenchArgs {
+  std::string model;
+  int batch = 32;
+  int seq = 128;
+  int threads = 0;
+  int repeats = 5;
+};
+
+int RunBenchEmbed(const BenchArgs& a, bool json) {
+  auto spec = embed::LoadModelSpec(a.model);
+  if (!spec.ok()) return Fail(spec.status(), json);
+  auto model = embed::BertModel::Load(*spec);
+  if (!model.ok()) return Fail(model.status(), json);
+  const int threads = a.threads > 0 ? a.threads : 2;
+  embed::kernels::SetBlasThreads(threads);
+  const auto& c = spec->bert;
+  if (a.seq > c.max_positions) return Fail(Status::InvalidArgument("--seq exceeds max_position_embeddings"), json);
+  std::mt19937 rng(1);
+  std::uniform_int_distribution<int32_t> id(1000, c.vocab_size - 1);
+  auto make = [&](int n, int len) {
+    embed::PackedBatch b;
+    for (int i = 0; i < n; ++i) {
+      std::vector<int32_t> ids(static_cast<size_t>(len));
+      for (auto& x : ids) x = id(rng);
+      b.Add(ids);
+    }
+    return b;
+  };
+  using Clock = std::chrono::steady_clock;
+  auto time = [&](const embed::PackedBatch& b, embed::Workspace* ws) {
+    auto t0 = Clock::now();
+    Status st = (*model)->Forward(b, ws);
+    (void)st;
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+  };
+  embed::Workspace ws;
+  embed::PackedBatch big = make(a.batch, a.seq), one = make(1, 16);
+  time(big, &ws);
+  std::vector<double> batch_s, single_s;
+  for (int r = 0; r < a.repeats; ++r) batch_s.push_back(time(big, &ws));
+  time(one, &ws);
+  for (int r = 0; r < 50; ++r) single_s.push_back(time(one, &ws));
+  const double per_token = 2.0 * c.layers *
+                           (4.0 * c.hidden * c.hidden + 2.0 * c.hidden * c.intermediate + 2.0 * a.seq * c.hidden);
+  const double seq_per_s = a.batch / Median(batch_s);
+  Json j = {{"model", spec->id},
+            {"precision", "fp32"},
+            {"batch", a.batch},
+            {"seq", a.seq},
+            {"threads", threads},
+            {"blas_core", embed::kernels::BlasCore()},
+            {"seq_per_s", seq_per_s},
+            {"gflops", seq_per_s * a.seq * per_token / 1e9},
+            {"single_ms", 1000.0 * Median(single_s)},
+            {"peak_rss_mb", PeakRssMb()}};
+  std::cout << (json ? j.dump(2) : j.dump()) << "\n";
+  return 0;
+}
+
+}  // namespace
+
+void AddEmbedCommands(CLI::App& app, const bool* json, int* exit_code) {
+  auto va = std::make_shared<VectorizeArgs>();
+  auto* vec = app.add_subcommand("vectorize", "Embed texts with a local model and print the vectors as JSON");
+  vec->add_option("--model,-m", va->model, "Hugging Face model directory (BERT family, safetensors)")->required();
+  vec->add_flag("--query", va->query, "Embed as queries (applies the model's query instruction or prefix)");
+  vec->add_option("--threads", va->threads, "BLAS threads (default: all cores)")->check(CLI::Range(1, 256));
+  vec->add_option("TEXT", va->texts, "Texts to embed (default: one per line from stdin)");
+  vec->footer(
+      "Prints {\"model\", \"dims\", \"vectors\": [[...], ...]}, one vector per text in order. Texts past the\n"
+      "model's limit (sentence_bert_config.json max_seq_length) are truncated, as sentence-transformers does.");
+  vec->callback([va, json, exit_code] { *exit_code = RunVectorize(*va, *json); });
+
+  auto ba = std::make_shared<BenchArgs>();
+  auto* bench = app.add_subcommand("bench", "Benchmarks: embed (the local encoder)");
+  bench->require_subcommand(1);
+  auto* be = bench->add_subcommand("embed", "Encoder throughput at batch x seq and latency of one 16-token query");
+  be->add_option("--model,-m", ba->model, "Model directory")->required();
+  be->add_option("--batch", ba->batch, "Sequences per forward pass (default 32)")->check(CLI::Range(1, 4096));
+  be->add_option("--seq", ba->seq, "Tokens per sequence (default 128)")->check(CLI::Range(2, 8192));
+  be->add_option("--threads", ba->threads, "BLAS threads (default 2)")->check(CLI::Range(1, 256));
+  be->add_option("--repeats", ba->repeats, "Timed batches; the median is reported (default 5)")
+      ->check(CLI::Range(1, 1000));
+  be->footer(
+      "Prints {\"seq_per_s\", \"single_ms\", \"peak_rss_mb\", \"gflops\", ...}: seq_per_s at batch x seq (median of\n"
+      "--repeats), single_ms the median of 50 runs of one 16-token sequence, gflops the effective rate.\n"
+      "Random token ids; weights as stored. bench/run-embed-bench compares with PyTorch.");
+  be->callback([ba, json, exit_code] { *exit_code = RunBenchEmbed(*ba, *json); });
+}
+
+}  // namespace engram::cli

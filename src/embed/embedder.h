@@ -1,0 +1,59 @@
+// The Embedder interface: texts in, row-major float vectors out, batch first.
+// Three providers implement it: "bert" (the local runtime on a Hugging Face
+// model directory), "openai" (any OpenAI-compatible /embeddings server) and
+// "hash" (deterministic feature hashing, for tests of the layers above and
+// for brains without a model).
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engram/status.h"
+
+namespace engram::embed {
+
+enum class EmbedKind { kDocument, kQuery };
+
+struct EmbedderInfo {
+  std::string provider;   // "bert", "openai", "hash"
+  std::string model;      // model id as the brain records it
+  int dims = 0;
+  int max_tokens = 0;     // the longest input before truncation (0: the server decides)
+  std::string pooling;    // "cls", "mean", "" when unknown
+  bool normalized = true;
+};
+
+class Embedder {
+ public:
+  virtual ~Embedder() = default;
+  virtual const EmbedderInfo& info() const = 0;
+  // One vector of info().dims floats per text, concatenated in input order.
+  // Queries get the model's query instruction, documents its document prefix.
+  virtual Result<std::vector<float>> Embed(const std::vector<std::string>& texts, EmbedKind kind) = 0;
+};
+
+struct BertOptions {
+  int threads = 0;                 // BLAS threads; 0 = all cores
+  size_t max_batch_tokens = 8192;  // tokens packed into one forward pass
+};
+
+// The local runtime on a model directory (see model_config.h).
+Result<std::unique_ptr<Embedder>> OpenBertEmbedder(const std::filesystem::path& dir, const BertOptions& options = {});
+
+// Signed feature hashing of lower-cased words, CJK characters and CJK
+// bigrams into dims buckets, L2-normalised. The same text always gives the
+// same vector; texts sharing words get a positive cosine.
+std::unique_ptr<Embedder> NewHashEmbedder(int dims = 256);
+
+// A cross-encoder reranker (BertForSequenceClassification with one label):
+// one relevance logit per (query, passage) pair, higher is more relevant.
+class Reranker {
+ public:
+  virtual ~Reranker() = default;
+  virtual Result<std::vector<float>> Score(const std::string& query, const std::vector<std::string>& passages) = 0;
+};
+Result<std::unique_ptr<Reranker>> OpenReranker(const std::filesystem::path& dir, const BertOptions& options = {});
+
+}  // namespace engram::embed
