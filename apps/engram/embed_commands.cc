@@ -76,7 +76,7 @@ int RunBenchEmbed(const BenchArgs& a, bool json) {
   auto model = embed::BertModel::Load(*spec);
   if (!model.ok()) return Fail(model.status(), json);
   const int threads = a.threads > 0 ? a.threads : 2;
-  embed::kernels::SetBlasThreads(threads);
+  embed::kernels::SetBlasThreads(1);
   const auto& c = spec->bert;
   if (a.seq > c.max_positions) return Fail(Status::InvalidArgument("--seq exceeds max_position_embeddings"), json);
   std::mt19937 rng(1);
@@ -97,7 +97,7 @@ int RunBenchEmbed(const BenchArgs& a, bool json) {
     (void)st;
     return std::chrono::duration<double>(Clock::now() - t0).count();
   };
-  embed::Workspace ws;
+  embed::Workspace ws(threads);
   embed::PackedBatch big = make(a.batch, a.seq), one = make(1, 16);
   time(big, &ws);
   std::vector<double> batch_s, single_s;

@@ -37,8 +37,9 @@ Result<Runtime> OpenRuntime(const std::filesystem::path& dir, const BertOptions&
                                    std::to_string(r.spec.bert.vocab_size));
   }
   ENGRAM_ASSIGN_OR_RETURN(r.model, BertModel::Load(r.spec));
-  int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  kernels::SetBlasThreads(threads);
+  r.options.threads =
+      options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  kernels::SetBlasThreads(1);  // the workspace's pool splits the work
   return r;
 }
 
@@ -68,7 +69,7 @@ Status RunPacked(const Runtime& r, const std::vector<std::vector<int32_t>>& ids,
 
 class BertEmbedder final : public Embedder {
  public:
-  explicit BertEmbedder(Runtime r) : r_(std::move(r)) {
+  explicit BertEmbedder(Runtime r) : r_(std::move(r)), ws_(r_.options.threads) {
     info_.provider = "bert";
     info_.model = r_.spec.id;
     info_.dims = r_.spec.bert.hidden;
@@ -118,7 +119,7 @@ class BertEmbedder final : public Embedder {
 
 class BertReranker final : public Reranker {
  public:
-  explicit BertReranker(Runtime r) : r_(std::move(r)) {}
+  explicit BertReranker(Runtime r) : r_(std::move(r)), ws_(r_.options.threads) {}
 
   Result<std::vector<float>> Score(const std::string& query, const std::vector<std::string>& passages) override {
     std::vector<std::vector<int32_t>> ids, types;

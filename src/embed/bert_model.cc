@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <new>
+
+#include <sys/mman.h>
 
 #include "embed/kernels.h"
 
@@ -19,7 +22,42 @@ std::string ShapeText(const std::vector<int64_t>& shape) {
   return s + "]";
 }
 
+// C = A·W + b for a transposed weight wt [k × n] on the pool: row blocks on
+// the BLAS library when there are many rows, else our few-row kernel on
+// blocks of output columns (one query: m is ~16, n is 1536 or 2048).
+void ParallelLinear(ThreadPool& pool, const float* a, int lda, const float* wt, const float* bias, float* c, int ldc,
+                    int m, int n, int k) {
+  const int threads = pool.size();
+  if (m <= 64) {
+    const int blocks = (n + 31) / 32;
+    const int tasks = std::min(threads, blocks);
+    pool.ParallelFor(tasks, [&](int t, int) {
+      const int c0 = 32 * (blocks * t / tasks), c1 = std::min(n, 32 * (blocks * (t + 1) / tasks));
+      if (c1 > c0) kernels::LinearFewRows(a, lda, wt, bias, c, ldc, m, n, k, c0, c1);
+    });
+    return;
+  }
+  const int tasks = std::min(m / 16, threads * 4);
+  pool.ParallelFor(tasks, [&](int t, int) {
+    const int r0 = static_cast<int>(static_cast<int64_t>(m) * t / tasks);
+    const int r1 = static_cast<int>(static_cast<int64_t>(m) * (t + 1) / tasks);
+    kernels::LinearT(a + static_cast<size_t>(r0) * lda, lda, wt, bias, c + static_cast<size_t>(r0) * ldc, ldc, r1 - r0,
+                     n, k);
+  });
+}
+
+// Runs fn(row0, row1) over row blocks of at least 8 rows on the pool.
+template <typename Fn>
+void ParallelRows(ThreadPool& pool, int rows, Fn fn) {
+  const int tasks = std::max(1, std::min(pool.size(), rows / 8));
+  pool.ParallelFor(tasks, [&](int t, int) {
+    fn(static_cast<int>(static_cast<int64_t>(rows) * t / tasks), static_cast<int>(static_cast<int64_t>(rows) * (t + 1) / tasks));
+  });
+}
+
 }  // namespace
+
+Workspace::Workspace(int threads) : pool(std::max(1, threads)), scores(static_cast<size_t>(std::max(1, threads))) {}
 
 void PackedBatch::Add(const std::vector<int32_t>& seq_ids, const std::vector<int32_t>* seq_types) {
   ids.insert(ids.end(), seq_ids.begin(), seq_ids.end());
@@ -34,14 +72,33 @@ void PackedBatch::Add(const std::vector<int32_t>& seq_ids, const std::vector<int
 
 BertModel::~BertModel() = default;
 
+void BertModel::FreeDeleter::operator()(float* p) const { std::free(p); }
+
+float* BertModel::Allocate(size_t n) {
+  constexpr size_t kHuge = 2u << 20;
+  const size_t bytes = std::max<size_t>(n * sizeof(float), 64);
+  void* p = nullptr;
+  if (bytes >= kHuge) {
+    const size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
+    if (::posix_memalign(&p, kHuge, rounded) == 0) ::madvise(p, rounded, MADV_HUGEPAGE);
+  } else if (::posix_memalign(&p, 64, bytes) != 0) {
+    p = nullptr;
+  }
+  if (p == nullptr) throw std::bad_alloc();
+  std::memset(p, 0, bytes);
+  owned_.emplace_back(static_cast<float*>(p), n);
+  return static_cast<float*>(p);
+}
+
 const float* BertModel::Own(std::vector<float> values) {
-  owned_.push_back(std::make_unique<std::vector<float>>(std::move(values)));
-  return owned_.back()->data();
+  float* p = Allocate(values.size());
+  std::copy(values.begin(), values.end(), p);
+  return p;
 }
 
 size_t BertModel::owned_bytes() const {
   size_t n = 0;
-  for (const auto& v : owned_) n += v->size() * sizeof(float);
+  for (const auto& v : owned_) n += v.second * sizeof(float);
   return n;
 }
 
@@ -56,6 +113,20 @@ Result<const float*> BertModel::Tensor(const std::string& name, std::vector<int6
   if (view != nullptr) return view;
   ENGRAM_ASSIGN_OR_RETURN(std::vector<float> values, file_->ReadFloats(full));
   return Own(std::move(values));
+}
+
+Result<const float*> BertModel::Transposed(const std::vector<std::string>& names, int64_t out, int64_t in) {
+  const int64_t total = out * static_cast<int64_t>(names.size());
+  float* t = Allocate(static_cast<size_t>(total * in));
+  for (size_t part = 0; part < names.size(); ++part) {
+    ENGRAM_ASSIGN_OR_RETURN(const float* w, Tensor(names[part], {out, in}));
+    const int64_t col0 = static_cast<int64_t>(part) * out;
+    for (int64_t o = 0; o < out; ++o) {
+      for (int64_t i = 0; i < in; ++i) t[static_cast<size_t>(i * total + col0 + o)] = w[o * in + i];
+    }
+    file_->Release(prefix_ + names[part]);
+  }
+  return t;
 }
 
 Result<std::unique_ptr<BertModel>> BertModel::Load(const ModelSpec& spec) {
@@ -78,24 +149,23 @@ Result<std::unique_ptr<BertModel>> BertModel::Load(const ModelSpec& spec) {
     for (int i = 0; i < c.layers; ++i) {
       const std::string p = "encoder.layer." + std::to_string(i) + ".";
       Layer l{};
-      // Q, K and V are fused into one [3h × h] matrix: one GEMM instead of three.
-      std::vector<float> qkv_w(static_cast<size_t>(3 * h * h)), qkv_b(static_cast<size_t>(3 * h));
+      // Q, K and V are fused into one matrix: one GEMM instead of three.
+      const std::string attn = p + "attention.self.";
+      ENGRAM_ASSIGN_OR_RETURN(l.qkv_t, m->Transposed({attn + "query.weight", attn + "key.weight", attn + "value.weight"}, h, h));
+      std::vector<float> qkv_b(static_cast<size_t>(3 * h));
       const char* parts[] = {"query", "key", "value"};
       for (int j = 0; j < 3; ++j) {
-        ENGRAM_ASSIGN_OR_RETURN(const float* w, load(p + "attention.self." + parts[j] + ".weight", {h, h}));
-        ENGRAM_ASSIGN_OR_RETURN(const float* b, load(p + "attention.self." + parts[j] + ".bias", {h}));
-        std::memcpy(qkv_w.data() + j * h * h, w, sizeof(float) * h * h);
+        ENGRAM_ASSIGN_OR_RETURN(const float* b, load(attn + parts[j] + ".bias", {h}));
         std::memcpy(qkv_b.data() + j * h, b, sizeof(float) * h);
       }
-      l.qkv_w = m->Own(std::move(qkv_w));
       l.qkv_b = m->Own(std::move(qkv_b));
-      ENGRAM_ASSIGN_OR_RETURN(l.o_w, load(p + "attention.output.dense.weight", {h, h}));
+      ENGRAM_ASSIGN_OR_RETURN(l.o_t, m->Transposed({p + "attention.output.dense.weight"}, h, h));
       ENGRAM_ASSIGN_OR_RETURN(l.o_b, load(p + "attention.output.dense.bias", {h}));
       ENGRAM_ASSIGN_OR_RETURN(l.ln1_g, load(p + "attention.output.LayerNorm.weight", {h}));
       ENGRAM_ASSIGN_OR_RETURN(l.ln1_b, load(p + "attention.output.LayerNorm.bias", {h}));
-      ENGRAM_ASSIGN_OR_RETURN(l.up_w, load(p + "intermediate.dense.weight", {inter, h}));
+      ENGRAM_ASSIGN_OR_RETURN(l.up_t, m->Transposed({p + "intermediate.dense.weight"}, inter, h));
       ENGRAM_ASSIGN_OR_RETURN(l.up_b, load(p + "intermediate.dense.bias", {inter}));
-      ENGRAM_ASSIGN_OR_RETURN(l.down_w, load(p + "output.dense.weight", {h, inter}));
+      ENGRAM_ASSIGN_OR_RETURN(l.down_t, m->Transposed({p + "output.dense.weight"}, h, inter));
       ENGRAM_ASSIGN_OR_RETURN(l.down_b, load(p + "output.dense.bias", {h}));
       ENGRAM_ASSIGN_OR_RETURN(l.ln2_g, load(p + "output.LayerNorm.weight", {h}));
       ENGRAM_ASSIGN_OR_RETURN(l.ln2_b, load(p + "output.LayerNorm.bias", {h}));
@@ -117,22 +187,23 @@ Result<std::unique_ptr<BertModel>> BertModel::Load(const ModelSpec& spec) {
 void BertModel::Attention(const PackedBatch& batch, Workspace* ws) const {
   const int h = config_.hidden, heads = config_.heads, d = h / heads;
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-  for (size_t s = 0; s < batch.sequences(); ++s) {
+  const int tasks = static_cast<int>(batch.sequences()) * heads;
+  ws->pool.ParallelFor(tasks, [&](int task, int thread) {
+    const size_t s = static_cast<size_t>(task / heads);
+    const int head = task % heads;
     const int start = static_cast<int>(batch.offsets[s]);
     const int len = static_cast<int>(batch.offsets[s + 1]) - start;
-    if (len == 0) continue;
-    const size_t need = static_cast<size_t>(len) * len;
-    if (ws->scores.size() < need) ws->scores.resize(need);
-    for (int head = 0; head < heads; ++head) {
-      const float* q = ws->qkv.data() + static_cast<size_t>(start) * 3 * h + head * d;
-      const float* k = q + h;
-      const float* v = q + 2 * h;
-      kernels::GemmNT(q, 3 * h, k, 3 * h, ws->scores.data(), len, len, len, d, scale);
-      kernels::SoftmaxRows(ws->scores.data(), len, len);
-      kernels::GemmNN(ws->scores.data(), len, v, 3 * h, ws->ctx.data() + static_cast<size_t>(start) * h + head * d, h,
-                      len, d, len);
-    }
-  }
+    if (len == 0) return;
+    std::vector<float>& scores = ws->scores[static_cast<size_t>(thread)];
+    if (scores.size() < static_cast<size_t>(len) * len) scores.resize(static_cast<size_t>(len) * len);
+    const float* q = ws->qkv.data() + static_cast<size_t>(start) * 3 * h + head * d;
+    const float* k = q + h;
+    const float* v = q + 2 * h;
+    kernels::GemmNT(q, 3 * h, k, 3 * h, scores.data(), len, len, len, d, scale);
+    kernels::SoftmaxRows(scores.data(), len, len);
+    kernels::GemmNN(scores.data(), len, v, 3 * h, ws->ctx.data() + static_cast<size_t>(start) * h + head * d, h, len, d,
+                    len);
+  });
 }
 
 Status BertModel::Forward(const PackedBatch& batch, Workspace* ws) const {
@@ -170,16 +241,28 @@ Status BertModel::Forward(const PackedBatch& batch, Workspace* ws) const {
   }
   const int m = static_cast<int>(tokens);
   if (m == 0) return Status::Ok();
-  kernels::AddLayerNorm(ws->hidden.data(), nullptr, emb_ln_g_, emb_ln_b_, m, h, c.layer_norm_eps);
+  ThreadPool& pool = ws->pool;
+  float* x = ws->hidden.data();
+  const float eps = c.layer_norm_eps;
+  auto add_norm = [&](const float* residual, const float* g, const float* b) {
+    ParallelRows(pool, m, [&](int r0, int r1) {
+      kernels::AddLayerNorm(x + static_cast<size_t>(r0) * h, residual ? residual + static_cast<size_t>(r0) * h : nullptr,
+                            g, b, r1 - r0, h, eps);
+    });
+  };
+  add_norm(nullptr, emb_ln_g_, emb_ln_b_);
+  const int inter = c.intermediate;
   for (const Layer& l : layers_) {
-    kernels::Linear(ws->hidden.data(), h, l.qkv_w, l.qkv_b, ws->qkv.data(), 3 * h, m, 3 * h, h);
+    ParallelLinear(pool, x, h, l.qkv_t, l.qkv_b, ws->qkv.data(), 3 * h, m, 3 * h, h);
     Attention(batch, ws);
-    kernels::Linear(ws->ctx.data(), h, l.o_w, l.o_b, ws->tmp.data(), h, m, h, h);
-    kernels::AddLayerNorm(ws->hidden.data(), ws->tmp.data(), l.ln1_g, l.ln1_b, m, h, c.layer_norm_eps);
-    kernels::Linear(ws->hidden.data(), h, l.up_w, l.up_b, ws->up.data(), c.intermediate, m, c.intermediate, h);
-    kernels::Gelu(ws->up.data(), ws->up.size());
-    kernels::Linear(ws->up.data(), c.intermediate, l.down_w, l.down_b, ws->tmp.data(), h, m, h, c.intermediate);
-    kernels::AddLayerNorm(ws->hidden.data(), ws->tmp.data(), l.ln2_g, l.ln2_b, m, h, c.layer_norm_eps);
+    ParallelLinear(pool, ws->ctx.data(), h, l.o_t, l.o_b, ws->tmp.data(), h, m, h, h);
+    add_norm(ws->tmp.data(), l.ln1_g, l.ln1_b);
+    ParallelLinear(pool, x, h, l.up_t, l.up_b, ws->up.data(), inter, m, inter, h);
+    ParallelRows(pool, m, [&](int r0, int r1) {
+      kernels::Gelu(ws->up.data() + static_cast<size_t>(r0) * inter, static_cast<size_t>(r1 - r0) * inter);
+    });
+    ParallelLinear(pool, ws->up.data(), inter, l.down_t, l.down_b, ws->tmp.data(), h, m, h, inter);
+    add_norm(ws->tmp.data(), l.ln2_g, l.ln2_b);
   }
   return Status::Ok();
 }

@@ -17,6 +17,7 @@
 
 #include "embed/model_config.h"
 #include "embed/safetensors.h"
+#include "embed/thread_pool.h"
 #include "engram/status.h"
 
 namespace engram::embed {
@@ -29,8 +30,14 @@ struct PackedBatch {
   void Add(const std::vector<int32_t>& seq_ids, const std::vector<int32_t>* seq_types = nullptr);
 };
 
+// Buffers and threads of one caller. The pool splits GEMMs (by rows, or by
+// output columns when there are few rows), attention (by sequence x head)
+// and the element-wise kernels; the BLAS library itself runs one thread.
 struct Workspace {
-  std::vector<float> hidden, qkv, ctx, tmp, up, scores;
+  explicit Workspace(int threads = 1);
+  ThreadPool pool;
+  std::vector<float> hidden, qkv, ctx, tmp, up;
+  std::vector<std::vector<float>> scores;  // one per pool thread
 };
 
 class BertModel {
@@ -50,18 +57,28 @@ class BertModel {
   size_t owned_bytes() const;
 
  private:
+  // Dense weights are kept transposed ([in × out]) in memory of our own:
+  // the GEMMs read them without the library re-packing them per call.
   struct Layer {
-    const float *qkv_w, *qkv_b, *o_w, *o_b, *ln1_g, *ln1_b, *up_w, *up_b, *down_w, *down_b, *ln2_g, *ln2_b;
+    const float *qkv_t, *qkv_b, *o_t, *o_b, *ln1_g, *ln1_b, *up_t, *up_b, *down_t, *down_b, *ln2_g, *ln2_b;
   };
   BertModel() = default;
   Result<const float*> Tensor(const std::string& name, std::vector<int64_t> shape);
+  // A [out × in] weight (or several stacked along out) as one owned [in × out] matrix.
+  Result<const float*> Transposed(const std::vector<std::string>& names, int64_t out, int64_t in);
   const float* Own(std::vector<float> values);
+  // Zeroed memory of our own for n floats; 2 MB-aligned and backed by huge
+  // pages where the kernel allows, so that streaming weights misses no TLB.
+  float* Allocate(size_t n);
   void Attention(const PackedBatch& batch, Workspace* ws) const;
 
   BertConfig config_;
   std::unique_ptr<SafeTensors> file_;
   std::string prefix_;
-  std::vector<std::unique_ptr<std::vector<float>>> owned_;
+  struct FreeDeleter {
+    void operator()(float* p) const;
+  };
+  std::vector<std::pair<std::unique_ptr<float, FreeDeleter>, size_t>> owned_;
   const float *word_ = nullptr, *pos_ = nullptr, *type_ = nullptr, *emb_ln_g_ = nullptr, *emb_ln_b_ = nullptr;
   const float *pooler_w_ = nullptr, *pooler_b_ = nullptr, *cls_w_ = nullptr, *cls_b_ = nullptr;
   std::vector<Layer> layers_;

@@ -18,6 +18,13 @@ const char* BlasCore();
 // C[m×n] = A[m×k] · W[n×k]ᵀ (+ bias[n] on every row when bias != nullptr).
 // lda/ldc are row strides in floats; W is dense (ldw = k).
 void Linear(const float* a, int lda, const float* w, const float* bias, float* c, int ldc, int m, int n, int k);
+// The same product for few rows (one query) on a pre-transposed weight
+// wt[k×n]: no packing, each weight read once, columns [n0, n1) only (n0 a
+// multiple of 32) so that threads can split them.
+void LinearFewRows(const float* a, int lda, const float* wt, const float* bias, float* c, int ldc, int m, int n, int k,
+                   int n0, int n1);
+// C[m×n] = A[m×k] · Wt[k×n] (+ bias): the many-row product on a transposed weight.
+void LinearT(const float* a, int lda, const float* wt, const float* bias, float* c, int ldc, int m, int n, int k);
 // C[m×n] = alpha · A[m×k] · B[n×k]ᵀ with strides.
 void GemmNT(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int m, int n, int k, float alpha);
 // C[m×n] = A[m×k] · B[k×n] with strides.

@@ -168,6 +168,17 @@ Result<std::vector<float>> SafeTensors::ReadFloats(const std::string& name) cons
   return out;
 }
 
+void SafeTensors::Release(const std::string& name) const {
+  auto it = tensors_.find(name);
+  if (mapping_ == nullptr || it == tensors_.end()) return;
+  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  uintptr_t begin = reinterpret_cast<uintptr_t>(data_ + data_start_ + it->second.begin);
+  uintptr_t end = reinterpret_cast<uintptr_t>(data_ + data_start_ + it->second.end);
+  begin = (begin + page - 1) / page * page;  // only pages wholly inside the tensor
+  end = end / page * page;
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+
 Result<const float*> SafeTensors::F32View(const std::string& name) const {
   ENGRAM_ASSIGN_OR_RETURN(const TensorInfo* t, Find(name));
   const uint8_t* p = data_ + data_start_ + t->begin;

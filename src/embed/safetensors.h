@@ -48,6 +48,10 @@ class SafeTensors {
   // A view of an F32 tensor in place (memory-mapped, no copy), or nullptr
   // when the tensor is stored in another dtype or is not 4-byte aligned.
   Result<const float*> F32View(const std::string& name) const;
+  // Tells the kernel the mapped pages of a tensor that has been copied are
+  // no longer needed (they leave the resident set; reading them again
+  // reloads them from the file).
+  void Release(const std::string& name) const;
 
  private:
   SafeTensors() = default;
