@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engram/status.h"
@@ -46,6 +47,31 @@ Result<std::unique_ptr<Embedder>> OpenBertEmbedder(const std::filesystem::path& 
 // bigrams into dims buckets, L2-normalised. The same text always gives the
 // same vector; texts sharing words get a positive cosine.
 std::unique_ptr<Embedder> NewHashEmbedder(int dims = 256);
+
+// The "openai" provider: POST {base_url}/embeddings with
+// {"model", "input": [...], "dimensions"?}, batched by count and by
+// estimated tokens; 429 and 5xx (and time-outs, dropped connections) are
+// retried with exponential backoff and jitter, honouring Retry-After; other
+// 4xx are not. Every returned vector must have the expected dimension.
+struct OpenAiOptions {
+  std::string base_url;            // "https://api.openai.com/v1", "http://127.0.0.1:8080/v1"
+  std::string model;               // "text-embedding-3-small"
+  std::string api_key_env;         // environment variable holding the key ("" = send none)
+  int dimensions = 0;              // sent as "dimensions" when > 0, and expected back
+  int expected_dims = 0;           // the brain's dimension (0: the first response decides)
+  int max_batch = 128;             // texts per request
+  int max_batch_tokens = 8000;     // estimated tokens per request
+  int timeout_ms = 30000;          // per request
+  int max_retries = 5;
+  int backoff_ms = 500;            // first retry delay; doubles, with jitter, up to max_backoff_ms
+  int max_backoff_ms = 20000;
+  double requests_per_minute = 0;  // client-side limit (0: none)
+};
+Result<std::unique_ptr<Embedder>> OpenOpenAiEmbedder(const OpenAiOptions& options);
+
+// A rough token count for batching: ~4 bytes per token for Latin text, one
+// per CJK character.
+size_t EstimateTokens(std::string_view text);
 
 // A cross-encoder reranker (BertForSequenceClassification with one label):
 // one relevance logit per (query, passage) pair, higher is more relevant.
