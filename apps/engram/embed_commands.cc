@@ -80,7 +80,7 @@ int RunBenchEmbed(const BenchArgs& a, bool json) {
   const auto& c = spec->bert;
   if (a.seq > c.max_positions) return Fail(Status::InvalidArgument("--seq exceeds max_position_embeddings"), json);
   std::mt19937 rng(1);
-  std::uniform_int_distribution<int32_t> id(1000, c.vocab_size - 1);
+  std::uniform_int_distribution<int32_t> id(c.vocab_size > 2000 ? 1000 : 0, c.vocab_size - 1);
   auto make = [&](int n, int len) {
     embed::PackedBatch b;
     for (int i = 0; i < n; ++i) {
@@ -91,10 +91,11 @@ int RunBenchEmbed(const BenchArgs& a, bool json) {
     return b;
   };
   using Clock = std::chrono::steady_clock;
+  Status failed;
   auto time = [&](const embed::PackedBatch& b, embed::Workspace* ws) {
     auto t0 = Clock::now();
     Status st = (*model)->Forward(b, ws);
-    (void)st;
+    if (!st.ok()) failed = st;
     return std::chrono::duration<double>(Clock::now() - t0).count();
   };
   embed::Workspace ws(threads);
@@ -104,6 +105,7 @@ int RunBenchEmbed(const BenchArgs& a, bool json) {
   for (int r = 0; r < a.repeats; ++r) batch_s.push_back(time(big, &ws));
   time(one, &ws);
   for (int r = 0; r < 50; ++r) single_s.push_back(time(one, &ws));
+  if (!failed.ok()) return Fail(failed, json);
   const double per_token = 2.0 * c.layers *
                            (4.0 * c.hidden * c.hidden + 2.0 * c.hidden * c.intermediate + 2.0 * a.seq * c.hidden);
   const double seq_per_s = a.batch / Median(batch_s);

@@ -22,6 +22,7 @@
 #include "engram/brain.h"
 #include "engram/eval.h"
 #include "embed_commands.h"
+#include "model_commands.h"
 #include "output.h"
 
 namespace {
@@ -225,6 +226,7 @@ int main(int argc, char** argv) {
 
   int command_exit = -1;  // set by commands that run from their own callback
   engram::cli::AddEmbedCommands(app, &g.json, &command_exit);
+  engram::cli::AddModelCommands(app, &g.json, &g.brain_dir, &command_exit);
 
   try {
     app.parse(argc, argv);
@@ -462,6 +464,8 @@ int main(int argc, char** argv) {
     if (!anchor.ok()) return Fail(anchor.status(), g);
     auto failures = brain.engine().SyncFailures("default");
     if (!failures.ok()) return Fail(failures.status(), g);
+    auto emb = brain.EmbeddingState();
+    if (!emb.ok()) return Fail(emb.status(), g);
     std::vector<engram::IngestLogEntry> problems;
     for (const auto& e : *log) {
       if (e.action == "skip" || e.action == "warn" || e.action == "error") problems.push_back(e);
@@ -478,12 +482,24 @@ int main(int argc, char** argv) {
       Json f = Json::array();
       for (const auto& x : *failures) f.push_back({{"path", x.path}, {"reason", x.reason}, {"at", x.at}});
       j["sync_failures"] = f;
+      j["embedding"] = {{"provider", emb->provider},       {"model", emb->model},
+                        {"recorded_model", emb->recorded_model}, {"dims", emb->recorded_dims},
+                        {"chunks", emb->chunks},           {"embedded", emb->current},
+                        {"stale", emb->stale}};
       Print(j);
     } else {
       std::cout << "brain:            " << brain.root().string() << "\n";
       std::cout << "markdown from:    " << source_root->string() << "\n";
       std::cout << "synced commit:    " << (anchor->empty() ? "(never synced)" : *anchor) << "\n";
       std::cout << engram::cli::FormatStats(*stats);
+      if (emb->provider == "none") {
+        std::cout << "embeddings:       none (keyword search only; `engram model use NAME` adds a model)\n";
+      } else {
+        std::cout << "embeddings:       " << emb->provider << " " << emb->model << ": " << emb->current << " of "
+                  << emb->chunks << " chunks embedded";
+        if (emb->stale > 0) std::cout << ", " << emb->stale << " stale (run `engram embed --stale`)";
+        std::cout << "\n";
+      }
       if (!failures->empty()) {
         std::cout << "files the next sync retries:\n";
         for (const auto& x : *failures) std::cout << "  " << x.path << ": " << x.reason << "\n";

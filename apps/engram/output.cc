@@ -77,7 +77,10 @@ Json ToJson(const SyncReport& r) {
           {"skipped", Issues(r.skipped, "reason")}, {"failed", Issues(r.failed, "reason")},
           {"warnings", Issues(r.warnings, "warning")}, {"quarantined", Issues(r.quarantined, "rule")},
           {"worktree", r.worktree},
-          {"seconds", r.seconds}};
+          {"seconds", r.seconds},
+          {"embedded", r.embedded},
+          {"embedding_stale", r.embedding_stale},
+          {"embedding_note", r.embedding_note}};
 }
 
 std::string FormatSync(const SyncReport& r) {
@@ -92,6 +95,8 @@ std::string FormatSync(const SyncReport& r) {
   for (const auto& s : r.skipped) out << "  skipped " << s.path << ": " << s.reason << "\n";
   for (const auto& w : r.warnings) out << "  warning " << w.path << ": " << w.reason << "\n";
   for (const auto& q : r.quarantined) out << "  quarantined " << q.path << " (rule " << q.reason << ")\n";
+  if (r.embedded > 0) out << "  embedded " << r.embedded << " chunks\n";
+  if (!r.embedding_note.empty()) out << "  embeddings: " << r.embedding_note << "\n";
   return out.str();
 }
 

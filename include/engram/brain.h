@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "engram/engine.h"
@@ -24,6 +25,9 @@ namespace engram {
 
 namespace sync {
 class WriteLock;
+}
+namespace embed {
+class Embedder;
 }
 
 struct OperationContext {
@@ -71,6 +75,9 @@ struct SyncReport {
   std::vector<ImportIssue> quarantined;  // kept out by a sensitive-content rule (reason = rule id)
   bool worktree = false;              // uncommitted and untracked changes were applied too
   double seconds = 0;
+  int64_t embedded = 0;               // chunks embedded inline after the sync
+  int64_t embedding_stale = 0;        // chunks left for `engram embed`
+  std::string embedding_note;         // why embedding was skipped or failed ("" when fine)
 };
 
 struct CheckReport {
@@ -85,6 +92,26 @@ struct HookInfo {
   std::string file;        // the hook file
   bool installed = false;  // engram's block is in it
   bool other_content = false;
+};
+
+struct EmbedReport {
+  std::string provider;
+  std::string model;
+  int dims = 0;
+  int64_t embedded = 0;       // chunks embedded now
+  int64_t chunks = 0;         // chunks in the brain
+  int64_t stale = 0;          // chunks still without an embedding of the model
+  double seconds = 0;
+};
+
+struct EmbeddingStatus {
+  std::string provider;       // "none" when keyword-only
+  std::string model;          // configured model
+  std::string recorded_model; // the model the brain's vectors come from ("" before the first embed)
+  int recorded_dims = 0;
+  int64_t chunks = 0;
+  int64_t current = 0;
+  int64_t stale = 0;
 };
 
 struct PutReport {
@@ -146,6 +173,16 @@ class Brain {
   // Removes the page and its Markdown file.
   Status Delete(const OperationContext& ctx, std::string_view slug);
   Result<SearchResponse> Search(const OperationContext& ctx, std::string_view query, SearchOptions options);
+  // Embeds stale chunks (all chunks with all) with the configured provider;
+  // progress (optional) gets (done, total). A brain whose vectors come from
+  // another model refuses --stale: the dimensions or the space differ.
+  Result<EmbedReport> Embed(const OperationContext& ctx, bool all, std::function<void(int64_t, int64_t)> progress = {});
+  Result<EmbeddingStatus> EmbeddingState();
+  // A query's vector from the configured embedder, cached in the database.
+  Result<std::vector<float>> EmbedQuery(std::string_view query);
+  // The configured embedder (opened once); FailedPrecondition when provider = "none".
+  Result<embed::Embedder*> GetEmbedder();
+
   // Search options filled from the brain's configuration.
   SearchOptions DefaultSearchOptions() const;
   Result<BrainStats> Stats();
@@ -157,10 +194,15 @@ class Brain {
   Brain(std::filesystem::path root, BrainOptions options, std::unique_ptr<Engine> engine);
   // The single-writer lock, held for the whole of a write.
   Result<std::unique_ptr<sync::WriteLock>> LockForWrite(std::string_view what);
+  // Under the write lock: embeds up to options().embedding_inline_limit stale
+  // chunks; embeds nothing when more are stale. Returns (embedded, stale, note).
+  std::tuple<int64_t, int64_t, std::string> EmbedInline();
+  Result<EmbedReport> EmbedLocked(bool all, const std::function<void(int64_t, int64_t)>& progress);
 
   std::filesystem::path root_;
   BrainOptions options_;
   std::unique_ptr<Engine> engine_;
+  std::unique_ptr<embed::Embedder> embedder_;
 };
 
 }  // namespace engram

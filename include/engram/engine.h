@@ -186,6 +186,29 @@ struct EngineOptions {
   int busy_timeout_ms = 5000;
 };
 
+// Embeddings are stored per chunk with the model that made them and a hash
+// of the text they were computed from (ChunkEmbeddingText). A chunk without
+// an embedding of the brain's model is stale. Rewriting a page keeps the
+// embedding of every chunk whose text (and page title) did not change.
+struct EmbeddingTask {
+  int64_t chunk_id = 0;
+  std::string text;  // ChunkEmbeddingText(title, chunk text)
+};
+struct EmbeddingWrite {
+  int64_t chunk_id = 0;
+  std::string model;
+  std::string text_hash;  // EmbeddingTextHash(text)
+  std::vector<float> vector;
+};
+struct EmbeddingCounts {
+  int64_t chunks = 0;
+  int64_t current = 0;  // embedded by the given model
+  int64_t stale = 0;    // not embedded, or by another model
+};
+// What is embedded for a chunk: the page title, a blank line, the chunk text.
+std::string ChunkEmbeddingText(std::string_view title, std::string_view text);
+std::string EmbeddingTextHash(std::string_view text);
+
 class Engine {
  public:
   virtual ~Engine() = default;
@@ -262,6 +285,18 @@ class Engine {
 
   virtual Result<std::vector<LinkRecord>> Backlinks(std::string_view source, std::string_view slug) = 0;
   virtual Result<std::vector<TimelineEntry>> Timeline(std::string_view source, std::string_view slug) = 0;
+
+  // Chunks (id > after_id, ascending) without an embedding of model, or all
+  // chunks when all is set; at most limit.
+  virtual Result<std::vector<EmbeddingTask>> ChunksToEmbed(std::string_view model, bool all, int64_t after_id,
+                                                           size_t limit) = 0;
+  // Stores vectors (one transaction); chunks deleted meanwhile are skipped.
+  virtual Status StoreEmbeddings(const std::vector<EmbeddingWrite>& rows) = 0;
+  virtual Result<EmbeddingCounts> CountEmbeddings(std::string_view model) = 0;
+  // The query-embedding cache (model, query text) -> vector.
+  virtual Result<std::optional<std::vector<float>>> CachedQueryVector(std::string_view model,
+                                                                      std::string_view query) = 0;
+  virtual Status CacheQueryVector(std::string_view model, std::string_view query, const std::vector<float>& v) = 0;
 
   virtual Result<BrainStats> Stats() = 0;
   virtual Status AppendIngestLog(const IngestLogEntry& entry) = 0;

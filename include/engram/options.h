@@ -28,6 +28,21 @@ struct BrainOptions {
   std::vector<std::string> quarantine_name_keywords;    // more file-name keywords
   std::vector<std::string> quarantine_allow;            // paths never quarantined (false positives)
   std::vector<std::string> quarantine_disable;          // rule ids switched off
+  // [embedding] none: keyword search only; bert: the local runtime on a model
+  // (a name from `engram model list`, installed with `engram model pull`, or a
+  // model directory); openai: an OpenAI-compatible server; hash: feature hashing.
+  std::string embedding_provider = "none";
+  std::string embedding_model;            // bert: name or directory; openai: the server's model id
+  std::string embedding_base_url = "https://api.openai.com/v1";
+  std::string embedding_api_key_env = "OPENAI_API_KEY";
+  int embedding_dimensions = 0;           // openai "dimensions" (0: the model's own); hash: 256 when 0
+  int embedding_threads = 0;              // bert: encoder threads (0: all cores)
+  int embedding_max_batch = 64;           // texts per request / forward pass
+  int embedding_max_batch_tokens = 8000;  // estimated tokens per request
+  int embedding_timeout_ms = 30000;       // openai: per request
+  int embedding_max_retries = 5;          // openai: retries of 429 / 5xx / time-outs
+  double embedding_requests_per_minute = 0;  // openai: client-side limit (0: none)
+  int embedding_inline_limit = 256;       // sync/put embed this many stale chunks inline; more wait for `engram embed`
   // [store]
   int busy_timeout_ms = 5000;     // how long a writer waits for another writer's transaction
   int lock_timeout_ms = 10000;    // how long a write waits for the brain's write lock

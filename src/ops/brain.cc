@@ -1,5 +1,7 @@
 #include "engram/brain.h"
 
+#include "embed/embedder.h"
+
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -196,7 +198,9 @@ Result<SyncReport> Brain::Sync(const OperationContext& ctx, bool full, bool work
   so.full = full;
   so.worktree = worktree;
   so.progress = std::move(progress);
-  return sync::SyncGit(*engine_, *repo, so);
+  ENGRAM_ASSIGN_OR_RETURN(SyncReport report, sync::SyncGit(*engine_, *repo, so));
+  std::tie(report.embedded, report.embedding_stale, report.embedding_note) = EmbedInline();
+  return report;
 }
 
 Status Brain::Watch(const OperationContext& ctx, int interval_ms, bool worktree, const std::atomic<bool>& stop,
@@ -316,7 +320,12 @@ Result<PutReport> Brain::Put(const OperationContext& ctx, std::string_view slug,
     (void)engine_->AppendIngestLog({common::NowIso8601(), rel, "warn", w});
   }
   (void)engine_->AppendIngestLog({common::NowIso8601(), rel, existing.ok() ? "update" : "add", "put"});
-  return PutReport{write.page.slug, rel, !existing.ok(), write.page.warnings};
+  PutReport report{write.page.slug, rel, !existing.ok(), write.page.warnings};
+  auto [embedded, stale, note] = EmbedInline();
+  (void)embedded;
+  (void)stale;
+  if (!note.empty()) report.warnings.push_back(note);
+  return report;
 }
 
 Result<StoredPage> Brain::Get(const OperationContext& ctx, std::string_view slug) {

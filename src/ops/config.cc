@@ -36,6 +36,21 @@ const std::vector<Setting>& Settings() {
       {"search", "bm25_k1", 0, 10, false, [](BrainOptions* o, double v) { o->bm25_k1 = v; }},
       {"search", "bm25_b", 0, 1, false, [](BrainOptions* o, double v) { o->bm25_b = v; }},
       {"search", "title_weight", 0, 100, false, [](BrainOptions* o, double v) { o->title_weight = v; }},
+      {"embedding", "dimensions", 0, 65536, true,
+       [](BrainOptions* o, double v) { o->embedding_dimensions = static_cast<int>(v); }},
+      {"embedding", "threads", 0, 256, true, [](BrainOptions* o, double v) { o->embedding_threads = static_cast<int>(v); }},
+      {"embedding", "max_batch", 1, 4096, true,
+       [](BrainOptions* o, double v) { o->embedding_max_batch = static_cast<int>(v); }},
+      {"embedding", "max_batch_tokens", 1, 1000000, true,
+       [](BrainOptions* o, double v) { o->embedding_max_batch_tokens = static_cast<int>(v); }},
+      {"embedding", "timeout_ms", 1, 3600000, true,
+       [](BrainOptions* o, double v) { o->embedding_timeout_ms = static_cast<int>(v); }},
+      {"embedding", "max_retries", 0, 100, true,
+       [](BrainOptions* o, double v) { o->embedding_max_retries = static_cast<int>(v); }},
+      {"embedding", "requests_per_minute", 0, 1e6, false,
+       [](BrainOptions* o, double v) { o->embedding_requests_per_minute = v; }},
+      {"embedding", "inline_limit", 0, 1e7, true,
+       [](BrainOptions* o, double v) { o->embedding_inline_limit = static_cast<int>(v); }},
       {"store", "busy_timeout_ms", 0, 600000, true,
        [](BrainOptions* o, double v) { o->busy_timeout_ms = static_cast<int>(v); }},
       {"store", "lock_timeout_ms", 0, 3600000, true,
@@ -44,7 +59,32 @@ const std::vector<Setting>& Settings() {
   return kSettings;
 }
 
+// String settings: section, key, field.
+struct TextSetting {
+  const char* section;
+  const char* key;
+  std::string BrainOptions::*field;
+};
+
+const std::vector<TextSetting>& TextSettings() {
+  static const std::vector<TextSetting> kText = {
+      {"embedding", "provider", &BrainOptions::embedding_provider},
+      {"embedding", "model", &BrainOptions::embedding_model},
+      {"embedding", "base_url", &BrainOptions::embedding_base_url},
+      {"embedding", "api_key_env", &BrainOptions::embedding_api_key_env},
+  };
+  return kText;
+}
+
 Status Validate(const BrainOptions& o) {
+  const std::string& p = o.embedding_provider;
+  if (p != "none" && p != "bert" && p != "openai" && p != "hash") {
+    return Status::InvalidArgument("embedding.provider must be \"none\", \"bert\", \"openai\" or \"hash\", not \"" + p +
+                                   "\"");
+  }
+  if ((p == "bert" || p == "openai") && o.embedding_model.empty()) {
+    return Status::InvalidArgument("embedding.provider = \"" + p + "\" needs embedding.model");
+  }
   for (const std::string& id : o.quarantine_disable) {
     const auto& ids = sync::ContentRuleIds();
     bool known = std::find(ids.begin(), ids.end(), id) != ids.end() || id.rfind("path:", 0) == 0 ||
@@ -125,6 +165,36 @@ allow = []
 # Rule ids switched off, e.g. ["cn_mobile"] or ["name:secret"].
 disable = []
 
+[embedding]
+# What turns text into vectors for semantic search:
+#   "none"   keyword search only (the default);
+#   "bert"   engram's own runtime on a local model: model = a name from
+#            `engram model list` (installed with `engram model pull NAME`) or a
+#            Hugging Face model directory (BERT family, model.safetensors);
+#   "openai" any OpenAI-compatible /embeddings server (base_url, model, and the
+#            key in the environment variable named by api_key_env);
+#   "hash"   deterministic feature hashing (tests, no model needed).
+# `engram model use NAME` rewrites this section.
+provider = "none"
+model = ""
+base_url = "https://api.openai.com/v1"
+api_key_env = "OPENAI_API_KEY"
+# openai: requested output dimensions (0: the model's own); hash: 256 when 0.
+dimensions = 0
+# bert: encoder threads (0: all cores).
+threads = 0
+# Texts per request or forward pass, and estimated tokens per request.
+max_batch = 64
+max_batch_tokens = 8000
+# openai: per-request time-out, retries of 429/5xx/time-outs, and a client-side
+# requests-per-minute limit (0: none).
+timeout_ms = 30000
+max_retries = 5
+requests_per_minute = 0
+# sync and put embed up to this many changed chunks inline; larger change sets
+# are left stale for `engram embed --stale` (status shows how many).
+inline_limit = 256
+
 [store]
 # Milliseconds a writer waits for another writer's transaction to finish.
 busy_timeout_ms = 5000
@@ -163,6 +233,16 @@ Result<BrainOptions> ParseConfig(const std::string& text, const std::string& fil
       *list = *items;
       continue;
     }
+    const TextSetting* text_setting = nullptr;
+    for (const TextSetting& t : TextSettings()) {
+      if (e.table == t.section && e.key == t.key) text_setting = &t;
+    }
+    if (text_setting != nullptr) {
+      const auto* text = std::get_if<std::string>(&e.value.value);
+      if (text == nullptr) return Status::InvalidArgument(where + ": " + e.table + "." + e.key + " must be a \"string\"");
+      options.*(text_setting->field) = *text;
+      continue;
+    }
     if (setting == nullptr) return Status::InvalidArgument(where + ": unknown setting " + e.table + "." + e.key);
     const double* number = std::get_if<double>(&e.value.value);
     if (number == nullptr) return Status::InvalidArgument(where + ": " + e.table + "." + e.key + " must be a number");
@@ -191,6 +271,11 @@ Status ApplyEnvironment(BrainOptions* options) {
       if (end > start) list->push_back(all.substr(start, end - start));
       start = end + 1;
     }
+  }
+  for (const TextSetting& t : TextSettings()) {
+    std::string name = std::string("ENGRAM_") + t.section + "_" + t.key;
+    for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (const char* raw = std::getenv(name.c_str())) options->*(t.field) = raw;
   }
   for (const Setting& s : Settings()) {
     std::string name = std::string("ENGRAM_") + s.section + "_" + s.key;

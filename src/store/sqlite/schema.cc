@@ -10,7 +10,7 @@ namespace engram::store::sqlite {
 namespace {
 
 // Migration N is kMigrations[N-1]. Never edit a released migration: append.
-constexpr std::array<const char*, 4> kMigrations = {
+constexpr std::array<const char*, 5> kMigrations = {
     // 1: the foundation schema.
     R"sql(
 CREATE TABLE sources (
@@ -176,6 +176,18 @@ CREATE TABLE quarantine_audit (
     R"sql(
 DROP INDEX pages_path;
 CREATE INDEX pages_files ON pages(source_id, path, slug, content_hash);
+)sql",
+    // 5: the query-embedding cache, and finding stale chunks without a scan
+    // of the vectors.
+    R"sql(
+CREATE TABLE query_cache (
+  model TEXT NOT NULL,
+  query_hash TEXT NOT NULL,
+  vector BLOB NOT NULL,
+  used_at TEXT NOT NULL,
+  PRIMARY KEY (model, query_hash)
+) WITHOUT ROWID;
+CREATE INDEX chunks_embedding_model ON chunks(embedding_model, id);
 )sql",
 };
 

@@ -61,6 +61,12 @@ class SqliteEngine final : public Engine {
   Result<std::vector<LinkRecord>> Backlinks(std::string_view source, std::string_view slug) override;
   Result<std::vector<TimelineEntry>> Timeline(std::string_view source, std::string_view slug) override;
 
+  Result<std::vector<EmbeddingTask>> ChunksToEmbed(std::string_view model, bool all, int64_t after_id,
+                                                   size_t limit) override;
+  Status StoreEmbeddings(const std::vector<EmbeddingWrite>& rows) override;
+  Result<EmbeddingCounts> CountEmbeddings(std::string_view model) override;
+  Result<std::optional<std::vector<float>>> CachedQueryVector(std::string_view model, std::string_view query) override;
+  Status CacheQueryVector(std::string_view model, std::string_view query, const std::vector<float>& v) override;
   Result<BrainStats> Stats() override;
   Status AppendIngestLog(const IngestLogEntry& entry) override;
   Result<std::vector<IngestLogEntry>> RecentIngestLog(size_t limit) override;

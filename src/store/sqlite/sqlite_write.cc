@@ -1,4 +1,5 @@
 // Page writes: every derived row of a page commits with the page row.
+#include <map>
 #include <algorithm>
 
 #include "common/files.h"
@@ -237,6 +238,7 @@ Status SqliteEngine::PutPageRows(const PageWrite& w, int64_t* page_id) {
   }
   std::string title_blob = EncodeIds(title_ids);
 
+  std::map<std::string, std::pair<std::string, std::string>> kept_embeddings;  // text hash -> (vector, model)
   ENGRAM_ASSIGN_OR_RETURN(Stmt * find, S("SELECT id, content, content_hash FROM pages WHERE source_id = ? AND slug = ?"));
   find->Bind(1, source_id).Bind(2, page.slug);
   int64_t id = 0;
@@ -250,6 +252,15 @@ Status SqliteEngine::PutPageRows(const PageWrite& w, int64_t* page_id) {
                                            "created_at) VALUES (?, ?, ?, ?, ?, ?)"));
     snap->Bind(1, id).Bind(2, source_id).Bind(3, page.slug).Bind(4, old_content).Bind(5, old_hash).Bind(6, now);
     ENGRAM_RETURN_IF_ERROR(snap->Run());
+    // Embeddings of chunks whose text does not change are kept.
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * old, S("SELECT embedded_hash, embedding, embedding_model FROM chunks "
+                                          "WHERE page_id = ? AND embedding IS NOT NULL AND embedded_hash IS NOT NULL"));
+    old->Bind(1, id);
+    while (old->Step()) {
+      kept_embeddings.emplace(old->Text(0), std::make_pair(std::string(old->Blob(1)), old->Text(2)));
+    }
+    ENGRAM_RETURN_IF_ERROR(old->status());
+    old->Reset();
     ENGRAM_RETURN_IF_ERROR(RemoveDerivedRows(id));
     ENGRAM_ASSIGN_OR_RETURN(Stmt * upd, S("UPDATE pages SET path = ?, type = ?, title = ?, frontmatter = ?, "
                                           "compiled_truth = ?, timeline = ?, content = ?, content_hash = ?, "
@@ -294,6 +305,16 @@ Status SqliteEngine::PutPageRows(const PageWrite& w, int64_t* page_id) {
     cins->Bind(9, int64_t{c.terms.length});
     ENGRAM_RETURN_IF_ERROR(cins->Run());
     int64_t chunk_id = sqlite3_last_insert_rowid(db_.get());
+    if (!kept_embeddings.empty()) {
+      const std::string hash = EmbeddingTextHash(ChunkEmbeddingText(page.title, c.text));
+      auto kept = kept_embeddings.find(hash);
+      if (kept != kept_embeddings.end()) {
+        ENGRAM_ASSIGN_OR_RETURN(Stmt * keep, S("UPDATE chunks SET embedding = ?, embedding_model = ?, "
+                                               "embedded_hash = ? WHERE id = ?"));
+        keep->BindBlob(1, kept->second.first).Bind(2, kept->second.second).Bind(3, hash).Bind(4, chunk_id);
+        ENGRAM_RETURN_IF_ERROR(keep->Run());
+      }
+    }
     for (size_t i = 0; i < ids.size(); ++i) {
       AddPosting(&pending_chunks_, ids[i], {chunk_id, id, c.terms.terms[i].second, c.terms.length});
     }

@@ -1,0 +1,154 @@
+// Brain operations on embeddings: embedding stale chunks (on demand and
+// inline after writes), the model record, and cached query vectors.
+#include <chrono>
+
+#include "embed/embedder.h"
+#include "engram/brain.h"
+#include "ops/models.h"
+#include "sync/write_lock.h"
+
+namespace engram {
+
+namespace {
+
+constexpr const char* kModelKey = "embedding.model";
+constexpr const char* kDimsKey = "embedding.dims";
+
+// The model id a brain records: provider and model, so that a hash brain and
+// a bert brain never mix.
+std::string RecordedId(const embed::EmbedderInfo& info) { return info.provider + ":" + info.model; }
+
+}  // namespace
+
+Result<embed::Embedder*> Brain::GetEmbedder() {
+  if (embedder_) return embedder_.get();
+  const BrainOptions& o = options_;
+  if (o.embedding_provider == "none") {
+    return Status::FailedPrecondition("no embedding model is configured: run `engram model use NAME` or set "
+                                      "[embedding] provider in .engram/config.toml");
+  }
+  if (o.embedding_provider == "hash") {
+    embedder_ = embed::NewHashEmbedder(o.embedding_dimensions > 0 ? o.embedding_dimensions : 256);
+  } else if (o.embedding_provider == "bert") {
+    ENGRAM_ASSIGN_OR_RETURN(std::filesystem::path dir, ops::ResolveModelDir(o.embedding_model));
+    embed::BertOptions bo;
+    bo.threads = o.embedding_threads;
+    ENGRAM_ASSIGN_OR_RETURN(embedder_, embed::OpenBertEmbedder(dir, bo));
+  } else {
+    embed::OpenAiOptions ao;
+    ao.base_url = o.embedding_base_url;
+    ao.model = o.embedding_model;
+    ao.api_key_env = o.embedding_api_key_env;
+    ao.dimensions = o.embedding_dimensions;
+    ao.max_batch = o.embedding_max_batch;
+    ao.max_batch_tokens = o.embedding_max_batch_tokens;
+    ao.timeout_ms = o.embedding_timeout_ms;
+    ao.max_retries = o.embedding_max_retries;
+    ao.requests_per_minute = o.embedding_requests_per_minute;
+    ENGRAM_ASSIGN_OR_RETURN(std::string dims, engine_->GetConfigValue(kDimsKey));
+    ENGRAM_ASSIGN_OR_RETURN(std::string recorded, engine_->GetConfigValue(kModelKey));
+    if (recorded == "openai:" + o.embedding_model && !dims.empty()) ao.expected_dims = std::stoi(dims);
+    ENGRAM_ASSIGN_OR_RETURN(embedder_, embed::OpenOpenAiEmbedder(ao));
+  }
+  return embedder_.get();
+}
+
+Result<EmbeddingStatus> Brain::EmbeddingState() {
+  EmbeddingStatus s;
+  s.provider = options_.embedding_provider;
+  s.model = options_.embedding_model;
+  ENGRAM_ASSIGN_OR_RETURN(s.recorded_model, engine_->GetConfigValue(kModelKey));
+  ENGRAM_ASSIGN_OR_RETURN(std::string dims, engine_->GetConfigValue(kDimsKey));
+  s.recorded_dims = dims.empty() ? 0 : std::stoi(dims);
+  ENGRAM_ASSIGN_OR_RETURN(EmbeddingCounts c, engine_->CountEmbeddings(s.recorded_model));
+  s.chunks = c.chunks;
+  s.current = c.current;
+  s.stale = c.stale;
+  return s;
+}
+
+Result<EmbedReport> Brain::EmbedLocked(bool all, const std::function<void(int64_t, int64_t)>& progress) {
+  auto t0 = std::chrono::steady_clock::now();
+  ENGRAM_ASSIGN_OR_RETURN(embed::Embedder * e, GetEmbedder());
+  const std::string id = RecordedId(e->info());
+  ENGRAM_ASSIGN_OR_RETURN(std::string recorded, engine_->GetConfigValue(kModelKey));
+  ENGRAM_ASSIGN_OR_RETURN(std::string recorded_dims, engine_->GetConfigValue(kDimsKey));
+  if (!recorded.empty() && recorded != id && !all) {
+    return Status::FailedPrecondition("this brain's vectors come from " + recorded + " (" + recorded_dims +
+                                      " dimensions) but the configuration names " + id +
+                                      ": run `engram embed --all` to re-embed every chunk with it");
+  }
+  if (recorded != id) {
+    // A new model: recorded first, so that an interrupted --all resumes with --stale.
+    ENGRAM_RETURN_IF_ERROR(engine_->SetConfigValue(kModelKey, id));
+    ENGRAM_RETURN_IF_ERROR(engine_->SetConfigValue(kDimsKey, std::to_string(e->info().dims)));
+  }
+  ENGRAM_ASSIGN_OR_RETURN(EmbeddingCounts before, engine_->CountEmbeddings(id));
+  const int64_t total = all ? before.chunks : before.stale;
+  EmbedReport r;
+  r.provider = e->info().provider;
+  r.model = e->info().model;
+  int64_t after = 0;
+  const size_t batch = static_cast<size_t>(std::max(1, options_.embedding_max_batch));
+  if (progress) progress(0, total);
+  for (;;) {
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<EmbeddingTask> tasks, engine_->ChunksToEmbed(id, all, after, batch));
+    if (tasks.empty()) break;
+    std::vector<std::string> texts;
+    for (const auto& t : tasks) texts.push_back(t.text);
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<float> vectors, e->Embed(texts, embed::EmbedKind::kDocument));
+    const int d = e->info().dims;
+    if (recorded_dims.empty() || std::to_string(d) != recorded_dims) {
+      ENGRAM_RETURN_IF_ERROR(engine_->SetConfigValue(kDimsKey, std::to_string(d)));
+      recorded_dims = std::to_string(d);
+    }
+    std::vector<EmbeddingWrite> rows;
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      rows.push_back({tasks[i].chunk_id, id, EmbeddingTextHash(tasks[i].text),
+                      std::vector<float>(vectors.begin() + static_cast<std::ptrdiff_t>(i * d),
+                                         vectors.begin() + static_cast<std::ptrdiff_t>((i + 1) * d))});
+    }
+    ENGRAM_RETURN_IF_ERROR(engine_->StoreEmbeddings(rows));
+    r.embedded += static_cast<int64_t>(tasks.size());
+    after = tasks.back().chunk_id;
+    if (progress) progress(r.embedded, total);
+  }
+  ENGRAM_ASSIGN_OR_RETURN(EmbeddingCounts now, engine_->CountEmbeddings(id));
+  r.dims = e->info().dims;
+  r.chunks = now.chunks;
+  r.stale = now.stale;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+Result<EmbedReport> Brain::Embed(const OperationContext&, bool all, std::function<void(int64_t, int64_t)> progress) {
+  ENGRAM_ASSIGN_OR_RETURN(auto lock, LockForWrite(all ? "embed --all" : "embed"));
+  return EmbedLocked(all, progress);
+}
+
+std::tuple<int64_t, int64_t, std::string> Brain::EmbedInline() {
+  if (options_.embedding_provider == "none") return {0, 0, ""};
+  auto recorded = engine_->GetConfigValue(kModelKey);
+  if (!recorded.ok()) return {0, 0, recorded.status().message()};
+  auto counts = engine_->CountEmbeddings(*recorded);
+  if (!counts.ok()) return {0, 0, counts.status().message()};
+  if (counts->stale == 0) return {0, 0, ""};
+  if (counts->stale > options_.embedding_inline_limit) {
+    return {0, counts->stale, "run `engram embed --stale` to embed " + std::to_string(counts->stale) + " chunks"};
+  }
+  auto r = EmbedLocked(false, {});
+  if (!r.ok()) return {0, counts->stale, "embedding skipped: " + r.status().message()};
+  return {r->embedded, r->stale, ""};
+}
+
+Result<std::vector<float>> Brain::EmbedQuery(std::string_view query) {
+  ENGRAM_ASSIGN_OR_RETURN(embed::Embedder * e, GetEmbedder());
+  const std::string id = RecordedId(e->info());
+  ENGRAM_ASSIGN_OR_RETURN(auto cached, engine_->CachedQueryVector(id, query));
+  if (cached.has_value() && static_cast<int>(cached->size()) == e->info().dims) return *cached;
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<float> v, e->Embed({std::string(query)}, embed::EmbedKind::kQuery));
+  (void)engine_->CacheQueryVector(id, query, v);  // a read-only or busy database only loses the cache entry
+  return v;
+}
+
+}  // namespace engram

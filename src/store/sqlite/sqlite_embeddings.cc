@@ -1,0 +1,109 @@
+// Chunk embeddings and the query-embedding cache.
+#include <cstring>
+
+#include "common/hash.h"
+#include "store/sqlite/sqlite_engine.h"
+
+namespace engram {
+
+std::string ChunkEmbeddingText(std::string_view title, std::string_view text) {
+  if (title.empty()) return std::string(text);
+  std::string out(title);
+  out += "\n\n";
+  out += text;
+  return out;
+}
+
+std::string EmbeddingTextHash(std::string_view text) { return common::Sha256Hex(text).substr(0, 32); }
+
+namespace store::sqlite {
+
+namespace {
+
+std::string_view AsBytes(const std::vector<float>& v) {
+  return {reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float)};
+}
+
+std::vector<float> FromBytes(std::string_view b) {
+  std::vector<float> v(b.size() / sizeof(float));
+  if (!v.empty()) std::memcpy(v.data(), b.data(), v.size() * sizeof(float));
+  return v;
+}
+
+constexpr int64_t kQueryCacheRows = 10000;
+
+}  // namespace
+
+Result<std::vector<EmbeddingTask>> SqliteEngine::ChunksToEmbed(std::string_view model, bool all, int64_t after_id,
+                                                               size_t limit) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      Stmt * q, S("SELECT c.id, p.title, c.text FROM chunks c JOIN pages p ON p.id = c.page_id "
+                  "WHERE c.id > ?1 AND (?2 OR c.embedding IS NULL OR c.embedding_model IS NOT ?3) "
+                  "ORDER BY c.id LIMIT ?4"));
+  q->Bind(1, after_id).Bind(2, int64_t{all ? 1 : 0}).Bind(3, model).Bind(4, static_cast<int64_t>(limit));
+  std::vector<EmbeddingTask> out;
+  while (q->Step()) out.push_back({q->Int(0), ChunkEmbeddingText(q->Text(1), q->Text(2))});
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  return out;
+}
+
+Status SqliteEngine::StoreEmbeddings(const std::vector<EmbeddingWrite>& rows) {
+  const bool own = !in_batch_;
+  if (own) ENGRAM_RETURN_IF_ERROR(BeginBatch());
+  auto st = [&]() -> Status {
+    ENGRAM_ASSIGN_OR_RETURN(
+        Stmt * u, S("UPDATE chunks SET embedding = ?, embedding_model = ?, embedded_hash = ? WHERE id = ?"));
+    for (const EmbeddingWrite& r : rows) {
+      u->BindBlob(1, AsBytes(r.vector)).Bind(2, r.model).Bind(3, r.text_hash).Bind(4, r.chunk_id);
+      ENGRAM_RETURN_IF_ERROR(u->Run());
+    }
+    return Status::Ok();
+  }();
+  if (!own) return st;
+  if (!st.ok()) {
+    RollbackBatch();
+    return st;
+  }
+  return CommitBatch();
+}
+
+Result<EmbeddingCounts> SqliteEngine::CountEmbeddings(std::string_view model) {
+  EmbeddingCounts c;
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * total, S("SELECT count(*) FROM chunks"));
+  if (total->Step()) c.chunks = total->Int(0);
+  ENGRAM_RETURN_IF_ERROR(total->status());
+  total->Reset();
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * cur, S("SELECT count(*) FROM chunks WHERE embedding_model = ? AND embedding IS NOT NULL"));
+  cur->Bind(1, model);
+  if (cur->Step()) c.current = cur->Int(0);
+  ENGRAM_RETURN_IF_ERROR(cur->status());
+  cur->Reset();
+  c.stale = c.chunks - c.current;
+  return c;
+}
+
+Result<std::optional<std::vector<float>>> SqliteEngine::CachedQueryVector(std::string_view model,
+                                                                          std::string_view query) {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT vector FROM query_cache WHERE model = ? AND query_hash = ?"));
+  q->Bind(1, model).Bind(2, EmbeddingTextHash(query));
+  std::optional<std::vector<float>> out;
+  if (q->Step()) out = FromBytes(q->Blob(0));
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  q->Reset();
+  return out;
+}
+
+Status SqliteEngine::CacheQueryVector(std::string_view model, std::string_view query, const std::vector<float>& v) {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("INSERT OR REPLACE INTO query_cache(model, query_hash, vector, used_at) "
+                                      "VALUES (?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))"));
+  q->Bind(1, model).Bind(2, EmbeddingTextHash(query)).BindBlob(3, AsBytes(v));
+  ENGRAM_RETURN_IF_ERROR(q->Run());
+  // Keep the cache bounded: drop the oldest rows past the limit.
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * trim, S("DELETE FROM query_cache WHERE (model, query_hash) IN (SELECT model, "
+                                         "query_hash FROM query_cache ORDER BY used_at DESC LIMIT -1 OFFSET ?)"));
+  trim->Bind(1, kQueryCacheRows);
+  return trim->Run();
+}
+
+}  // namespace store::sqlite
+}  // namespace engram
