@@ -12,18 +12,13 @@
 #include "embed/embedder.h"
 #include "embed/kernels.h"
 #include "engram/status.h"
+#include "output.h"
 
 namespace engram::cli {
 
 namespace {
 
 using Json = nlohmann::json;
-
-int Fail(const Status& st, bool json) {
-  if (json) std::cout << Json{{"error", {{"code", StatusCodeName(st.code())}, {"message", st.message()}}}}.dump(2) << "\n";
-  std::cerr << "engram: " << st.message() << "\n";
-  return ExitCodeFor(st);
-}
 
 double PeakRssMb() {
   struct rusage ru;

@@ -38,14 +38,7 @@ struct Globals {
   bool json = false;
 };
 
-int Fail(const Status& st, const Globals& g) {
-  if (g.json) {
-    std::cout << Json{{"error", {{"code", engram::StatusCodeName(st.code()), }, {"message", st.message()}}}}.dump(2)
-              << "\n";
-  }
-  std::cerr << "engram: " << st.message() << "\n";
-  return engram::ExitCodeFor(st);
-}
+int Fail(const Status& st, const Globals& g) { return engram::cli::Fail(st, g.json); }
 
 void Print(const Json& j) { std::cout << j.dump(2) << "\n"; }
 

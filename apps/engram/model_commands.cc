@@ -12,18 +12,13 @@
 #include "embed/model_config.h"
 #include "engram/brain.h"
 #include "ops/models.h"
+#include "output.h"
 
 namespace engram::cli {
 
 namespace {
 
 using Json = nlohmann::json;
-
-int Fail(const Status& st, bool json) {
-  if (json) std::cout << Json{{"error", {{"code", StatusCodeName(st.code())}, {"message", st.message()}}}}.dump(2) << "\n";
-  std::cerr << "engram: " << st.message() << "\n";
-  return ExitCodeFor(st);
-}
 
 Result<std::unique_ptr<Brain>> OpenBrain(const std::string& dir) {
   ENGRAM_ASSIGN_OR_RETURN(std::filesystem::path root, Brain::Locate(dir));
@@ -111,7 +106,7 @@ int RunModelInfo(const std::string& name, bool json) {
             {"lowercase", spec->tokenizer.lowercase || spec->tokenizer.pre_lowercase},
             {"query_prompt", spec->query_prompt},
             {"document_prompt", spec->document_prompt}};
-  std::cout << (json ? j.dump(2) : j.dump(2)) << "\n";
+  std::cout << j.dump(2) << "\n";  // the same document for people and scripts
   return 0;
 }
 

@@ -1,3 +1,4 @@
+#include <iostream>
 #include "output.h"
 
 #include <cstdio>
@@ -193,6 +194,14 @@ std::string FormatStats(const BrainStats& s) {
   out << "index terms:      " << s.terms << "\n";
   out << "database:         " << (s.db_bytes + 1023) / 1024 << " KiB (schema v" << s.schema_version << ")\n";
   return out.str();
+}
+
+int Fail(const Status& st, bool json) {
+  if (json) {
+    std::cout << Json{{"error", {{"code", StatusCodeName(st.code())}, {"message", st.message()}}}}.dump(2) << "\n";
+  }
+  std::cerr << "engram: " << st.message() << "\n";
+  return ExitCodeFor(st);
 }
 
 }  // namespace engram::cli

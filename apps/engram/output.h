@@ -21,6 +21,10 @@ std::string FormatSearch(const SearchResponse& r, bool explain);
 std::string FormatImport(const ImportReport& r);
 std::string FormatStats(const BrainStats& s);
 
+// Reports a failed operation: a JSON error document on stdout with --json,
+// the message on stderr; returns the exit code.
+int Fail(const Status& st, bool json);
+
 // Collapses whitespace and cuts text to at most max_bytes on a UTF-8 boundary.
 std::string Snippet(const std::string& text, size_t max_bytes);
 

@@ -26,11 +26,7 @@ Result<Runtime> OpenRuntime(const std::filesystem::path& dir, const BertOptions&
   Runtime r;
   r.options = options;
   ENGRAM_ASSIGN_OR_RETURN(r.spec, LoadModelSpec(dir));
-  if (r.spec.vocab.filename() == "tokenizer.json") {
-    ENGRAM_ASSIGN_OR_RETURN(r.tokenizer, WordPieceTokenizer::FromTokenizerJson(r.spec.vocab, r.spec.tokenizer));
-  } else {
-    ENGRAM_ASSIGN_OR_RETURN(r.tokenizer, WordPieceTokenizer::FromVocabFile(r.spec.vocab, r.spec.tokenizer));
-  }
+  ENGRAM_ASSIGN_OR_RETURN(r.tokenizer, LoadTokenizer(r.spec));
   if (r.tokenizer->vocab_size() > static_cast<size_t>(r.spec.bert.vocab_size)) {
     return Status::InvalidArgument(r.spec.vocab.string() + ": " + std::to_string(r.tokenizer->vocab_size()) +
                                    " tokens, more than config.json's vocab_size " +
@@ -44,7 +40,8 @@ Result<Runtime> OpenRuntime(const std::filesystem::path& dir, const BertOptions&
 }
 
 // Runs sequences through the model in length-sorted packs of at most
-// max_batch_tokens; calls take(sequence index, pack, index in pack, ws).
+// max_batch_tokens; after each pack, take(pack, the input index of each of
+// its sequences) reads the results from ws.
 template <typename Take>
 Status RunPacked(const Runtime& r, const std::vector<std::vector<int32_t>>& ids,
                  const std::vector<std::vector<int32_t>>* types, Workspace* ws, Take take) {

@@ -96,12 +96,6 @@ const float* BertModel::Own(std::vector<float> values) {
   return p;
 }
 
-size_t BertModel::owned_bytes() const {
-  size_t n = 0;
-  for (const auto& v : owned_) n += v.second * sizeof(float);
-  return n;
-}
-
 Result<const float*> BertModel::Tensor(const std::string& name, std::vector<int64_t> shape) {
   const std::string full = prefix_ + name;
   ENGRAM_ASSIGN_OR_RETURN(const TensorInfo* info, file_->Find(full));

@@ -53,8 +53,6 @@ class BertModel {
   Result<std::vector<float>> Score(const PackedBatch& batch, Workspace* ws) const;
 
   const BertConfig& config() const { return config_; }
-  // Bytes of weights held in memory beyond the mapped file (converted or fused tensors).
-  size_t owned_bytes() const;
 
  private:
   // Dense weights are kept transposed ([in × out]) in memory of our own:

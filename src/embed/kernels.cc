@@ -29,25 +29,27 @@ int SetBlasThreads(int threads) {
   return previous;
 }
 
-int BlasThreads() { return openblas_get_num_threads(); }
-
 const char* BlasCore() { return openblas_get_corename(); }
 
+namespace {
+
+// Copies bias into every row of C; the GEMM then adds to it (beta 1) instead
+// of a second pass over C.
+float PrefillBias(const float* bias, float* c, int ldc, int m, int n) {
+  if (bias == nullptr) return 0.0f;
+  for (int i = 0; i < m; ++i) std::memcpy(c + static_cast<size_t>(i) * ldc, bias, sizeof(float) * n);
+  return 1.0f;
+}
+
+}  // namespace
+
 void Linear(const float* a, int lda, const float* w, const float* bias, float* c, int ldc, int m, int n, int k) {
-  float beta = 0.0f;
-  if (bias != nullptr) {
-    for (int i = 0; i < m; ++i) std::memcpy(c + static_cast<size_t>(i) * ldc, bias, sizeof(float) * n);
-    beta = 1.0f;
-  }
+  const float beta = PrefillBias(bias, c, ldc, m, n);
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0f, a, lda, w, k, beta, c, ldc);
 }
 
 void LinearT(const float* a, int lda, const float* wt, const float* bias, float* c, int ldc, int m, int n, int k) {
-  float beta = 0.0f;
-  if (bias != nullptr) {
-    for (int i = 0; i < m; ++i) std::memcpy(c + static_cast<size_t>(i) * ldc, bias, sizeof(float) * n);
-    beta = 1.0f;
-  }
+  const float beta = PrefillBias(bias, c, ldc, m, n);
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a, lda, wt, n, beta, c, ldc);
 }
 

@@ -11,7 +11,6 @@ namespace engram::embed::kernels {
 
 // Threads the BLAS library may use (>= 1); returns the previous setting.
 int SetBlasThreads(int threads);
-int BlasThreads();
 // Which BLAS core the library picked ("Haswell", "SkylakeX"…), for reports.
 const char* BlasCore();
 

@@ -195,6 +195,11 @@ Status ReadSentenceTransformers(const fs::path& dir, ModelSpec* spec) {
 
 }  // namespace
 
+Result<std::unique_ptr<WordPieceTokenizer>> LoadTokenizer(const ModelSpec& spec) {
+  if (spec.vocab.filename() == "tokenizer.json") return WordPieceTokenizer::FromTokenizerJson(spec.vocab, spec.tokenizer);
+  return WordPieceTokenizer::FromVocabFile(spec.vocab, spec.tokenizer);
+}
+
 const char* PoolingName(Pooling p) { return p == Pooling::kCls ? "cls" : "mean"; }
 
 Result<ModelSpec> LoadModelSpec(const fs::path& dir) {

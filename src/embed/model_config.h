@@ -51,4 +51,7 @@ struct ModelSpec {
 // InvalidArgument a malformed or unsupported field.
 Result<ModelSpec> LoadModelSpec(const std::filesystem::path& dir);
 
+// The spec's tokenizer: from vocab.txt, or from tokenizer.json when that is all there is.
+Result<std::unique_ptr<WordPieceTokenizer>> LoadTokenizer(const ModelSpec& spec);
+
 }  // namespace engram::embed

@@ -1,12 +1,12 @@
 #include "engram/brain.h"
 
-#include "embed/embedder.h"
 
 #include <cstdlib>
 #include <fstream>
 #include <set>
 
 #include "common/files.h"
+#include "embed/embedder.h"
 #include "ops/config.h"
 #include "search/keyword_search.h"
 #include "sync/git_repo.h"
@@ -321,9 +321,7 @@ Result<PutReport> Brain::Put(const OperationContext& ctx, std::string_view slug,
   }
   (void)engine_->AppendIngestLog({common::NowIso8601(), rel, existing.ok() ? "update" : "add", "put"});
   PutReport report{write.page.slug, rel, !existing.ok(), write.page.warnings};
-  auto [embedded, stale, note] = EmbedInline();
-  (void)embedded;
-  (void)stale;
+  std::string note = std::get<2>(EmbedInline());
   if (!note.empty()) report.warnings.push_back(note);
   return report;
 }

@@ -111,7 +111,6 @@ Status Download(const std::string& endpoint, const std::string& repo, const std:
     std::ofstream out(part, std::ios::binary | std::ios::app);
     if (!out) return Status::IOError(part.string() + ": cannot write");
     uint64_t done = have;
-    bool restarted = false;
     auto res = client.Get(
         url_path, headers,
         [&](const httplib::Response& r) {
@@ -119,7 +118,6 @@ Status Download(const std::string& endpoint, const std::string& repo, const std:
             out.close();
             out.open(part, std::ios::binary | std::ios::trunc);
             done = 0;
-            restarted = true;
           }
           return r.status == 200 || r.status == 206;
         },
@@ -130,7 +128,6 @@ Status Download(const std::string& endpoint, const std::string& repo, const std:
           return static_cast<bool>(out);
         });
     out.close();
-    (void)restarted;
     if (!res) {
       return Status::Unavailable(origin + url_path + ": " + httplib::to_string(res.error()) + " after " +
                                  std::to_string(done) + " bytes (run the pull again to resume)");

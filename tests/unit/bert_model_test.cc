@@ -35,8 +35,7 @@ const Json& Reference() {
 }
 
 std::unique_ptr<WordPieceTokenizer> TokenizerFor(const ModelSpec& spec) {
-  auto t = spec.vocab.filename() == "tokenizer.json" ? WordPieceTokenizer::FromTokenizerJson(spec.vocab, spec.tokenizer)
-                                                     : WordPieceTokenizer::FromVocabFile(spec.vocab, spec.tokenizer);
+  auto t = LoadTokenizer(spec);
   EXPECT_TRUE(t.ok()) << t.status().ToString();
   return std::move(t).value();
 }

@@ -374,3 +374,56 @@ TEST(SqliteEngine, RequiredExcludedAndPrivateFilters) {
 
 }  // namespace
 }  // namespace engram
+
+namespace engram {
+namespace {
+
+// Vectors are stored per chunk; a rewrite keeps those whose embedded text is
+// unchanged and drops the others (they become stale); the query cache
+// round-trips.
+TEST(SqliteEngine, EmbeddingsSurviveOnlyUnchangedChunks) {
+  TempDir dir;
+  auto e = OpenFresh(dir);
+  const std::string v1 = "---\ntitle: Hybrid\n---\nHybrid search fuses keyword and vector arms.\n<!-- timeline -->\n- **2024-01-01** | first note\n";
+  ASSERT_TRUE(e->PutPage(Prepare("concepts/hybrid.md", v1)).ok());
+  auto tasks = e->ChunksToEmbed("m1", false, 0, 100);
+  ASSERT_TRUE(tasks.ok());
+  ASSERT_EQ(tasks->size(), 2u);  // compiled truth and timeline
+  EXPECT_EQ((*tasks)[0].text.rfind("Hybrid\n\n", 0), 0u) << "the title leads the embedded text";
+  std::vector<EmbeddingWrite> rows;
+  for (const auto& t : *tasks) {
+    rows.push_back({t.chunk_id, "m1", EmbeddingTextHash(t.text), {1.0f, static_cast<float>(t.chunk_id)}});
+  }
+  ASSERT_TRUE(e->StoreEmbeddings(rows).ok());
+  auto counts = e->CountEmbeddings("m1");
+  ASSERT_TRUE(counts.ok());
+  EXPECT_EQ(counts->current, 2);
+  EXPECT_EQ(counts->stale, 0);
+  EXPECT_EQ(e->CountEmbeddings("m2")->stale, 2);  // another model's vectors do not count
+  EXPECT_TRUE(e->ChunksToEmbed("m1", false, 0, 100)->empty());
+  EXPECT_EQ(e->ChunksToEmbed("m1", true, 0, 100)->size(), 2u);
+
+  // Only the timeline changes: the compiled-truth vector is kept.
+  const std::string v2 = "---\ntitle: Hybrid\n---\nHybrid search fuses keyword and vector arms.\n<!-- timeline -->\n- **2024-02-02** | another note\n";
+  ASSERT_TRUE(e->PutPage(Prepare("concepts/hybrid.md", v2)).ok());
+  counts = e->CountEmbeddings("m1");
+  EXPECT_EQ(counts->current, 1);
+  EXPECT_EQ(counts->stale, 1);
+  auto stale = e->ChunksToEmbed("m1", false, 0, 100);
+  ASSERT_EQ(stale->size(), 1u);
+  EXPECT_NE((*stale)[0].text.find("another note"), std::string::npos);
+
+  // A new title changes every chunk's embedded text.
+  ASSERT_TRUE(e->PutPage(Prepare("concepts/hybrid.md", "---\ntitle: Fusion\n---\n" + v2.substr(v2.find("Hybrid search")))).ok());
+  EXPECT_EQ(e->CountEmbeddings("m1")->current, 0);
+
+  EXPECT_FALSE(e->CachedQueryVector("m1", "q")->has_value());
+  ASSERT_TRUE(e->CacheQueryVector("m1", "q", {0.5f, -2.0f}).ok());
+  auto cached = e->CachedQueryVector("m1", "q");
+  ASSERT_TRUE(cached.ok() && cached->has_value());
+  EXPECT_EQ(**cached, (std::vector<float>{0.5f, -2.0f}));
+  EXPECT_FALSE(e->CachedQueryVector("m2", "q")->has_value());
+}
+
+}  // namespace
+}  // namespace engram
