@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -35,11 +36,14 @@ struct VectorizeArgs {
   std::string model;
   bool query = false;
   int threads = 0;
+  std::string precision = "fp32";
   std::vector<std::string> texts;
 };
 
 int RunVectorize(const VectorizeArgs& a, bool json) {
-  auto e = embed::OpenBertEmbedder(a.model, {.threads = a.threads});
+  auto precision = embed::ParsePrecision(a.precision);
+  if (!precision.ok()) return Fail(precision.status(), json);
+  auto e = embed::OpenBertEmbedder(a.model, {.threads = a.threads, .precision = *precision});
   if (!e.ok()) return Fail(e.status(), json);
   std::vector<std::string> texts = a.texts;
   if (texts.empty()) {
@@ -63,12 +67,15 @@ struct BenchArgs {
   int seq = 128;
   int threads = 0;
   int repeats = 5;
+  std::string precision = "fp32";
 };
 
 int RunBenchEmbed(const BenchArgs& a, bool json) {
+  auto precision = embed::ParsePrecision(a.precision);
+  if (!precision.ok()) return Fail(precision.status(), json);
   auto spec = embed::LoadModelSpec(a.model);
   if (!spec.ok()) return Fail(spec.status(), json);
-  auto model = embed::BertModel::Load(*spec);
+  auto model = embed::BertModel::Load(*spec, *precision);
   if (!model.ok()) return Fail(model.status(), json);
   const int threads = a.threads > 0 ? a.threads : 2;
   embed::kernels::SetBlasThreads(1);
@@ -102,6 +109,35 @@ int RunBenchEmbed(const BenchArgs& a, bool json) {
   for (int r = 0; r < 50; ++r) single_s.push_back(time(one, &ws));
   if (!failed.ok()) return Fail(failed, json);
   const double peak_rss_mb = PeakRssMb();  // before the GEMM probe's buffers
+  // Reduced precision: the smallest cosine between this model's and the
+  // fp32 model's per-sequence outputs (first token and mean of the last
+  // hidden state) over the timed batch.
+  double min_cosine = 1.0;
+  if (*precision != embed::Precision::kFloat32) {
+    if (Status st = (*model)->Forward(big, &ws); !st.ok()) return Fail(st, json);
+    const std::vector<float> low = ws.hidden;
+    auto exact = embed::BertModel::Load(*spec);
+    if (!exact.ok()) return Fail(exact.status(), json);
+    if (Status st = (*exact)->Forward(big, &ws); !st.ok()) return Fail(st, json);
+    const int h = c.hidden;
+    auto cosine = [&](const std::vector<float>& x, const std::vector<float>& y) {
+      double xy = 0, xx = 0, yy = 0;
+      for (int i = 0; i < h; ++i) xy += double(x[i]) * y[i], xx += double(x[i]) * x[i], yy += double(y[i]) * y[i];
+      return xy / std::sqrt(xx * yy);
+    };
+    for (size_t s = 0; s < big.sequences(); ++s) {
+      std::vector<float> first_a(h), first_b(h), mean_a(h, 0.0f), mean_b(h, 0.0f);
+      const uint32_t t0 = big.offsets[s], t1 = big.offsets[s + 1];
+      for (uint32_t t = t0; t < t1; ++t) {
+        for (int i = 0; i < h; ++i) {
+          const size_t at = static_cast<size_t>(t) * h + i;
+          if (t == t0) first_a[i] = low[at], first_b[i] = ws.hidden[at];
+          mean_a[i] += low[at], mean_b[i] += ws.hidden[at];
+        }
+      }
+      min_cosine = std::min({min_cosine, cosine(first_a, first_b), cosine(mean_a, mean_b)});
+    }
+  }
   // The machine's GEMM peak on the same library and thread count: one
   // 4096 x 2048 x 512 sgemm (the FFN shape of a 32 x 128 batch), best of 5.
   double gemm_peak = 0;
@@ -122,7 +158,8 @@ int RunBenchEmbed(const BenchArgs& a, bool json) {
                            (4.0 * c.hidden * c.hidden + 2.0 * c.hidden * c.intermediate + 2.0 * a.seq * c.hidden);
   const double seq_per_s = a.batch / Median(batch_s);
   Json j = {{"model", spec->id},
-            {"precision", "fp32"},
+            {"precision", embed::PrecisionName(*precision)},
+            {"native_bf16", embed::kernels::NativeBf16()},
             {"batch", a.batch},
             {"seq", a.seq},
             {"threads", threads},
@@ -131,7 +168,8 @@ int RunBenchEmbed(const BenchArgs& a, bool json) {
             {"gflops", seq_per_s * a.seq * per_token / 1e9},
             {"gemm_peak_gflops", gemm_peak},
             {"single_ms", 1000.0 * Median(single_s)},
-            {"peak_rss_mb", peak_rss_mb}};
+            {"peak_rss_mb", peak_rss_mb},
+            {"min_cosine_to_fp32", min_cosine}};
   std::cout << (json ? j.dump(2) : j.dump()) << "\n";
   return 0;
 }
@@ -143,7 +181,9 @@ void AddEmbedCommands(CLI::App& app, const bool* json, int* exit_code) {
   auto* vec = app.add_subcommand("vectorize", "Embed texts with a local model and print the vectors as JSON");
   vec->add_option("--model,-m", va->model, "Hugging Face model directory (BERT family, safetensors)")->required();
   vec->add_flag("--query", va->query, "Embed as queries (applies the model's query instruction or prefix)");
-  vec->add_option("--threads", va->threads, "BLAS threads (default: all cores)")->check(CLI::Range(1, 256));
+  vec->add_option("--threads", va->threads, "Encoder threads (default: all cores)")->check(CLI::Range(1, 256));
+  vec->add_option("--precision", va->precision,
+                  "fp32 (default) or bf16: bf16 weights and GEMM inputs with fp32 sums (AVX-512 BF16 when present)");
   vec->add_option("TEXT", va->texts, "Texts to embed (default: one per line from stdin)");
   vec->footer(
       "Prints {\"model\", \"dims\", \"vectors\": [[...], ...]}, one vector per text in order. Texts past the\n"
@@ -157,7 +197,8 @@ void AddEmbedCommands(CLI::App& app, const bool* json, int* exit_code) {
   be->add_option("--model,-m", ba->model, "Model directory")->required();
   be->add_option("--batch", ba->batch, "Sequences per forward pass (default 32)")->check(CLI::Range(1, 4096));
   be->add_option("--seq", ba->seq, "Tokens per sequence (default 128)")->check(CLI::Range(2, 8192));
-  be->add_option("--threads", ba->threads, "BLAS threads (default 2)")->check(CLI::Range(1, 256));
+  be->add_option("--threads", ba->threads, "Encoder threads (default 2)")->check(CLI::Range(1, 256));
+  be->add_option("--precision", ba->precision, "fp32 (default) or bf16");
   be->add_option("--repeats", ba->repeats, "Timed batches; the median is reported (default 5)")
       ->check(CLI::Range(1, 1000));
   be->footer(

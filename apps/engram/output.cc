@@ -63,7 +63,8 @@ Json ToJson(const ImportReport& r) {
   return {{"root", r.root},           {"scanned", r.scanned}, {"added", r.added},
           {"updated", r.updated},     {"unchanged", r.unchanged}, {"removed", r.removed},
           {"skipped", skipped},       {"warnings", warnings}, {"quarantined", Issues(r.quarantined, "rule")},
-          {"seconds", r.seconds}};
+          {"seconds", r.seconds},     {"embedded", r.embedded}, {"embedding_stale", r.embedding_stale},
+          {"embedding_note", r.embedding_note}};
 }
 
 
@@ -176,6 +177,8 @@ std::string FormatImport(const ImportReport& r) {
   for (const auto& s : r.skipped) out << "  skipped " << s.path << ": " << s.reason << "\n";
   for (const auto& w : r.warnings) out << "  warning " << w.path << ": " << w.reason << "\n";
   for (const auto& q : r.quarantined) out << "  quarantined " << q.path << " (rule " << q.reason << ")\n";
+  if (r.embedded > 0) out << "  embedded " << r.embedded << " chunks\n";
+  if (!r.embedding_note.empty()) out << "  embeddings: " << r.embedding_note << "\n";
   return out.str();
 }
 

@@ -58,6 +58,9 @@ struct ImportReport {
   std::vector<ImportIssue> warnings;  // indexed, but something was wrong (e.g. frontmatter)
   std::vector<ImportIssue> quarantined;  // kept out by a sensitive-content rule (reason = rule id)
   double seconds = 0;
+  int64_t embedded = 0;               // chunks embedded inline (small imports, a model configured)
+  int64_t embedding_stale = 0;        // chunks left for `engram embed`
+  std::string embedding_note;         // why embedding was skipped or failed ("" when fine)
 };
 
 struct SyncReport {

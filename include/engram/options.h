@@ -37,6 +37,7 @@ struct BrainOptions {
   std::string embedding_api_key_env = "OPENAI_API_KEY";
   int embedding_dimensions = 0;           // openai "dimensions" (0: the model's own); hash: 256 when 0
   int embedding_threads = 0;              // bert: encoder threads (0: all cores)
+  std::string embedding_precision = "fp32";  // bert: "fp32" or "bf16"
   int embedding_max_batch = 64;           // texts per request / forward pass
   int embedding_max_batch_tokens = 8000;  // estimated tokens per request
   int embedding_timeout_ms = 30000;       // openai: per request

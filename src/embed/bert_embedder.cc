@@ -13,6 +13,14 @@
 
 namespace engram::embed {
 
+const char* PrecisionName(Precision p) { return p == Precision::kBFloat16 ? "bf16" : "fp32"; }
+
+Result<Precision> ParsePrecision(std::string_view name) {
+  if (name == "fp32" || name == "float32" || name == "f32") return Precision::kFloat32;
+  if (name == "bf16" || name == "bfloat16") return Precision::kBFloat16;
+  return Status::InvalidArgument("unknown precision '" + std::string(name) + "' (expected fp32 or bf16)");
+}
+
 namespace {
 
 struct Runtime {
@@ -32,7 +40,7 @@ Result<Runtime> OpenRuntime(const std::filesystem::path& dir, const BertOptions&
                                    " tokens, more than config.json's vocab_size " +
                                    std::to_string(r.spec.bert.vocab_size));
   }
-  ENGRAM_ASSIGN_OR_RETURN(r.model, BertModel::Load(r.spec));
+  ENGRAM_ASSIGN_OR_RETURN(r.model, BertModel::Load(r.spec, options.precision));
   r.options.threads =
       options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   kernels::SetBlasThreads(1);  // the workspace's pool splits the work

@@ -22,30 +22,6 @@ std::string ShapeText(const std::vector<int64_t>& shape) {
   return s + "]";
 }
 
-// C = A·W + b for a transposed weight wt [k × n] on the pool: row blocks on
-// the BLAS library when there are many rows, else our few-row kernel on
-// blocks of output columns (one query: m is ~16, n is 1536 or 2048).
-void ParallelLinear(ThreadPool& pool, const float* a, int lda, const float* wt, const float* bias, float* c, int ldc,
-                    int m, int n, int k) {
-  const int threads = pool.size();
-  if (m <= 64) {
-    const int blocks = (n + 31) / 32;
-    const int tasks = std::min(threads, blocks);
-    pool.ParallelFor(tasks, [&](int t, int) {
-      const int c0 = 32 * (blocks * t / tasks), c1 = std::min(n, 32 * (blocks * (t + 1) / tasks));
-      if (c1 > c0) kernels::LinearFewRows(a, lda, wt, bias, c, ldc, m, n, k, c0, c1);
-    });
-    return;
-  }
-  const int tasks = std::min(m / 16, threads * 4);
-  pool.ParallelFor(tasks, [&](int t, int) {
-    const int r0 = static_cast<int>(static_cast<int64_t>(m) * t / tasks);
-    const int r1 = static_cast<int>(static_cast<int64_t>(m) * (t + 1) / tasks);
-    kernels::LinearT(a + static_cast<size_t>(r0) * lda, lda, wt, bias, c + static_cast<size_t>(r0) * ldc, ldc, r1 - r0,
-                     n, k);
-  });
-}
-
 // Runs fn(row0, row1) over row blocks of at least 8 rows on the pool.
 template <typename Fn>
 void ParallelRows(ThreadPool& pool, int rows, Fn fn) {
@@ -72,11 +48,11 @@ void PackedBatch::Add(const std::vector<int32_t>& seq_ids, const std::vector<int
 
 BertModel::~BertModel() = default;
 
-void BertModel::FreeDeleter::operator()(float* p) const { std::free(p); }
+void BertModel::FreeDeleter::operator()(void* p) const { std::free(p); }
 
-float* BertModel::Allocate(size_t n) {
+void* BertModel::Allocate(size_t bytes) {
   constexpr size_t kHuge = 2u << 20;
-  const size_t bytes = std::max<size_t>(n * sizeof(float), 64);
+  bytes = std::max<size_t>(bytes, 64);
   void* p = nullptr;
   if (bytes >= kHuge) {
     const size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
@@ -86,12 +62,12 @@ float* BertModel::Allocate(size_t n) {
   }
   if (p == nullptr) throw std::bad_alloc();
   std::memset(p, 0, bytes);
-  owned_.emplace_back(static_cast<float*>(p), n);
-  return static_cast<float*>(p);
+  owned_.emplace_back(p);
+  return p;
 }
 
 const float* BertModel::Own(std::vector<float> values) {
-  float* p = Allocate(values.size());
+  float* p = static_cast<float*>(Allocate(values.size() * sizeof(float)));
   std::copy(values.begin(), values.end(), p);
   return p;
 }
@@ -109,23 +85,77 @@ Result<const float*> BertModel::Tensor(const std::string& name, std::vector<int6
   return Own(std::move(values));
 }
 
-Result<const float*> BertModel::Transposed(const std::vector<std::string>& names, int64_t out, int64_t in) {
-  const int64_t total = out * static_cast<int64_t>(names.size());
-  float* t = Allocate(static_cast<size_t>(total * in));
-  for (size_t part = 0; part < names.size(); ++part) {
-    ENGRAM_ASSIGN_OR_RETURN(const float* w, Tensor(names[part], {out, in}));
-    const int64_t col0 = static_cast<int64_t>(part) * out;
-    for (int64_t o = 0; o < out; ++o) {
-      for (int64_t i = 0; i < in; ++i) t[static_cast<size_t>(i * total + col0 + o)] = w[o * in + i];
+Result<BertModel::Dense> BertModel::LoadDense(const std::vector<std::string>& names, int64_t out, int64_t in) {
+  Dense d;
+  d.out = static_cast<int>(out * static_cast<int64_t>(names.size()));
+  d.in = static_cast<int>(in);
+  std::vector<float> bias, stacked;  // several parts: one after another, [d.out × in]
+  auto pack = [&](const float* w) {
+    if (precision_ == Precision::kFloat32) {
+      float* p = static_cast<float*>(Allocate(kernels::PackedSize(d.out, d.in) * sizeof(float)));
+      kernels::Pack(w, d.out, d.in, p);
+      d.w32 = p;
+    } else {
+      uint16_t* p = static_cast<uint16_t*>(Allocate(kernels::PackedBf16Size(d.out, d.in) * sizeof(uint16_t)));
+      kernels::PackBf16(w, d.out, d.in, p);
+      d.w16 = p;
     }
-    file_->Release(prefix_ + names[part]);
+  };
+  for (const std::string& name : names) {
+    ENGRAM_ASSIGN_OR_RETURN(const float* w, Tensor(name + ".weight", {out, in}));
+    if (names.size() == 1) {
+      pack(w);
+    } else {
+      stacked.insert(stacked.end(), w, w + out * in);
+    }
+    file_->Release(prefix_ + name + ".weight");
+    ENGRAM_ASSIGN_OR_RETURN(const float* b, Tensor(name + ".bias", {out}));
+    bias.insert(bias.end(), b, b + out);
   }
-  return t;
+  if (names.size() > 1) pack(stacked.data());
+  d.bias = Own(std::move(bias));
+  return d;
 }
 
-Result<std::unique_ptr<BertModel>> BertModel::Load(const ModelSpec& spec) {
+void BertModel::Apply(const Dense& d, const float* a, int lda, float* c, int ldc, int m, Workspace* ws) const {
+  ThreadPool& pool = ws->pool;
+  const int n = d.out, k = d.in;
+  const uint16_t* low = nullptr;
+  size_t stride = 0;
+  if (d.w16 != nullptr) {
+    stride = kernels::Bf16RowStride(k);
+    if (ws->low.size() < static_cast<size_t>(m) * stride) ws->low.resize(static_cast<size_t>(m) * stride);
+    uint16_t* out = ws->low.data();
+    ParallelRows(pool, m, [&](int r0, int r1) {
+      kernels::ToBf16(a + static_cast<size_t>(r0) * lda, lda, r1 - r0, k, out + static_cast<size_t>(r0) * stride);
+    });
+    low = out;
+  }
+  auto run = [&](int r0, int r1, int c0, int c1) {
+    if (low != nullptr) {
+      kernels::LinearBf16(low + static_cast<size_t>(r0) * stride, d.w16, d.bias, c + static_cast<size_t>(r0) * ldc,
+                          ldc, r1 - r0, k, c0, c1);
+    } else {
+      kernels::LinearPacked(a + static_cast<size_t>(r0) * lda, lda, d.w32, d.bias, c + static_cast<size_t>(r0) * ldc,
+                            ldc, r1 - r0, k, c0, c1);
+    }
+  };
+  if (m <= 64) {  // few rows (a query): the threads split the weight's panels
+    const int panels = (n + 31) / 32;
+    const int tasks = std::min(pool.size(), panels);
+    pool.ParallelFor(tasks, [&](int t, int) {
+      const int c0 = 32 * (panels * t / tasks), c1 = std::min(n, 32 * (panels * (t + 1) / tasks));
+      if (c1 > c0) run(0, m, c0, c1);
+    });
+    return;
+  }
+  ParallelRows(pool, m, [&](int r0, int r1) { run(r0, r1, 0, n); });
+}
+
+Result<std::unique_ptr<BertModel>> BertModel::Load(const ModelSpec& spec, Precision precision) {
   std::unique_ptr<BertModel> m(new BertModel());
   m->config_ = spec.bert;
+  m->precision_ = precision;
   ENGRAM_ASSIGN_OR_RETURN(m->file_, SafeTensors::Open(spec.dir / "model.safetensors"));
   const auto& names = m->file_->tensors();
   if (names.count("embeddings.word_embeddings.weight") == 0 && names.count("bert.embeddings.word_embeddings.weight")) {
@@ -145,22 +175,12 @@ Result<std::unique_ptr<BertModel>> BertModel::Load(const ModelSpec& spec) {
       Layer l{};
       // Q, K and V are fused into one matrix: one GEMM instead of three.
       const std::string attn = p + "attention.self.";
-      ENGRAM_ASSIGN_OR_RETURN(l.qkv_t, m->Transposed({attn + "query.weight", attn + "key.weight", attn + "value.weight"}, h, h));
-      std::vector<float> qkv_b(static_cast<size_t>(3 * h));
-      const char* parts[] = {"query", "key", "value"};
-      for (int j = 0; j < 3; ++j) {
-        ENGRAM_ASSIGN_OR_RETURN(const float* b, load(attn + parts[j] + ".bias", {h}));
-        std::memcpy(qkv_b.data() + j * h, b, sizeof(float) * h);
-      }
-      l.qkv_b = m->Own(std::move(qkv_b));
-      ENGRAM_ASSIGN_OR_RETURN(l.o_t, m->Transposed({p + "attention.output.dense.weight"}, h, h));
-      ENGRAM_ASSIGN_OR_RETURN(l.o_b, load(p + "attention.output.dense.bias", {h}));
+      ENGRAM_ASSIGN_OR_RETURN(l.qkv, m->LoadDense({attn + "query", attn + "key", attn + "value"}, h, h));
+      ENGRAM_ASSIGN_OR_RETURN(l.o, m->LoadDense({p + "attention.output.dense"}, h, h));
       ENGRAM_ASSIGN_OR_RETURN(l.ln1_g, load(p + "attention.output.LayerNorm.weight", {h}));
       ENGRAM_ASSIGN_OR_RETURN(l.ln1_b, load(p + "attention.output.LayerNorm.bias", {h}));
-      ENGRAM_ASSIGN_OR_RETURN(l.up_t, m->Transposed({p + "intermediate.dense.weight"}, inter, h));
-      ENGRAM_ASSIGN_OR_RETURN(l.up_b, load(p + "intermediate.dense.bias", {inter}));
-      ENGRAM_ASSIGN_OR_RETURN(l.down_t, m->Transposed({p + "output.dense.weight"}, h, inter));
-      ENGRAM_ASSIGN_OR_RETURN(l.down_b, load(p + "output.dense.bias", {h}));
+      ENGRAM_ASSIGN_OR_RETURN(l.up, m->LoadDense({p + "intermediate.dense"}, inter, h));
+      ENGRAM_ASSIGN_OR_RETURN(l.down, m->LoadDense({p + "output.dense"}, h, inter));
       ENGRAM_ASSIGN_OR_RETURN(l.ln2_g, load(p + "output.LayerNorm.weight", {h}));
       ENGRAM_ASSIGN_OR_RETURN(l.ln2_b, load(p + "output.LayerNorm.bias", {h}));
       m->layers_.push_back(l);
@@ -247,15 +267,15 @@ Status BertModel::Forward(const PackedBatch& batch, Workspace* ws) const {
   add_norm(nullptr, emb_ln_g_, emb_ln_b_);
   const int inter = c.intermediate;
   for (const Layer& l : layers_) {
-    ParallelLinear(pool, x, h, l.qkv_t, l.qkv_b, ws->qkv.data(), 3 * h, m, 3 * h, h);
+    Apply(l.qkv, x, h, ws->qkv.data(), 3 * h, m, ws);
     Attention(batch, ws);
-    ParallelLinear(pool, ws->ctx.data(), h, l.o_t, l.o_b, ws->tmp.data(), h, m, h, h);
+    Apply(l.o, ws->ctx.data(), h, ws->tmp.data(), h, m, ws);
     add_norm(ws->tmp.data(), l.ln1_g, l.ln1_b);
-    ParallelLinear(pool, x, h, l.up_t, l.up_b, ws->up.data(), inter, m, inter, h);
+    Apply(l.up, x, h, ws->up.data(), inter, m, ws);
     ParallelRows(pool, m, [&](int r0, int r1) {
       kernels::Gelu(ws->up.data() + static_cast<size_t>(r0) * inter, static_cast<size_t>(r1 - r0) * inter);
     });
-    ParallelLinear(pool, ws->up.data(), inter, l.down_t, l.down_b, ws->tmp.data(), h, m, h, inter);
+    Apply(l.down, ws->up.data(), inter, ws->tmp.data(), h, m, ws);
     add_norm(ws->tmp.data(), l.ln2_g, l.ln2_b);
   }
   return Status::Ok();

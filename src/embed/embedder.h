@@ -35,9 +35,18 @@ class Embedder {
   virtual Result<std::vector<float>> Embed(const std::vector<std::string>& texts, EmbedKind kind) = 0;
 };
 
+// The arithmetic of the local runtime's dense layers: fp32, or bf16 weights
+// and inputs with fp32 sums (AVX-512 BF16 where the CPU has it, an
+// emulation elsewhere). bf16 embeddings stay within cosine 0.999 of fp32.
+enum class Precision { kFloat32, kBFloat16 };
+const char* PrecisionName(Precision p);  // "fp32", "bf16"
+// "fp32"/"float32"/"f32", "bf16"/"bfloat16"; anything else: InvalidArgument.
+Result<Precision> ParsePrecision(std::string_view name);
+
 struct BertOptions {
-  int threads = 0;                 // BLAS threads; 0 = all cores
+  int threads = 0;                 // encoder threads; 0 = all cores
   size_t max_batch_tokens = 8192;  // tokens packed into one forward pass
+  Precision precision = Precision::kFloat32;
 };
 
 // The local runtime on a model directory (see model_config.h).

@@ -1,4 +1,5 @@
 #include "embed/kernels.h"
+#include "embed/multiversion.h"
 
 #include <cblas.h>
 
@@ -14,12 +15,6 @@ void openblas_set_num_threads(int);
 int openblas_get_num_threads(void);
 char* openblas_get_corename(void);
 }
-
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#define ENGRAM_MULTIVERSION __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define ENGRAM_MULTIVERSION
-#endif
 
 namespace engram::embed::kernels {
 
@@ -46,100 +41,6 @@ float PrefillBias(const float* bias, float* c, int ldc, int m, int n) {
 void Linear(const float* a, int lda, const float* w, const float* bias, float* c, int ldc, int m, int n, int k) {
   const float beta = PrefillBias(bias, c, ldc, m, n);
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0f, a, lda, w, k, beta, c, ldc);
-}
-
-void LinearT(const float* a, int lda, const float* wt, const float* bias, float* c, int ldc, int m, int n, int k) {
-  const float beta = PrefillBias(bias, c, ldc, m, n);
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a, lda, wt, n, beta, c, ldc);
-}
-
-namespace {
-
-typedef float V16 __attribute__((vector_size(64)));
-
-__attribute__((always_inline)) inline V16 LoadV(const float* p) {
-  V16 v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-__attribute__((always_inline)) inline void StoreV(float* p, V16 v) { std::memcpy(p, &v, sizeof v); }
-
-// Up to 8 rows x 32 columns of C, accumulated in registers over all of k.
-template <int kRows>
-__attribute__((always_inline)) inline void FewRowsBlock(const float* a, int lda, const float* wt, int n, int k, float* c, int ldc, int col,
-                         const float* bias) {
-  V16 acc[kRows][2];
-  for (int r = 0; r < kRows; ++r) acc[r][0] = acc[r][1] = V16{};
-  const float* w = wt + col;
-  for (int kk = 0; kk < k; ++kk) {
-    const V16 w0 = LoadV(w), w1 = LoadV(w + 16);
-    w += n;
-    for (int r = 0; r < kRows; ++r) {
-      const float x = a[static_cast<size_t>(r) * lda + kk];
-      acc[r][0] += x * w0;
-      acc[r][1] += x * w1;
-    }
-  }
-  for (int r = 0; r < kRows; ++r) {
-    float* out = c + static_cast<size_t>(r) * ldc + col;
-    if (bias != nullptr) {
-      acc[r][0] += LoadV(bias + col);
-      acc[r][1] += LoadV(bias + col + 16);
-    }
-    StoreV(out, acc[r][0]);
-    StoreV(out + 16, acc[r][1]);
-  }
-}
-
-template <int kRows>
-__attribute__((always_inline)) inline void FewRowsTail(const float* a, int lda, const float* wt, int n, int k, float* c, int ldc, int col, int cols,
-                        const float* bias) {
-  for (int r = 0; r < kRows; ++r) {
-    for (int j = col; j < col + cols; ++j) {
-      float sum = bias != nullptr ? bias[j] : 0.0f;
-      for (int kk = 0; kk < k; ++kk) sum += a[static_cast<size_t>(r) * lda + kk] * wt[static_cast<size_t>(kk) * n + j];
-      c[static_cast<size_t>(r) * ldc + j] = sum;
-    }
-  }
-}
-
-// Rows [r, r + rows) of C at one column block (or the tail of fewer than 32 columns).
-__attribute__((always_inline)) inline void FewRowsAt(const float* a, int lda, const float* wt, const float* bias, float* c, int ldc, int n, int k,
-                      int r, int rows, int col, int cols) {
-  const float* ar = a + static_cast<size_t>(r) * lda;
-  float* cr = c + static_cast<size_t>(r) * ldc;
-  if (cols < 32) {
-    switch (rows) {
-#define ENGRAM_TAIL(R) \
-  case R: FewRowsTail<R>(ar, lda, wt, n, k, cr, ldc, col, cols, bias); return;
-      ENGRAM_TAIL(8) ENGRAM_TAIL(7) ENGRAM_TAIL(6) ENGRAM_TAIL(5) ENGRAM_TAIL(4) ENGRAM_TAIL(3) ENGRAM_TAIL(2)
-      ENGRAM_TAIL(1)
-#undef ENGRAM_TAIL
-      default: return;
-    }
-  }
-  switch (rows) {
-#define ENGRAM_BLOCK(R) \
-  case R: FewRowsBlock<R>(ar, lda, wt, n, k, cr, ldc, col, bias); return;
-    ENGRAM_BLOCK(8) ENGRAM_BLOCK(7) ENGRAM_BLOCK(6) ENGRAM_BLOCK(5) ENGRAM_BLOCK(4) ENGRAM_BLOCK(3) ENGRAM_BLOCK(2)
-    ENGRAM_BLOCK(1)
-#undef ENGRAM_BLOCK
-    default: return;
-  }
-}
-
-}  // namespace
-
-ENGRAM_MULTIVERSION
-void LinearFewRows(const float* a, int lda, const float* wt, const float* bias, float* c, int ldc, int m, int n, int k,
-                   int n0, int n1) {
-  // Column blocks outermost: each 32-column strip of the weight comes from
-  // memory once and stays in L2 while the row groups go past it.
-  for (int col = n0; col < n1; col += 32) {
-    const int cols = std::min(32, n1 - col);
-    for (int r = 0; r < m; r += 8) FewRowsAt(a, lda, wt, bias, c, ldc, n, k, r, std::min(8, m - r), col, cols);
-  }
 }
 
 void GemmNT(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int m, int n, int k, float alpha) {

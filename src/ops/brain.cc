@@ -177,7 +177,9 @@ Result<ImportReport> Brain::Import(const OperationContext& ctx, const fs::path& 
   io.dry_run = dry_run;
   io.scope = ScopeOf(options_);
   io.sensitive = SensitiveOf(options_);
-  return sync::ImportDirectory(*engine_, abs, io);
+  ENGRAM_ASSIGN_OR_RETURN(ImportReport report, sync::ImportDirectory(*engine_, abs, io));
+  if (!dry_run) std::tie(report.embedded, report.embedding_stale, report.embedding_note) = EmbedInline();
+  return report;
 }
 
 Result<std::unique_ptr<sync::WriteLock>> Brain::LockForWrite(std::string_view what) {

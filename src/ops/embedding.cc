@@ -33,6 +33,7 @@ Result<embed::Embedder*> Brain::GetEmbedder() {
     ENGRAM_ASSIGN_OR_RETURN(std::filesystem::path dir, ops::ResolveModelDir(o.embedding_model));
     embed::BertOptions bo;
     bo.threads = o.embedding_threads;
+    ENGRAM_ASSIGN_OR_RETURN(bo.precision, embed::ParsePrecision(o.embedding_precision));
     ENGRAM_ASSIGN_OR_RETURN(embedder_, embed::OpenBertEmbedder(dir, bo));
   } else {
     embed::OpenAiOptions ao;
@@ -144,8 +145,10 @@ std::tuple<int64_t, int64_t, std::string> Brain::EmbedInline() {
 Result<std::vector<float>> Brain::EmbedQuery(std::string_view query) {
   ENGRAM_ASSIGN_OR_RETURN(embed::Embedder * e, GetEmbedder());
   const std::string id = RecordedId(e->info());
-  ENGRAM_ASSIGN_OR_RETURN(auto cached, engine_->CachedQueryVector(id, query));
-  if (cached.has_value() && static_cast<int>(cached->size()) == e->info().dims) return *cached;
+  auto cached = engine_->CachedQueryVector(id, query);
+  if (cached.ok() && cached->has_value() && static_cast<int>((*cached)->size()) == e->info().dims) {
+    return std::move(**cached);
+  }
   ENGRAM_ASSIGN_OR_RETURN(std::vector<float> v, e->Embed({std::string(query)}, embed::EmbedKind::kQuery));
   (void)engine_->CacheQueryVector(id, query, v);  // a read-only or busy database only loses the cache entry
   return v;

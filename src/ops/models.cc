@@ -249,9 +249,16 @@ Status UseModel(const fs::path& config_file, const std::string& name) {
   std::string text;
   auto existing = common::ReadFile(config_file, 1 << 20);
   if (existing.ok()) text = *existing;
-  // Drop the old [embedding] section (up to the next section), then append ours.
+  std::string quoted;
+  for (char c : name) {
+    if (c == '"' || c == '\\') quoted += '\\';
+    quoted += c;
+  }
+  const std::string ours = "# Written by `engram model use`.\nprovider = \"bert\"\nmodel = \"" + quoted + "\"\n";
+  // In the [embedding] section, provider and model are replaced and every
+  // other setting (threads, precision, inline_limit…) is kept.
   std::string out;
-  bool skipping = false;
+  bool in_section = false, written = false;
   size_t start = 0;
   while (start < text.size()) {
     size_t end = text.find('\n', start);
@@ -259,16 +266,23 @@ Status UseModel(const fs::path& config_file, const std::string& name) {
     start = end == std::string::npos ? text.size() : end + 1;
     std::string trimmed = line.substr(0, line.find('#'));
     trimmed.erase(0, trimmed.find_first_not_of(" \t"));
-    if (!trimmed.empty() && trimmed[0] == '[') skipping = trimmed.rfind("[embedding]", 0) == 0;
-    if (!skipping) out += line + "\n";
+    if (!trimmed.empty() && trimmed[0] == '[') {
+      in_section = trimmed.rfind("[embedding]", 0) == 0;
+      out += line + "\n";
+      if (in_section && !written) out += ours, written = true;
+      continue;
+    }
+    if (line.rfind("# Written by `engram model use`.", 0) == 0) continue;
+    if (in_section) {
+      const std::string key = trimmed.substr(0, trimmed.find_first_of(" \t="));
+      if (key == "provider" || key == "model") continue;
+    }
+    out += line + "\n";
   }
-  while (out.size() >= 2 && out.substr(out.size() - 2) == "\n\n") out.pop_back();
-  std::string quoted;
-  for (char c : name) {
-    if (c == '"' || c == '\\') quoted += '\\';
-    quoted += c;
+  if (!written) {
+    while (out.size() >= 2 && out.substr(out.size() - 2) == "\n\n") out.pop_back();
+    out += "\n[embedding]\n" + ours;
   }
-  out += "\n[embedding]\n# Written by `engram model use`.\nprovider = \"bert\"\nmodel = \"" + quoted + "\"\n";
   return common::WriteFileAtomic(config_file, out);
 }
 

@@ -94,8 +94,35 @@ expect_json "$OUT" 'd["stale"]' 0
 expect_json "$OUT" 'd["model"]' tiny-bge-en
 expect_contains "$(cat "$B/.engram/config.toml")" '[search]' "other sections kept by model use"
 
-# The benchmark command runs on any model directory.
+# bf16: from config (kept by model use) and on the command line; the
+# recorded model stays, so nothing needs re-embedding.
+sed -i 's/^precision = "fp32"/precision = "bf16"/' "$B/.engram/config.toml"
+expect_exit 0 -- "$ENGRAM" --brain "$B" model use tiny-bge-en
+expect_contains "$(cat "$B/.engram/config.toml")" 'precision = "bf16"' "model use keeps precision"
+expect_exit 0 -- bash -c "printf -- '---\ntitle: Low\n---\nA bf16 page.\n' | \"$ENGRAM\" --brain \"$B\" put notes/low"
+expect_exit 0 -- "$ENGRAM" --brain "$B" --json status
+expect_json "$OUT" 'd["embedding"]["stale"]' 0
+expect_exit 2 -- env ENGRAM_EMBEDDING_PRECISION=fp16 "$ENGRAM" --brain "$B" status
+expect_contains "$ERR" 'embedding.precision must be "fp32" or "bf16"' "bad precision"
+expect_exit 0 -- "$ENGRAM" vectorize --model "$FIX/tiny-bge-zh" --precision bf16 "混合检索 hybrid"
+LOW=$(json_get "$OUT" 'd["vectors"][0]')
+expect_exit 0 -- "$ENGRAM" vectorize --model "$FIX/tiny-bge-zh" "混合检索 hybrid"
+expect_json "$OUT" 'round(sum(a*b for a, b in zip(d["vectors"][0], '"$LOW"')), 3)' 1.0
+expect_exit 2 -- "$ENGRAM" vectorize --model "$FIX/tiny-bge-zh" --precision int4 x
+expect_contains "$ERR" "unknown precision 'int4'" "bad --precision"
+
+# import embeds small change sets inline, as sync does.
+I="$WORK/imported"
+mkdir -p "$I/src" && cp -r "$(dirname "$0")/../../examples/vault/." "$I/src/"
+expect_exit 0 -- "$ENGRAM" init "$I/brain"
+expect_exit 0 -- env ENGRAM_EMBEDDING_PROVIDER=hash "$ENGRAM" --brain "$I/brain" --json import "$I/src"
+[[ "$(json_get "$OUT" 'd["embedded"]')" -gt 10 ]] || fail "import embedded nothing inline"
+expect_json "$OUT" 'd["embedding_stale"]' 0
+
+# The benchmark command runs on any model directory, in both precisions.
 expect_exit 0 -- "$ENGRAM" bench embed --model "$FIX/tiny-bge-zh" --batch 2 --seq 16 --repeats 1
 expect_json "$OUT" '"seq_per_s" in d and "single_ms" in d and "peak_rss_mb" in d' True
+expect_exit 0 -- "$ENGRAM" bench embed --model "$FIX/tiny-bge-zh" --batch 2 --seq 16 --repeats 1 --precision bf16
+expect_json "$OUT" 'd["precision"] == "bf16" and d["min_cosine_to_fp32"] > 0.999' True
 
 finish

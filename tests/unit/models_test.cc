@@ -144,13 +144,23 @@ TEST_F(PullTest, UnknownNamesAndMissingModels) {
   EXPECT_NE(missing.status().message().find("engram model pull"), std::string::npos);
 }
 
-TEST(UseModel, RewritesOnlyTheEmbeddingSection) {
+// provider and model change; the section's other settings and every other
+// section stay, and using a model twice does not pile up lines.
+TEST(UseModel, ReplacesProviderAndModelOnly) {
   fs::path dir = fs::temp_directory_path() / ("engram-use-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   fs::path config = dir / "config.toml";
-  std::ofstream(config) << "[search]\nlimit = 7\n\n[embedding]\nprovider = \"hash\"\n\n[store]\nbusy_timeout_ms = 10\n";
+  std::ofstream(config) << "[search]\nlimit = 7\n\n[embedding]\nprovider = \"hash\"\nmodel=\"old\"\nprecision = "
+                            "\"bf16\"\nthreads = 1\n\n[store]\nbusy_timeout_ms = 10\n";
+  ASSERT_TRUE(UseModel(config, Fixture().string()).ok());
   ASSERT_TRUE(UseModel(config, Fixture().string()).ok());
   std::string text = Slurp(config);
+  EXPECT_NE(text.find("precision = \"bf16\""), std::string::npos) << text;
+  EXPECT_NE(text.find("threads = 1"), std::string::npos) << text;
+  EXPECT_EQ(text.find("\"old\""), std::string::npos) << text;
+  EXPECT_EQ(text.find("provider"), text.rfind("provider")) << text;
+  EXPECT_LT(text.find("[embedding]"), text.find("provider")) << text;
+  EXPECT_LT(text.find("provider"), text.find("[store]")) << text;
   EXPECT_NE(text.find("limit = 7"), std::string::npos);
   EXPECT_NE(text.find("busy_timeout_ms = 10"), std::string::npos);
   EXPECT_EQ(text.find("\"hash\""), std::string::npos);
