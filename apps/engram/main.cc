@@ -21,7 +21,11 @@
 
 #include "engram/brain.h"
 #include "engram/eval.h"
+#include "search/context_block.h"
+#include "common/files.h"
+#include "common/utf8.h"
 #include "embed_commands.h"
+#include "vector_commands.h"
 #include "model_commands.h"
 #include "output.h"
 
@@ -188,18 +192,49 @@ int main(int argc, char** argv) {
   std::string query;
   size_t search_limit = 0;
   bool explain = false;
-  std::string search_mode = "keyword";
-  auto* search = app.add_subcommand("search", "Search the brain (bilingual BM25 over chunks + titles/aliases)");
+  std::string search_mode;
+  engram::ChunkFilter search_filter;
+  auto* search = app.add_subcommand(
+      "search", "Search the brain: keyword (bilingual BM25), vector (embeddings) or hybrid (both, fused)");
   search->add_option("QUERY", query, "Query text")->required();
   search->add_option("--limit,-n", search_limit, "Number of results (default: search.limit, 10)")
       ->check(CLI::Range(1, 1000));
-  search->add_option("--mode", search_mode, "keyword (vector and hybrid arrive with embeddings)")
-      ->check(CLI::IsMember({"keyword"}));
-  search->add_flag("--explain", explain, "Show each result's chunk and title BM25 scores, ranks and query terms");
+  search->add_option("--mode", search_mode,
+                     "keyword, vector or hybrid (default: search.mode; hybrid when a model is configured)")
+      ->check(CLI::IsMember({"keyword", "vector", "hybrid"}));
+  search->add_flag("--explain", explain, "Show how each result was scored, stage by stage");
+  search->add_option("--type", search_filter.types, "Only pages of this type (repeatable)");
+  search->add_option("--tag", search_filter.tags, "Only pages with this tag (repeatable)");
+  search->add_option("--folder", search_filter.folder, "Only pages whose path starts with this, e.g. people/");
+  search->add_option("--since", search_filter.since, "Only pages updated on or after this date (YYYY-MM-DD)");
+  search->add_option("--until", search_filter.until, "Only pages updated on or before this date (YYYY-MM-DD)");
   search->footer(
       "Query syntax: plain words (any may match; pages matching more and rarer words rank higher),\n"
       "\"quoted phrases\" and +required words that must match, -excluded words or -\"phrases\".\n"
-      "Chinese needs no spaces: 机器学习 matches 机器学习; Traditional characters find Simplified ones.");
+      "Chinese needs no spaces: 机器学习 matches 机器学习; Traditional characters find Simplified ones.\n"
+      "Hybrid: the query's intent (entity, temporal, event, concept, general) weights a keyword arm, a\n"
+      "title/alias arm and a vector arm, fused by reciprocal rank (k = 60), rescored 0.7 rrf + 0.3 cosine,\n"
+      "deduplicated (at most 2 chunks per page, no type over 60%) and boosted by backlinks. Filters\n"
+      "(--type, --tag, --folder, --since, --until) need hybrid or vector mode.");
+
+  // context
+  std::string context_query, context_memory, context_mode;
+  size_t context_chars = 2500, context_limit = 0;
+  auto* context = app.add_subcommand("context", "Print search results as a <retrieved_context> block for an agent");
+  context->add_option("QUERY", context_query, "Query text")->required();
+  context->add_option("--max-chars", context_chars, "Budget of the whole block in characters (default 2500)")
+      ->check(CLI::Range(200, 1000000));
+  context->add_option("--limit,-n", context_limit, "Results to consider (default: search.limit, 10)")
+      ->check(CLI::Range(1, 1000));
+  context->add_option("--memory", context_memory,
+                      "A MEMORY.md of preferences and facts, put first in the block (read at query time)");
+  context->add_option("--mode", context_mode, "keyword, vector or hybrid (default as for search)")
+      ->check(CLI::IsMember({"keyword", "vector", "hybrid"}));
+  context->footer(
+      "The block starts with a line saying that what follows is reference data, not instructions; each\n"
+      "entry gives slug, title, type, date, score and file:lines, then the text. Text is escaped (& < > as\n"
+      "entities, '[' at a line start) so nothing inside can close or imitate the block. The budget covers the\n"
+      "whole block; the entry that crosses it is cut with '…'. No match: an empty block (exit 0).");
 
   // status
   auto* status = app.add_subcommand("status", "Show the brain's location, page counts and recent import problems");
@@ -219,6 +254,7 @@ int main(int argc, char** argv) {
 
   int command_exit = -1;  // set by commands that run from their own callback
   engram::cli::AddEmbedCommands(app, &g.json, &command_exit);
+  engram::cli::AddVectorBenchCommand(app, &g.json, &command_exit);
   engram::cli::AddModelCommands(app, &g.json, &g.brain_dir, &command_exit);
 
   try {
@@ -440,10 +476,43 @@ int main(int argc, char** argv) {
     engram::SearchOptions so = brain.DefaultSearchOptions();
     if (search_limit > 0) so.limit = search_limit;
     so.explain = explain;
+    if (!search_mode.empty()) so.mode = search_mode;
+    so.filter = search_filter;
     auto r = brain.Search(ctx, query, so);
     if (!r.ok()) return Fail(r.status(), g);
     if (g.json) Print(engram::cli::ToJson(*r, explain));
     else std::cout << engram::cli::FormatSearch(*r, explain);
+    return 0;
+  }
+  if (*context) {
+    engram::SearchOptions so = brain.DefaultSearchOptions();
+    if (context_limit > 0) so.limit = context_limit;
+    if (!context_mode.empty()) so.mode = context_mode;
+    engram::search::ContextOptions co;
+    co.max_chars = context_chars;
+    if (!context_memory.empty()) {
+      auto text = engram::common::ReadFile(context_memory, 1 << 20);
+      if (!text.ok()) return Fail(text.status().WithContext("--memory"), g);
+      if (!engram::common::IsValidUtf8(*text)) {
+        return Fail(engram::Status::InvalidArgument(context_memory + ": not valid UTF-8"), g);
+      }
+      co.memory = *text;
+      co.memory_name = std::filesystem::path(context_memory).filename().string();
+    }
+    auto r = brain.Search(ctx, context_query, so);
+    std::vector<engram::SearchHit> hits;
+    if (r.ok()) {
+      hits = std::move(r->results);
+    } else if (r.status().code() != engram::StatusCode::kInvalidArgument ||
+               r.status().message().find("no searchable words") == std::string::npos) {
+      return Fail(r.status(), g);
+    }
+    const std::string block = engram::search::RenderContext(hits, co);
+    if (g.json) {
+      Print({{"query", context_query}, {"context", block}, {"count", hits.size()}});
+    } else {
+      std::cout << block;
+    }
     return 0;
   }
   if (*status) {

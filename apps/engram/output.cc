@@ -40,20 +40,40 @@ Json Issues(const std::vector<ImportIssue>& issues, const char* key) {
 Json ToJson(const SearchResponse& r, bool explain) {
   Json results = Json::array();
   for (const SearchHit& h : r.results) {
-    Json j = {{"slug", h.slug},     {"title", h.title},         {"type", h.type},
+    Json j = {{"slug", h.slug},     {"title", h.title},         {"type", h.type}, {"chunk_id", h.chunk_id},
+              {"date", h.date},
               {"score", h.score},   {"chunk_source", h.chunk_source}, {"text", h.text},
               {"path", h.path},     {"line_start", h.line_start}, {"line_end", h.line_end}};
-    if (explain) {
+    if (!h.timeline.empty()) {
+      Json tl = Json::array();
+      for (const auto& t : h.timeline) tl.push_back({{"date", t.date}, {"summary", t.summary}, {"source", t.source}});
+      j["timeline"] = std::move(tl);
+    }
+    if (explain && r.mode == "keyword") {
       j["explain"] = {{"chunk_bm25", h.explain.chunk_score}, {"title_bm25", h.explain.title_score},
                       {"chunk_rank", h.explain.chunk_rank},  {"title_rank", h.explain.title_rank},
                       {"name_match", h.explain.name_match},
                       {"terms", h.explain.terms}};
+    } else if (explain) {
+      Json arms = Json::array();
+      for (const auto& a : h.explain.arms) arms.push_back({{"arm", a.name}, {"rank", a.rank}, {"rrf", a.rrf}});
+      j["explain"] = {{"arms", arms},
+                      {"rrf", h.explain.rrf},
+                      {"compiled_truth_boost", h.explain.boost},
+                      {"cosine", h.explain.has_cosine ? Json(h.explain.cosine) : Json(nullptr)},
+                      {"backlinks", h.explain.backlinks},
+                      {"backlink_factor", h.explain.backlink_factor}};
     }
     results.push_back(std::move(j));
   }
   return {{"query", r.query},
           {"results", std::move(results)},
-          {"meta", {{"mode", r.mode}, {"count", r.results.size()}, {"took_ms", r.took_ms}, {"notes", r.notes}}}};
+          {"meta",
+           {{"mode", r.mode},
+            {"intent", r.intent.empty() ? Json(nullptr) : Json(r.intent)},
+            {"count", r.results.size()},
+            {"took_ms", r.took_ms},
+            {"notes", r.notes}}}};
 }
 
 Json ToJson(const ImportReport& r) {
@@ -149,7 +169,27 @@ std::string FormatSearch(const SearchResponse& r, bool explain) {
     out << ++n << ". " << h.title << "  [" << h.type << "]  " << h.slug << "  score " << score << "\n";
     out << "   " << h.path << ":" << h.line_start << "-" << h.line_end << " (" << h.chunk_source << ")\n";
     out << "   " << Snippet(h.text, 220) << "\n";
-    if (explain) {
+    for (const auto& t : h.timeline) out << "   - " << t.date << " | " << Snippet(t.summary, 120) << "\n";
+    if (explain && r.mode != "keyword") {
+      out << "   explain:";
+      for (const auto& a : h.explain.arms) {
+        if (a.rank < 0) continue;
+        std::snprintf(score, sizeof score, "%.4f", a.rrf);
+        out << " " << a.name << " #" << a.rank << " (" << score << ")";
+      }
+      std::snprintf(score, sizeof score, "%.3f", h.explain.rrf);
+      out << "; rrf " << score;
+      if (h.explain.boost != 1) out << " x" << h.explain.boost << " compiled truth";
+      if (h.explain.has_cosine) {
+        std::snprintf(score, sizeof score, "%.3f", h.explain.cosine);
+        out << "; cosine " << score;
+      }
+      if (h.explain.backlinks > 0) {
+        std::snprintf(score, sizeof score, "%.3f", h.explain.backlink_factor);
+        out << "; " << h.explain.backlinks << " backlinks x" << score;
+      }
+      out << "\n";
+    } else if (explain) {
       std::snprintf(score, sizeof score, "%.3f", h.explain.chunk_score);
       out << "   explain: chunk bm25 " << score << " (rank " << h.explain.chunk_rank << ")";
       std::snprintf(score, sizeof score, "%.3f", h.explain.title_score);
@@ -162,7 +202,8 @@ std::string FormatSearch(const SearchResponse& r, bool explain) {
   }
   char took[32];
   std::snprintf(took, sizeof took, "%.2f", r.took_ms);
-  out << r.results.size() << " result(s), " << r.mode << " mode, " << took << " ms\n";
+  out << r.results.size() << " result(s), " << r.mode << " mode"
+      << (r.intent.empty() ? std::string() : ", intent " + r.intent) << ", " << took << " ms\n";
   for (const auto& note : r.notes) out << "note: " << note << "\n";
   return out.str();
 }

@@ -26,6 +26,9 @@ namespace engram {
 namespace sync {
 class WriteLock;
 }
+namespace search {
+class VectorArm;
+}
 namespace embed {
 class Embedder;
 }
@@ -201,11 +204,15 @@ class Brain {
   // chunks; embeds nothing when more are stale. Returns (embedded, stale, note).
   std::tuple<int64_t, int64_t, std::string> EmbedInline();
   Result<EmbedReport> EmbedLocked(bool all, const std::function<void(int64_t, int64_t)>& progress);
+  // The vector index of the recorded model, caught up with the database.
+  Result<search::VectorArm*> Vectors();
 
   std::filesystem::path root_;
   BrainOptions options_;
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<embed::Embedder> embedder_;
+  std::unique_ptr<search::VectorArm> vectors_;  // opened by the first vector search
+  std::string vectors_note_;                     // what opening it did (built, caught up)
 };
 
 }  // namespace engram

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "engram/page.h"
+#include "engram/search.h"
 #include "engram/status.h"
 
 namespace engram {
@@ -130,6 +131,7 @@ struct ChunkRecord {
   int line_start = 0;
   int line_end = 0;
   bool is_private = false;
+  std::string updated_at;  // the page's
 };
 
 struct BrainStats {
@@ -205,6 +207,12 @@ struct EmbeddingCounts {
   int64_t current = 0;  // embedded by the given model
   int64_t stale = 0;    // not embedded, or by another model
 };
+// A chunk's stored vector.
+struct ChunkVector {
+  int64_t chunk_id = 0;
+  std::vector<float> vector;
+};
+
 // What is embedded for a chunk: the page title, a blank line, the chunk text.
 std::string ChunkEmbeddingText(std::string_view title, std::string_view text);
 std::string EmbeddingTextHash(std::string_view text);
@@ -297,6 +305,25 @@ class Engine {
   virtual Result<std::optional<std::vector<float>>> CachedQueryVector(std::string_view model,
                                                                       std::string_view query) = 0;
   virtual Status CacheQueryVector(std::string_view model, std::string_view query, const std::vector<float>& v) = 0;
+
+  // Every change to a chunk's vector (stored, replaced, or gone with its
+  // chunk) advances the vector generation and is logged, so that a vector
+  // index built at generation g can catch up with the changes after g.
+  virtual Result<int64_t> VectorGeneration() = 0;
+  // Chunk ids whose vector changed after generation since (deduplicated,
+  // ascending); nothing when the log no longer reaches back that far.
+  virtual Result<std::optional<std::vector<int64_t>>> VectorChangesSince(int64_t since) = 0;
+  // Keeps the log's last keep entries (an index older than that rebuilds).
+  virtual Status TrimVectorLog(int64_t keep) = 0;
+  // Vectors of model, for chunks with id > after_id (ascending, at most
+  // limit), or for the given ids (those without a vector of model are absent).
+  virtual Result<std::vector<ChunkVector>> ChunkVectors(std::string_view model, int64_t after_id, size_t limit) = 0;
+  virtual Result<std::vector<ChunkVector>> ChunkVectorsById(std::string_view model,
+                                                            const std::vector<int64_t>& ids) = 0;
+  // Ids of the chunks whose page passes the filter, ascending.
+  virtual Result<std::vector<int64_t>> FilterChunks(const ChunkFilter& filter) = 0;
+  // Inbound links of each page (pages without any are absent).
+  virtual Result<std::map<int64_t, int64_t>> BacklinkCounts(const std::vector<int64_t>& page_ids) = 0;
 
   virtual Result<BrainStats> Stats() = 0;
   virtual Status AppendIngestLog(const IngestLogEntry& entry) = 0;

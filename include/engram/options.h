@@ -19,6 +19,13 @@ struct BrainOptions {
   double bm25_k1 = 0.9;           // BM25 term-frequency saturation
   double bm25_b = 0.4;            // BM25 length normalisation
   double title_weight = 0.5;      // weight of the title/alias arm
+  std::string search_mode;        // "keyword", "vector", "hybrid"; "" = hybrid with a model, else keyword
+  // [vector] the index over chunk vectors.
+  int vector_exact_below = 10000;   // fewer vectors: exact search, no graph
+  int vector_exact_filter_max = 2000;  // filters allowing fewer chunks: exact search over them
+  int vector_m = 16;
+  int vector_ef_construction = 200;
+  int vector_ef_search = 64;
   // [scope] folders are paths from the brain root, matched on whole components
   std::vector<std::string> scope_include;  // when non-empty, only files under these folders
   std::vector<std::string> scope_exclude;  // never files under these folders

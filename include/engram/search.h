@@ -2,10 +2,27 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "engram/page.h"
+
 namespace engram {
+
+// Which chunks a search may return, by their page.
+struct ChunkFilter {
+  std::vector<std::string> types;  // any of these page types (empty: any)
+  std::vector<std::string> tags;   // pages with any of these tags (empty: any)
+  std::string source;              // source name ("" = any)
+  std::string folder;              // page path prefix, e.g. "people/" ("" = any)
+  std::string since, until;        // pages updated in [since, until] (ISO dates; "" = open)
+  bool include_private = false;
+  // True when only visibility restricts.
+  bool Unrestricted() const {
+    return types.empty() && tags.empty() && source.empty() && folder.empty() && since.empty() && until.empty();
+  }
+};
 
 struct SearchOptions {
   size_t limit = 10;
@@ -13,7 +30,12 @@ struct SearchOptions {
   bool explain = false;
   float bm25_k1 = 0.9f;
   float bm25_b = 0.4f;
-  float title_weight = 0.5f;     // weight of the title/alias arm against the chunk arm
+  float title_weight = 0.5f;     // weight of the title/alias arm against the chunk arm (keyword mode)
+  // "keyword", "vector" or "hybrid"; "" = hybrid when the brain has an
+  // embedding model, else keyword.
+  std::string mode;
+  ChunkFilter filter;            // hybrid and vector modes (keyword mode: visibility only)
+  std::string source = "default";  // the source of the pages (entity timelines)
 };
 
 // Why a result ranked where it did (--explain).
@@ -24,9 +46,24 @@ struct SearchExplain {
   int title_rank = -1;
   bool name_match = false;         // the query equals the title or an alias: ranked first
   std::vector<std::string> terms;  // analysed query terms
+  // Hybrid and vector modes: each stage's part.
+  struct Arm {
+    std::string name;  // "keyword", "title", "vector", "vector:1"…
+    int rank = -1;     // 0-based rank in the arm, -1 when absent
+    double rrf = 0;    // weight / (60 + rank)
+  };
+  std::vector<Arm> arms;
+  double rrf = 0;               // fused, normalised by the maximum
+  double boost = 1;             // compiled-truth boost (entity questions)
+  double cosine = 0;            // cos(query, chunk); meaningful when has_cosine
+  bool has_cosine = false;
+  int64_t backlinks = 0;        // inbound links of the page
+  double backlink_factor = 1;
 };
 
 struct SearchHit {
+  int64_t chunk_id = 0;
+  int64_t page_id = 0;
   std::string slug;
   std::string title;
   std::string type;
@@ -36,12 +73,17 @@ struct SearchHit {
   std::string path;
   int line_start = 0;
   int line_end = 0;
+  std::string date;  // the page's last update, YYYY-MM-DD
+  // Entity questions: the named page's timeline, newest last (the text is
+  // its compiled truth).
+  std::vector<TimelineEntry> timeline;
   SearchExplain explain;
 };
 
 struct SearchResponse {
   std::string query;
   std::string mode = "keyword";
+  std::string intent;  // hybrid and vector modes
   std::vector<SearchHit> results;
   double took_ms = 0;
   std::vector<std::string> notes;  // e.g. "vector arm off: no embedder configured"

@@ -9,6 +9,7 @@
 #include "embed/embedder.h"
 #include "ops/config.h"
 #include "search/keyword_search.h"
+#include "search/vector_arm.h"
 #include "sync/git_repo.h"
 #include "sync/git_sync.h"
 #include "sync/hooks.h"
@@ -365,12 +366,8 @@ SearchOptions Brain::DefaultSearchOptions() const {
   o.bm25_k1 = static_cast<float>(options_.bm25_k1);
   o.bm25_b = static_cast<float>(options_.bm25_b);
   o.title_weight = static_cast<float>(options_.title_weight);
+  o.mode = options_.search_mode;
   return o;
-}
-
-Result<SearchResponse> Brain::Search(const OperationContext& ctx, std::string_view query, SearchOptions options) {
-  options.include_private = !ctx.remote;
-  return search::KeywordSearch(*engine_, query, options);
 }
 
 Result<BrainStats> Brain::Stats() { return engine_->Stats(); }

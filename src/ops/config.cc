@@ -37,6 +37,15 @@ const std::vector<Setting>& Settings() {
       {"search", "bm25_k1", 0, 10, false, [](BrainOptions* o, double v) { o->bm25_k1 = v; }},
       {"search", "bm25_b", 0, 1, false, [](BrainOptions* o, double v) { o->bm25_b = v; }},
       {"search", "title_weight", 0, 100, false, [](BrainOptions* o, double v) { o->title_weight = v; }},
+      {"vector", "exact_below", 0, 1e9, true,
+       [](BrainOptions* o, double v) { o->vector_exact_below = static_cast<int>(v); }},
+      {"vector", "exact_filter_max", 0, 1e9, true,
+       [](BrainOptions* o, double v) { o->vector_exact_filter_max = static_cast<int>(v); }},
+      {"vector", "m", 2, 256, true, [](BrainOptions* o, double v) { o->vector_m = static_cast<int>(v); }},
+      {"vector", "ef_construction", 1, 100000, true,
+       [](BrainOptions* o, double v) { o->vector_ef_construction = static_cast<int>(v); }},
+      {"vector", "ef_search", 1, 100000, true,
+       [](BrainOptions* o, double v) { o->vector_ef_search = static_cast<int>(v); }},
       {"embedding", "dimensions", 0, 65536, true,
        [](BrainOptions* o, double v) { o->embedding_dimensions = static_cast<int>(v); }},
       {"embedding", "threads", 0, 256, true, [](BrainOptions* o, double v) { o->embedding_threads = static_cast<int>(v); }},
@@ -69,6 +78,7 @@ struct TextSetting {
 
 const std::vector<TextSetting>& TextSettings() {
   static const std::vector<TextSetting> kText = {
+      {"search", "mode", &BrainOptions::search_mode},
       {"embedding", "provider", &BrainOptions::embedding_provider},
       {"embedding", "model", &BrainOptions::embedding_model},
       {"embedding", "base_url", &BrainOptions::embedding_base_url},
@@ -86,6 +96,10 @@ Status Validate(const BrainOptions& o) {
   }
   if ((p == "bert" || p == "openai") && o.embedding_model.empty()) {
     return Status::InvalidArgument("embedding.provider = \"" + p + "\" needs embedding.model");
+  }
+  if (!o.search_mode.empty() && o.search_mode != "keyword" && o.search_mode != "vector" && o.search_mode != "hybrid") {
+    return Status::InvalidArgument("search.mode must be \"keyword\", \"vector\" or \"hybrid\", not \"" +
+                                   o.search_mode + "\"");
   }
   if (!embed::ParsePrecision(o.embedding_precision).ok()) {
     return Status::InvalidArgument("embedding.precision must be \"fp32\" or \"bf16\", not \"" + o.embedding_precision +
@@ -148,8 +162,23 @@ limit = 10
 bm25_k1 = 0.9
 bm25_b = 0.4
 # Weight of the title/alias arm added to the best chunk's BM25 score
-# (0 turns the arm off).
+# (0 turns the arm off). Keyword mode.
 title_weight = 0.5
+# "keyword", "vector" or "hybrid"; empty: hybrid when [embedding] names a
+# model, else keyword. `engram search --mode` overrides it.
+mode = ""
+
+[vector]
+# The index over chunk vectors (.engram/vectors-*.hnsw, rebuilt from the
+# database whenever it is missing, damaged or behind). Brains with fewer
+# vectors than exact_below are searched exactly, without a graph; so are
+# filters that allow fewer than exact_filter_max chunks.
+exact_below = 10000
+exact_filter_max = 2000
+# HNSW links per node, candidates while inserting and while searching.
+m = 16
+ef_construction = 200
+ef_search = 64
 
 [scope]
 # Folders (paths from the brain root, matched on whole components) to index;

@@ -324,6 +324,8 @@ Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, con
     if (it == by_id.end()) continue;  // a page without chunks (empty body) and no text to show
     const ChunkRecord& r = *it->second;
     SearchHit hit;
+    hit.chunk_id = r.chunk_id;
+    hit.page_id = r.page_id;
     hit.slug = r.slug;
     hit.title = r.title;
     hit.type = r.type;
@@ -333,8 +335,14 @@ Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, con
     hit.path = r.path;
     hit.line_start = r.line_start;
     hit.line_end = r.line_end;
+    hit.date = r.updated_at.substr(0, 10);
     if (options.explain) {
-      hit.explain = {p.chunk_score, p.title_score, p.chunk_rank, p.title_rank, p.name_match, explain_terms};
+      hit.explain.chunk_score = p.chunk_score;
+      hit.explain.title_score = p.title_score;
+      hit.explain.chunk_rank = p.chunk_rank;
+      hit.explain.title_rank = p.title_rank;
+      hit.explain.name_match = p.name_match;
+      hit.explain.terms = explain_terms;
     }
     response.results.push_back(std::move(hit));
   }

@@ -425,5 +425,71 @@ TEST(SqliteEngine, EmbeddingsSurviveOnlyUnchangedChunks) {
   EXPECT_FALSE(e->CachedQueryVector("m2", "q")->has_value());
 }
 
+// The vector log: storing, carrying over and deleting vectors advance the
+// generation and log the chunk ids; a trimmed log says it cannot reach back.
+// Plus the filters and backlink counts of hybrid search.
+TEST(SqliteEngine, VectorLogFiltersAndBacklinks) {
+  TempDir dir;
+  auto e = OpenFresh(dir);
+  EXPECT_EQ(*e->VectorGeneration(), 0);
+  ASSERT_TRUE(e->PutPage(Prepare("concepts/hybrid.md", "---\ntitle: Hybrid\ntags: [search]\n---\nFusion of arms.\n")).ok());
+  ASSERT_TRUE(e->PutPage(Prepare("people/ann.md", "---\ntitle: Ann\nvisibility: private\n---\nSee [[concepts/hybrid]].\n")).ok());
+  auto tasks = e->ChunksToEmbed("m", false, 0, 100);
+  ASSERT_EQ(tasks->size(), 2u);
+  std::vector<EmbeddingWrite> rows;
+  for (const auto& t : *tasks) rows.push_back({t.chunk_id, "m", EmbeddingTextHash(t.text), {0.6f, 0.8f}});
+  ASSERT_TRUE(e->StoreEmbeddings(rows).ok());
+  const int64_t g1 = *e->VectorGeneration();
+  EXPECT_EQ(g1, 2);
+  auto changes = e->VectorChangesSince(0);
+  ASSERT_TRUE(changes.ok() && changes->has_value());
+  EXPECT_EQ(**changes, (std::vector<int64_t>{(*tasks)[0].chunk_id, (*tasks)[1].chunk_id}));
+  EXPECT_TRUE((*e->VectorChangesSince(g1))->empty());
+  auto vectors = e->ChunkVectors("m", 0, 10);
+  ASSERT_EQ(vectors->size(), 2u);
+  EXPECT_EQ((*vectors)[0].vector, (std::vector<float>{0.6f, 0.8f}));
+  EXPECT_TRUE(e->ChunkVectors("other", 0, 10)->empty());
+  EXPECT_EQ(e->ChunkVectorsById("m", {(*tasks)[1].chunk_id, 999})->size(), 1u);
+  // Deleting a page logs its chunk's vector as gone.
+  ASSERT_TRUE(e->DeletePage("default", "people/ann").ok());
+  EXPECT_GT(*e->VectorGeneration(), g1);
+  changes = e->VectorChangesSince(g1);
+  ASSERT_TRUE(changes->has_value());
+  EXPECT_EQ((*changes)->size(), 1u);
+  EXPECT_TRUE(e->ChunkVectorsById("m", **changes)->empty());
+  // Trimmed: generation 0 can no longer catch up, the latest still can.
+  ASSERT_TRUE(e->TrimVectorLog(1).ok());
+  EXPECT_FALSE(e->VectorChangesSince(0)->has_value());
+  EXPECT_TRUE(e->VectorChangesSince(g1)->has_value());
+  // Filters.
+  ASSERT_TRUE(e->PutPage(Prepare("people/bob.md", "---\ntitle: Bob\nvisibility: private\n---\nBob on [[concepts/hybrid]].\n")).ok());
+  ChunkFilter f;
+  EXPECT_EQ(e->FilterChunks(f)->size(), 1u);  // Bob is private
+  f.include_private = true;
+  EXPECT_EQ(e->FilterChunks(f)->size(), 2u);
+  f.types = {"person"};
+  EXPECT_EQ(e->FilterChunks(f)->size(), 1u);
+  f.types.clear();
+  f.tags = {"search"};
+  EXPECT_EQ(e->FilterChunks(f)->size(), 1u);
+  f.tags.clear();
+  f.folder = "people/";
+  EXPECT_EQ(e->FilterChunks(f)->size(), 1u);
+  f.folder = "peop";  // a prefix of the path, as given
+  EXPECT_EQ(e->FilterChunks(f)->size(), 1u);
+  f.folder.clear();
+  f.since = "2999-01-01";
+  EXPECT_TRUE(e->FilterChunks(f)->empty());
+  f.since.clear();
+  f.until = "2000-01-01";
+  EXPECT_TRUE(e->FilterChunks(f)->empty());
+  // Backlinks: Bob links to the hybrid page.
+  auto page = e->GetPage("default", "concepts/hybrid");
+  ASSERT_TRUE(page.ok());
+  auto counts = e->BacklinkCounts({page->id});
+  ASSERT_TRUE(counts.ok());
+  EXPECT_EQ(counts->at(page->id), 1);
+}
+
 }  // namespace
 }  // namespace engram

@@ -10,7 +10,7 @@ namespace engram::store::sqlite {
 namespace {
 
 // Migration N is kMigrations[N-1]. Never edit a released migration: append.
-constexpr std::array<const char*, 5> kMigrations = {
+constexpr std::array<const char*, 6> kMigrations = {
     // 1: the foundation schema.
     R"sql(
 CREATE TABLE sources (
@@ -188,6 +188,21 @@ CREATE TABLE query_cache (
   PRIMARY KEY (model, query_hash)
 ) WITHOUT ROWID;
 CREATE INDEX chunks_embedding_model ON chunks(embedding_model, id);
+)sql",
+    // 6: the vector log: every change to a chunk's vector appends the chunk
+    // id; the largest seq ever issued is the vector generation that index
+    // files record (sqlite_sequence keeps it across trims).
+    R"sql(
+CREATE TABLE vector_log (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  chunk_id INTEGER NOT NULL
+);
+CREATE TRIGGER chunks_vector_insert AFTER INSERT ON chunks WHEN NEW.embedding IS NOT NULL
+BEGIN INSERT INTO vector_log(chunk_id) VALUES (NEW.id); END;
+CREATE TRIGGER chunks_vector_update AFTER UPDATE OF embedding, embedding_model ON chunks
+BEGIN INSERT INTO vector_log(chunk_id) VALUES (NEW.id); END;
+CREATE TRIGGER chunks_vector_delete AFTER DELETE ON chunks WHEN OLD.embedding IS NOT NULL
+BEGIN INSERT INTO vector_log(chunk_id) VALUES (OLD.id); END;
 )sql",
 };
 

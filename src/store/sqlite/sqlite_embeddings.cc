@@ -105,5 +105,126 @@ Status SqliteEngine::CacheQueryVector(std::string_view model, std::string_view q
   return trim->Run();
 }
 
+Result<int64_t> SqliteEngine::VectorGeneration() {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT seq FROM sqlite_sequence WHERE name = 'vector_log'"));
+  int64_t g = 0;
+  if (q->Step()) g = q->Int(0);
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  q->Reset();
+  return g;
+}
+
+Result<std::optional<std::vector<int64_t>>> SqliteEngine::VectorChangesSince(int64_t since) {
+  ENGRAM_ASSIGN_OR_RETURN(int64_t generation, VectorGeneration());
+  std::optional<std::vector<int64_t>> out;
+  if (since >= generation) return std::optional<std::vector<int64_t>>(std::vector<int64_t>{});
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * first, S("SELECT min(seq) FROM vector_log"));
+  int64_t oldest = 0;
+  if (first->Step() && !first->IsNull(0)) oldest = first->Int(0);
+  ENGRAM_RETURN_IF_ERROR(first->status());
+  first->Reset();
+  if (oldest == 0 || oldest > since + 1) return out;  // trimmed past since
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT DISTINCT chunk_id FROM vector_log WHERE seq > ? ORDER BY chunk_id"));
+  q->Bind(1, since);
+  out.emplace();
+  while (q->Step()) out->push_back(q->Int(0));
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  return out;
+}
+
+Status SqliteEngine::TrimVectorLog(int64_t keep) {
+  ENGRAM_ASSIGN_OR_RETURN(int64_t generation, VectorGeneration());
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("DELETE FROM vector_log WHERE seq <= ?"));
+  q->Bind(1, generation - keep);
+  return q->Run();
+}
+
+namespace {
+
+Result<std::vector<ChunkVector>> ReadVectors(Stmt* q) {
+  std::vector<ChunkVector> out;
+  while (q->Step()) out.push_back({q->Int(0), FromBytes(q->Blob(1))});
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  q->Reset();
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<ChunkVector>> SqliteEngine::ChunkVectors(std::string_view model, int64_t after_id, size_t limit) {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id, embedding FROM chunks WHERE embedding_model = ? AND id > ? AND "
+                                      "embedding IS NOT NULL ORDER BY id LIMIT ?"));
+  q->Bind(1, model).Bind(2, after_id).Bind(3, static_cast<int64_t>(limit));
+  return ReadVectors(q);
+}
+
+Result<std::vector<ChunkVector>> SqliteEngine::ChunkVectorsById(std::string_view model,
+                                                               const std::vector<int64_t>& ids) {
+  std::vector<ChunkVector> out;
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id, embedding FROM chunks WHERE id = ? AND embedding_model = ? AND "
+                                      "embedding IS NOT NULL"));
+  for (int64_t id : ids) {
+    q->Bind(1, id).Bind(2, model);
+    if (q->Step()) out.push_back({q->Int(0), FromBytes(q->Blob(1))});
+    ENGRAM_RETURN_IF_ERROR(q->status());
+    q->Reset();
+  }
+  return out;
+}
+
+Result<std::vector<int64_t>> SqliteEngine::FilterChunks(const ChunkFilter& f) {
+  std::string sql = "SELECT c.id FROM chunks c JOIN pages p ON p.id = c.page_id WHERE 1";
+  std::vector<std::string> args;
+  auto any_of = [&](const std::vector<std::string>& values, const char* column_test) {
+    sql += " AND (0";
+    for (const auto& v : values) {
+      sql += std::string(" OR ") + column_test;
+      args.push_back(v);
+    }
+    sql += ")";
+  };
+  if (!f.include_private) sql += " AND p.visibility = 'public'";
+  if (!f.types.empty()) any_of(f.types, "p.type = ?");
+  if (!f.tags.empty()) any_of(f.tags, "EXISTS (SELECT 1 FROM tags t WHERE t.page_id = p.id AND t.tag = ?)");
+  if (!f.source.empty()) {
+    sql += " AND p.source_id = (SELECT id FROM sources WHERE name = ?)";
+    args.push_back(f.source);
+  }
+  if (!f.folder.empty()) {
+    sql += " AND substr(p.path, 1, length(?)) = ?";
+    args.push_back(f.folder);
+    args.push_back(f.folder);
+  }
+  if (!f.since.empty()) {
+    sql += " AND p.updated_at >= ?";
+    args.push_back(f.since);
+  }
+  if (!f.until.empty()) {
+    sql += " AND substr(p.updated_at, 1, length(?)) <= ?";
+    args.push_back(f.until);
+    args.push_back(f.until);
+  }
+  sql += " ORDER BY c.id";
+  ENGRAM_ASSIGN_OR_RETURN(Stmt q, Prepare(db_.get(), sql));
+  for (size_t i = 0; i < args.size(); ++i) q.Bind(static_cast<int>(i + 1), args[i]);
+  std::vector<int64_t> out;
+  while (q.Step()) out.push_back(q.Int(0));
+  ENGRAM_RETURN_IF_ERROR(q.status());
+  return out;
+}
+
+Result<std::map<int64_t, int64_t>> SqliteEngine::BacklinkCounts(const std::vector<int64_t>& page_ids) {
+  std::map<int64_t, int64_t> out;
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT count(*) FROM links l JOIN pages p ON p.id = ? WHERE l.to_slug = "
+                                      "p.slug AND l.from_page != p.id"));
+  for (int64_t id : page_ids) {
+    q->Bind(1, id);
+    if (q->Step() && q->Int(0) > 0) out[id] = q->Int(0);
+    ENGRAM_RETURN_IF_ERROR(q->status());
+    q->Reset();
+  }
+  return out;
+}
+
 }  // namespace store::sqlite
 }  // namespace engram

@@ -66,6 +66,13 @@ class SqliteEngine final : public Engine {
   Status StoreEmbeddings(const std::vector<EmbeddingWrite>& rows) override;
   Result<EmbeddingCounts> CountEmbeddings(std::string_view model) override;
   Result<std::optional<std::vector<float>>> CachedQueryVector(std::string_view model, std::string_view query) override;
+  Result<int64_t> VectorGeneration() override;
+  Result<std::optional<std::vector<int64_t>>> VectorChangesSince(int64_t since) override;
+  Status TrimVectorLog(int64_t keep) override;
+  Result<std::vector<ChunkVector>> ChunkVectors(std::string_view model, int64_t after_id, size_t limit) override;
+  Result<std::vector<ChunkVector>> ChunkVectorsById(std::string_view model, const std::vector<int64_t>& ids) override;
+  Result<std::vector<int64_t>> FilterChunks(const ChunkFilter& filter) override;
+  Result<std::map<int64_t, int64_t>> BacklinkCounts(const std::vector<int64_t>& page_ids) override;
   Status CacheQueryVector(std::string_view model, std::string_view query, const std::vector<float>& v) override;
   Result<BrainStats> Stats() override;
   Status AppendIngestLog(const IngestLogEntry& entry) override;

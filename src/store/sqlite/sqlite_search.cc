@@ -364,7 +364,7 @@ Result<std::vector<int64_t>> SqliteEngine::PagesNamed(std::string_view name, boo
 namespace {
 constexpr const char* kChunkColumns =
     "SELECT c.id, c.page_id, p.slug, p.title, p.type, p.path, c.source, c.text, c.line_start, c.line_end, "
-    "p.visibility FROM chunks c JOIN pages p ON p.id = c.page_id ";
+    "p.visibility, p.updated_at FROM chunks c JOIN pages p ON p.id = c.page_id ";
 
 ChunkRecord ReadChunk(const Stmt& q) {
   ChunkRecord r;
@@ -379,6 +379,7 @@ ChunkRecord ReadChunk(const Stmt& q) {
   r.line_start = static_cast<int>(q.Int(8));
   r.line_end = static_cast<int>(q.Int(9));
   r.is_private = q.Text(10) == "private";
+  r.updated_at = q.Text(11);
   return r;
 }
 }  // namespace

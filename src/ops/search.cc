@@ -1,0 +1,84 @@
+// Brain::Search: keyword, vector or hybrid retrieval over the brain, and the
+// vector index that the vector arm reads.
+#include <cctype>
+
+#include "embed/embedder.h"
+#include "engram/brain.h"
+#include "search/hybrid.h"
+#include "search/keyword_search.h"
+#include "search/vector_arm.h"
+
+namespace engram {
+
+namespace {
+
+constexpr const char* kModelKey = "embedding.model";
+constexpr const char* kDimsKey = "embedding.dims";
+
+// .engram/vectors-<model id, made file-safe>.hnsw
+std::filesystem::path IndexFile(const std::filesystem::path& root, const std::string& model) {
+  std::string name;
+  for (char c : model) name += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' ? c : '_';
+  return root / ".engram" / ("vectors-" + name + ".hnsw");
+}
+
+}  // namespace
+
+Result<search::VectorArm*> Brain::Vectors() {
+  ENGRAM_ASSIGN_OR_RETURN(std::string model, engine_->GetConfigValue(kModelKey));
+  ENGRAM_ASSIGN_OR_RETURN(std::string dims, engine_->GetConfigValue(kDimsKey));
+  if (model.empty() || dims.empty()) {
+    return Status::FailedPrecondition("nothing is embedded yet: run `engram embed`");
+  }
+  if (vectors_ && vectors_->dims() == std::stoi(dims)) return vectors_.get();
+  search::VectorIndexOptions vo;
+  vo.exact_below = static_cast<size_t>(options_.vector_exact_below);
+  vo.exact_filter_max = static_cast<size_t>(options_.vector_exact_filter_max);
+  vo.m = options_.vector_m;
+  vo.ef_construction = options_.vector_ef_construction;
+  vo.ef_search = options_.vector_ef_search;
+  ENGRAM_ASSIGN_OR_RETURN(vectors_, search::VectorArm::Open(*engine_, IndexFile(root_, model), model,
+                                                            std::stoi(dims), vo, &vectors_note_));
+  return vectors_.get();
+}
+
+Result<SearchResponse> Brain::Search(const OperationContext& ctx, std::string_view query, SearchOptions options) {
+  options.include_private = !ctx.remote;
+  options.filter.include_private = options.include_private;
+  std::string mode = options.mode.empty() ? options_.search_mode : options.mode;
+  if (mode.empty()) mode = options_.embedding_provider == "none" ? "keyword" : "hybrid";
+  if (mode != "keyword" && mode != "vector" && mode != "hybrid") {
+    return Status::InvalidArgument("search mode must be keyword, vector or hybrid, not '" + mode + "'");
+  }
+  options.mode = mode;
+  if (mode == "keyword") {
+    if (!options.filter.Unrestricted()) {
+      return Status::InvalidArgument("filters need --mode hybrid or vector (keyword mode filters by visibility only)");
+    }
+    return search::KeywordSearch(*engine_, query, options);
+  }
+  search::VectorQuery vq;
+  auto arm = Vectors();
+  if (!arm.ok()) {
+    vq.off_reason = arm.status().message();
+  } else {
+    auto v = EmbedQuery(query);
+    if (!v.ok()) {
+      vq.off_reason = "the query could not be embedded: " + v.status().message();
+    } else if (static_cast<int>(v->size()) != (*arm)->dims()) {
+      vq.off_reason = "the configured model gives " + std::to_string(v->size()) + " dimensions, the brain's vectors " +
+                      std::to_string((*arm)->dims()) + ": run `engram embed --all`";
+    } else {
+      vq.arm = *arm;
+      vq.vectors.push_back(std::move(*v));
+    }
+  }
+  ENGRAM_ASSIGN_OR_RETURN(SearchResponse r, search::HybridSearch(*engine_, query, options, vq));
+  if (!vectors_note_.empty()) {
+    r.notes.push_back(vectors_note_);
+    vectors_note_.clear();
+  }
+  return r;
+}
+
+}  // namespace engram

@@ -1,0 +1,226 @@
+#include "search/hybrid.h"
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "common/utf8.h"
+#include "search/dedup.h"
+#include "search/fusion.h"
+#include "search/intent.h"
+#include "search/keyword_search.h"
+#include "search/query_parser.h"
+#include "text/analyzer.h"
+
+namespace engram::search {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The entity-name list outweighs any two other arms at rank 0.
+constexpr double kNameWeight = 3.0;
+
+struct Arms {
+  std::vector<RankedList> lists;
+  std::unordered_map<int64_t, int64_t> page_chunk;  // page -> its best chunk in the keyword arm
+  std::vector<std::string> notes;
+};
+
+bool Allowed(const std::optional<std::unordered_set<int64_t>>& allowed, int64_t chunk) {
+  return !allowed.has_value() || allowed->count(chunk) != 0;
+}
+
+Status KeywordArms(Engine& engine, std::string_view query, const SearchOptions& options, size_t depth,
+                   const ArmWeights& w, const std::optional<std::unordered_set<int64_t>>& allowed, bool vector_on,
+                   Arms* arms) {
+  SearchOptions ko = options;
+  ko.limit = depth;
+  ko.title_weight = 0;  // the title arm is its own list below
+  ko.explain = false;
+  auto kr = KeywordSearch(engine, query, ko);
+  if (!kr.ok()) {
+    // A query of stop words or punctuation still has a meaning to embed.
+    if (kr.status().code() != StatusCode::kInvalidArgument || !vector_on) return kr.status();
+    arms->notes.push_back("keyword arm off: " + kr.status().message());
+    return Status::Ok();
+  }
+  // An entity question naming a page's title or alias ("who is Zhang San")
+  // puts that page on a list of its own, weighted above the others.
+  if (ClassifyIntent(query) == Intent::kEntity) {
+    const std::string name = EntityName(query);
+    if (!name.empty()) {
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<int64_t> named, engine.PagesNamed(name, options.include_private));
+      RankedList list{"name", kNameWeight, {}};
+      for (int64_t page : named) {
+        ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, engine.GetPageChunks(page));
+        if (!chunks.empty() && Allowed(allowed, chunks.front().chunk_id)) list.ids.push_back(chunks.front().chunk_id);
+      }
+      if (!list.ids.empty()) arms->lists.push_back(std::move(list));
+    }
+  }
+  RankedList keyword{"keyword", w.keyword, {}};
+  for (const SearchHit& h : kr->results) {
+    if (!Allowed(allowed, h.chunk_id)) continue;
+    keyword.ids.push_back(h.chunk_id);
+    arms->page_chunk.emplace(h.page_id, h.chunk_id);
+  }
+  arms->lists.push_back(std::move(keyword));
+  // Title/alias arm: the query's words (without the query syntax) against
+  // titles and aliases; a page stands in with its best keyword chunk, else
+  // its first chunk.
+  KeywordQuery tq;
+  tq.include_private = options.include_private;
+  tq.k1 = options.bm25_k1;
+  tq.b = options.bm25_b;
+  tq.limit = depth;
+  for (const QueryClause& c : ParseQuery(query)) {
+    if (c.kind == QueryClause::Kind::kExcluded) continue;
+    for (std::string& t : text::AnalyzeTerms(c.text)) tq.terms.push_back({std::move(t), 1.0f, false});
+  }
+  if (tq.terms.empty()) return Status::Ok();
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<KeywordHit> titles, engine.SearchTitles(tq));
+  RankedList title{"title", w.title, {}};
+  for (const KeywordHit& h : titles) {
+    int64_t chunk = 0;
+    if (auto it = arms->page_chunk.find(h.page_id); it != arms->page_chunk.end()) {
+      chunk = it->second;
+    } else {
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, engine.GetPageChunks(h.page_id));
+      if (chunks.empty()) continue;
+      chunk = chunks.front().chunk_id;
+    }
+    if (Allowed(allowed, chunk)) title.ids.push_back(chunk);
+  }
+  arms->lists.push_back(std::move(title));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<SearchResponse> HybridSearch(Engine& engine, std::string_view query, const SearchOptions& options,
+                                    const VectorQuery& vq) {
+  const auto start = Clock::now();
+  SearchResponse response;
+  response.query = std::string(query);
+  response.mode = options.mode;
+  if (!common::IsValidUtf8(query)) return Status::InvalidArgument("query is not valid UTF-8");
+  if (query.find_first_not_of(" \t\r\n") == std::string_view::npos) return Status::InvalidArgument("query is empty");
+  const bool vector_on = vq.arm != nullptr && !vq.vectors.empty();
+  const bool keyword_on = options.mode != "vector";
+  if (!vector_on && !keyword_on) {
+    return Status::FailedPrecondition("vector search needs embeddings: " + vq.off_reason);
+  }
+  const Intent intent = ClassifyIntent(query);
+  response.intent = IntentName(intent);
+  const ArmWeights w = WeightsFor(intent);
+  const size_t limit = std::max<size_t>(options.limit, 1);
+  const size_t depth = std::max<size_t>(limit * 5, 50);
+
+  std::optional<std::unordered_set<int64_t>> allowed;
+  if (!options.filter.Unrestricted()) {
+    ChunkFilter f = options.filter;
+    f.include_private = f.include_private && options.include_private;
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<int64_t> ids, engine.FilterChunks(f));
+    allowed.emplace(ids.begin(), ids.end());
+  }
+
+  Arms arms;
+  if (keyword_on) ENGRAM_RETURN_IF_ERROR(KeywordArms(engine, query, options, depth, w, allowed, vector_on, &arms));
+  if (vector_on) {
+    for (size_t i = 0; i < vq.vectors.size(); ++i) {
+      RankedList list{i == 0 ? "vector" : "vector:" + std::to_string(i), w.vector, {}};
+      for (const auto& n : vq.arm->Search(vq.vectors[i].data(), depth, allowed ? &*allowed : nullptr)) {
+        list.ids.push_back(n.label);
+      }
+      arms.lists.push_back(std::move(list));
+    }
+  } else {
+    arms.notes.push_back("vector arm off: " + vq.off_reason);
+  }
+
+  const std::vector<Fused> fused = ReciprocalRankFusion(arms.lists);
+  std::vector<int64_t> ids;
+  for (const Fused& f : fused) ids.push_back(f.id);
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkRecord> records, engine.GetChunks(ids));
+  std::unordered_map<int64_t, const ChunkRecord*> by_id;
+  for (const ChunkRecord& r : records) by_id[r.chunk_id] = &r;
+
+  struct Scored {
+    const Fused* fused;
+    const ChunkRecord* record;
+    SearchExplain explain;
+  };
+  std::unordered_map<int64_t, Scored> scored;
+  std::vector<DedupCandidate> candidates;
+  for (const Fused& f : fused) {
+    auto it = by_id.find(f.id);
+    if (it == by_id.end()) continue;  // deleted since the index saw it
+    const ChunkRecord& r = *it->second;
+    if (r.is_private && !options.include_private) continue;
+    SearchExplain e;
+    for (size_t li = 0; li < arms.lists.size(); ++li) e.arms.push_back({arms.lists[li].arm, f.rank[li], f.contribution[li]});
+    e.rrf = f.rrf;
+    e.boost = intent == Intent::kEntity && r.chunk_source == "compiled_truth" ? kCompiledTruthBoost : 1.0;
+    double score = f.rrf * e.boost;
+    if (vector_on) {
+      if (auto cos = vq.arm->Cosine(vq.vectors[0].data(), r.chunk_id)) {
+        e.cosine = *cos;
+        e.has_cosine = true;
+      }
+      score = Rescore(score, e.cosine);  // a chunk without a vector yet counts cosine 0
+    }
+    candidates.push_back({r.chunk_id, r.page_id, r.type, r.chunk_source == "compiled_truth", r.text, score});
+    scored.emplace(r.chunk_id, Scored{&f, &r, std::move(e)});
+  }
+  std::vector<DedupCandidate> shown = Dedup(std::move(candidates), limit);
+  std::vector<int64_t> pages;
+  for (const auto& c : shown) pages.push_back(c.page_id);
+  ENGRAM_ASSIGN_OR_RETURN(auto backlinks, engine.BacklinkCounts(pages));
+  for (auto& c : shown) {
+    auto it = backlinks.find(c.page_id);
+    const int64_t n = it == backlinks.end() ? 0 : it->second;
+    const double boosted = BacklinkBoost(c.score, n);
+    SearchExplain& e = scored.at(c.chunk_id).explain;
+    e.backlinks = n;
+    e.backlink_factor = c.score > 0 ? boosted / c.score : 1.0;
+    c.score = boosted;
+  }
+  std::stable_sort(shown.begin(), shown.end(), [](const DedupCandidate& a, const DedupCandidate& b) {
+    return a.score > b.score;
+  });
+  if (shown.size() > limit) shown.resize(limit);
+  for (const auto& c : shown) {
+    Scored& s = scored.at(c.chunk_id);
+    const ChunkRecord& r = *s.record;
+    SearchHit hit;
+    hit.chunk_id = r.chunk_id;
+    hit.page_id = r.page_id;
+    hit.slug = r.slug;
+    hit.title = r.title;
+    hit.type = r.type;
+    hit.score = static_cast<float>(c.score);
+    hit.chunk_source = r.chunk_source;
+    hit.text = r.text;
+    hit.path = r.path;
+    hit.line_start = r.line_start;
+    hit.line_end = r.line_end;
+    hit.date = r.updated_at.substr(0, 10);
+    // The page an entity question names shows its timeline too.
+    const auto& lists = arms.lists;
+    for (size_t li = 0; li < lists.size(); ++li) {
+      if (lists[li].arm == "name" && s.fused->rank[li] >= 0) {
+        ENGRAM_ASSIGN_OR_RETURN(hit.timeline, engine.Timeline(options.source, r.slug));
+      }
+    }
+    if (options.explain) hit.explain = std::move(s.explain);
+    response.results.push_back(std::move(hit));
+  }
+  response.notes = std::move(arms.notes);
+  response.took_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  return response;
+}
+
+}  // namespace engram::search

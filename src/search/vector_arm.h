@@ -1,0 +1,71 @@
+// The vector arm's index over the brain's chunk vectors. The database is the
+// source of truth; this is a cache of it:
+//   - collections under exact_below vectors are held flat and searched
+//     exactly (read from the database when opened);
+//   - larger ones are an HNSW graph persisted in an index file that records
+//     the database's vector generation. Opening catches up with the vector
+//     log since that generation; a file that is missing, damaged, of another
+//     version, model or dimension, or older than the log is rebuilt.
+// Filters: chunk ids allowed by the caller. A selective filter (fewer than
+// exact_filter_max allowed ids) is searched exactly over those ids only.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "engram/engine.h"
+#include "engram/status.h"
+#include "vector/hnsw_index.h"
+
+namespace engram::search {
+
+struct VectorIndexOptions {
+  size_t exact_below = 10000;     // smaller collections: no graph, exact search
+  size_t exact_filter_max = 2000;  // filters allowing fewer ids: exact search over them
+  int m = 16;
+  int ef_construction = 200;
+  int ef_search = 64;
+  double compact_share = 0.2;  // rebuild once tombstones pass this share of the graph
+};
+
+class VectorArm {
+ public:
+  // note (optional) receives what happened ("vector index built: 12000 vectors in 4.1 s").
+  static Result<std::unique_ptr<VectorArm>> Open(Engine& engine, const std::filesystem::path& file,
+                                                 const std::string& model, int dims, const VectorIndexOptions& options,
+                                                 std::string* note = nullptr);
+  ~VectorArm();
+
+  size_t size() const;
+  bool graph() const { return hnsw_ != nullptr; }
+  int dims() const { return dims_; }
+  // The k chunks closest to q (unit length) by cosine, best first; allowed
+  // restricts the ids (nullptr: any).
+  std::vector<vector::Neighbor> Search(const float* q, size_t k, const std::unordered_set<int64_t>* allowed) const;
+  // cos(q, chunk) for a chunk of the index, else nothing.
+  std::optional<float> Cosine(const float* q, int64_t chunk_id) const;
+
+ private:
+  VectorArm() = default;
+  Status Rebuild(Engine& engine, int64_t generation);
+  Status Apply(Engine& engine, const std::vector<int64_t>& changed, bool* changed_any);
+  const float* Find(int64_t chunk_id) const;
+  void AddFlat(int64_t id, const std::vector<float>& v);
+  void RemoveFlat(int64_t id);
+
+  std::string model_;
+  int dims_ = 0;
+  VectorIndexOptions options_;
+  std::unique_ptr<vector::HnswIndex> hnsw_;
+  // Flat store (small collections).
+  std::vector<int64_t> ids_;
+  std::vector<float> data_;
+  std::unordered_map<int64_t, size_t> row_;
+};
+
+}  // namespace engram::search
