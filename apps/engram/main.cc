@@ -22,6 +22,7 @@
 #include "engram/brain.h"
 #include "engram/eval.h"
 #include "search/context_block.h"
+#include "search/metrics.h"
 #include "common/files.h"
 #include "common/utf8.h"
 #include "embed_commands.h"
@@ -246,7 +247,10 @@ int main(int argc, char** argv) {
   eval->add_option("--corpus", eval_opts.corpus, "corpus.jsonl ({\"_id\",\"title\",\"text\"} per line)")->required();
   eval->add_option("--queries", eval_opts.queries, "queries.jsonl ({\"_id\",\"text\"} per line)")->required();
   eval->add_option("--qrels", eval_opts.qrels, "qrels TSV (query-id, corpus-id, score; header line)")->required();
-  eval->add_option("--mode", eval_mode, "Retrieval mode (keyword)")->check(CLI::IsMember({"keyword"}));
+  eval->add_option("--mode", eval_mode, "Retrieval mode: keyword (default), hybrid or vector")
+      ->check(CLI::IsMember({"keyword", "hybrid", "vector"}));
+  eval->add_option("--embedder", eval_opts.embedder,
+                   "hybrid/vector: hash (default), openai (the [embedding] settings) or a model directory");
   eval->footer(
       "Indexes the corpus into a throwaway brain, runs every query present in the qrels with the top 100\n"
       "results, and prints nDCG@10, Recall@10, Recall@100, MRR@10, index time and query latency.\n"
@@ -256,6 +260,18 @@ int main(int argc, char** argv) {
   engram::cli::AddEmbedCommands(app, &g.json, &command_exit);
   engram::cli::AddVectorBenchCommand(app, &g.json, &command_exit);
   engram::cli::AddModelCommands(app, &g.json, &g.brain_dir, &command_exit);
+  // bench search runs on the brain (below), so it has no callback of its own.
+  std::string bench_queries, bench_mode;
+  int bench_limit = 10;
+  auto* bench_search = app.get_subcommand("bench")->add_subcommand(
+      "search", "Search latency on the current brain: p50/p95/p99 ms and queries/s, one thread");
+  bench_search->add_option("--queries", bench_queries, "JSONL, one {\"text\"} (or {\"query\"}) per line")->required();
+  bench_search->add_option("--mode", bench_mode, "keyword, vector or hybrid (default as for search)")
+      ->check(CLI::IsMember({"keyword", "vector", "hybrid"}));
+  bench_search->add_option("--limit,-n", bench_limit, "Results per query (default 10)")->check(CLI::Range(1, 1000));
+  bench_search->footer(
+      "Runs every query once as a warm-up (the vector index is opened and the query vectors cached), then\n"
+      "times each query once more. Prints {\"p50_ms\", \"p95_ms\", \"p99_ms\", \"qps\", \"queries\", \"mode\"}.");
 
   try {
     app.parse(argc, argv);
@@ -305,6 +321,14 @@ int main(int argc, char** argv) {
               {"mrr@10", r->mrr10},       {"queries", r->queries},            {"docs", r->docs},
               {"index_seconds", r->index_seconds}, {"query_ms_p50", r->query_ms_p50}, {"query_ms_p95", r->query_ms_p95},
               {"mode", eval_mode}};
+    if (eval_mode != "keyword") {
+      j["embedder"] = r->embedder_model;
+      j["embed_seconds"] = r->embed_seconds;
+      j["vector_index_seconds"] = r->vector_index_seconds;
+      j["query_embed_ms_p50"] = r->query_embed_ms_p50;
+      j["search_ms_p50"] = r->search_ms_p50;
+      j["search_ms_p95"] = r->search_ms_p95;
+    }
     if (g.json) {
       Print(j);
     } else {
@@ -482,6 +506,51 @@ int main(int argc, char** argv) {
     if (!r.ok()) return Fail(r.status(), g);
     if (g.json) Print(engram::cli::ToJson(*r, explain));
     else std::cout << engram::cli::FormatSearch(*r, explain);
+    return 0;
+  }
+  if (*bench_search) {
+    std::ifstream in(bench_queries);
+    if (!in) return Fail(engram::Status::NotFound(bench_queries + ": cannot open"), g);
+    std::vector<std::string> queries;
+    size_t line_no = 0;
+    for (std::string line; std::getline(in, line);) {
+      ++line_no;
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      Json j = Json::parse(line, nullptr, false);
+      if (j.is_discarded() || !j.is_object() || !(j.contains("text") || j.contains("query"))) {
+        return Fail(engram::Status::InvalidArgument(bench_queries + ":" + std::to_string(line_no) +
+                                                    ": expected a JSON object with \"text\" or \"query\""),
+                    g);
+      }
+      const Json& t = j.contains("text") ? j["text"] : j["query"];
+      if (!t.is_string()) {
+        return Fail(engram::Status::InvalidArgument(bench_queries + ":" + std::to_string(line_no) + ": not a string"), g);
+      }
+      queries.push_back(t.get<std::string>());
+    }
+    if (queries.empty()) return Fail(engram::Status::InvalidArgument(bench_queries + ": no queries"), g);
+    engram::SearchOptions so = brain.DefaultSearchOptions();
+    so.limit = static_cast<size_t>(bench_limit);
+    if (!bench_mode.empty()) so.mode = bench_mode;
+    std::string mode;
+    for (const auto& q : queries) {
+      auto r = brain.Search(ctx, q, so);
+      if (r.ok()) mode = r->mode;
+    }
+    std::vector<double> ms;
+    auto t0 = std::chrono::steady_clock::now();
+    for (const auto& q : queries) {
+      auto qs = std::chrono::steady_clock::now();
+      (void)brain.Search(ctx, q, so);
+      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - qs).count());
+    }
+    const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    Print({{"p50_ms", engram::search::Percentile(ms, 50)},
+           {"p95_ms", engram::search::Percentile(ms, 95)},
+           {"p99_ms", engram::search::Percentile(ms, 99)},
+           {"qps", static_cast<double>(queries.size()) / total},
+           {"queries", queries.size()},
+           {"mode", mode}});
     return 0;
   }
   if (*context) {

@@ -29,6 +29,9 @@ class WriteLock;
 namespace search {
 class VectorArm;
 }
+namespace llm {
+class ChatClient;
+}
 namespace embed {
 class Embedder;
 }
@@ -213,6 +216,7 @@ class Brain {
   std::unique_ptr<embed::Embedder> embedder_;
   std::unique_ptr<search::VectorArm> vectors_;  // opened by the first vector search
   std::string vectors_note_;                     // what opening it did (built, caught up)
+  std::unique_ptr<llm::ChatClient> chat_;        // query expansion, when configured
 };
 
 }  // namespace engram

@@ -15,7 +15,8 @@ struct EvalOptions {
   std::filesystem::path corpus;   // corpus.jsonl: {"_id", "title", "text"}
   std::filesystem::path queries;  // queries.jsonl: {"_id", "text"}
   std::filesystem::path qrels;    // qrels TSV: header, then query-id, corpus-id, score
-  std::string mode = "keyword";
+  std::string mode = "keyword";   // "keyword", "hybrid" or "vector"
+  std::string embedder = "hash";  // hybrid/vector: "hash", "openai" (the [embedding] settings) or a model directory
   size_t depth = 100;             // results retrieved per query
   BrainOptions brain;             // chunking and BM25 settings
 };
@@ -30,6 +31,14 @@ struct EvalResult {
   double index_seconds = 0;
   double query_ms_p50 = 0;
   double query_ms_p95 = 0;
+  // hybrid/vector: the embedder, time to embed the corpus and to build the
+  // vector index, and per query the embedding and the search separately.
+  std::string embedder_model;
+  double embed_seconds = 0;
+  double vector_index_seconds = 0;
+  double query_embed_ms_p50 = 0;
+  double search_ms_p50 = 0;
+  double search_ms_p95 = 0;
 };
 
 // Fails with InvalidArgument naming the file and line of malformed input.

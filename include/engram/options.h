@@ -20,6 +20,12 @@ struct BrainOptions {
   double bm25_b = 0.4;            // BM25 length normalisation
   double title_weight = 0.5;      // weight of the title/alias arm
   std::string search_mode;        // "keyword", "vector", "hybrid"; "" = hybrid with a model, else keyword
+  int search_expansion = 0;       // LLM rewrites of each hybrid query (0 = off, at most 2)
+  // [llm] an OpenAI-compatible chat server, for query expansion.
+  std::string llm_base_url = "http://127.0.0.1:8080/v1";
+  std::string llm_model;
+  std::string llm_api_key_env = "OPENAI_API_KEY";
+  int llm_timeout_ms = 3000;
   // [vector] the index over chunk vectors.
   int vector_exact_below = 10000;   // fewer vectors: exact search, no graph
   int vector_exact_filter_max = 2000;  // filters allowing fewer chunks: exact search over them

@@ -36,6 +36,9 @@ struct SearchOptions {
   std::string mode;
   ChunkFilter filter;            // hybrid and vector modes (keyword mode: visibility only)
   std::string source = "default";  // the source of the pages (entity timelines)
+  // Keyword ranking deepens its arms until the top `limit` is provably
+  // exact; hybrid's keyword arm, one list of several, takes the first pass.
+  bool exact_keyword = true;
 };
 
 // Why a result ranked where it did (--explain).

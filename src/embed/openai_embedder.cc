@@ -9,6 +9,7 @@
 #include <random>
 #include <thread>
 
+#include "common/url.h"
 #include "common/utf8.h"
 #include "embed/embedder.h"
 
@@ -19,26 +20,7 @@ namespace {
 using Json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-struct Endpoint {
-  std::string origin;  // scheme://host[:port]
-  std::string path;    // "/v1/embeddings"
-};
-
-Result<Endpoint> ParseBaseUrl(const std::string& base) {
-  size_t scheme_end = base.find("://");
-  if (scheme_end == std::string::npos || (base.compare(0, scheme_end, "http") != 0 &&
-                                          base.compare(0, scheme_end, "https") != 0)) {
-    return Status::InvalidArgument("embedding base_url '" + base + "' must start with http:// or https://");
-  }
-  size_t path_start = base.find('/', scheme_end + 3);
-  Endpoint e;
-  e.origin = base.substr(0, path_start);
-  std::string path = path_start == std::string::npos ? "" : base.substr(path_start);
-  while (!path.empty() && path.back() == '/') path.pop_back();
-  e.path = path + "/embeddings";
-  if (e.origin.size() <= scheme_end + 3) return Status::InvalidArgument("embedding base_url '" + base + "' has no host");
-  return e;
-}
+using Endpoint = common::HttpEndpoint;
 
 // Seconds from a Retry-After header (delta-seconds; an HTTP date is ignored).
 double RetryAfterSeconds(const httplib::Headers& headers) {
@@ -197,7 +179,7 @@ size_t EstimateTokens(std::string_view text) {
 
 Result<std::unique_ptr<Embedder>> OpenOpenAiEmbedder(const OpenAiOptions& options) {
   if (options.model.empty()) return Status::InvalidArgument("[embedding] model must name the server's model");
-  ENGRAM_ASSIGN_OR_RETURN(Endpoint e, ParseBaseUrl(options.base_url));
+  ENGRAM_ASSIGN_OR_RETURN(Endpoint e, common::SplitBaseUrl(options.base_url, "/embeddings", "embedding base_url"));
   std::string key;
   if (!options.api_key_env.empty()) {
     const char* v = std::getenv(options.api_key_env.c_str());

@@ -9,6 +9,7 @@
 #include "embed/embedder.h"
 #include "ops/config.h"
 #include "search/keyword_search.h"
+#include "llm/chat_client.h"
 #include "search/vector_arm.h"
 #include "sync/git_repo.h"
 #include "sync/git_sync.h"

@@ -37,6 +37,8 @@ const std::vector<Setting>& Settings() {
       {"search", "bm25_k1", 0, 10, false, [](BrainOptions* o, double v) { o->bm25_k1 = v; }},
       {"search", "bm25_b", 0, 1, false, [](BrainOptions* o, double v) { o->bm25_b = v; }},
       {"search", "title_weight", 0, 100, false, [](BrainOptions* o, double v) { o->title_weight = v; }},
+      {"search", "expansion", 0, 2, true, [](BrainOptions* o, double v) { o->search_expansion = static_cast<int>(v); }},
+      {"llm", "timeout_ms", 1, 600000, true, [](BrainOptions* o, double v) { o->llm_timeout_ms = static_cast<int>(v); }},
       {"vector", "exact_below", 0, 1e9, true,
        [](BrainOptions* o, double v) { o->vector_exact_below = static_cast<int>(v); }},
       {"vector", "exact_filter_max", 0, 1e9, true,
@@ -79,6 +81,9 @@ struct TextSetting {
 const std::vector<TextSetting>& TextSettings() {
   static const std::vector<TextSetting> kText = {
       {"search", "mode", &BrainOptions::search_mode},
+      {"llm", "base_url", &BrainOptions::llm_base_url},
+      {"llm", "model", &BrainOptions::llm_model},
+      {"llm", "api_key_env", &BrainOptions::llm_api_key_env},
       {"embedding", "provider", &BrainOptions::embedding_provider},
       {"embedding", "model", &BrainOptions::embedding_model},
       {"embedding", "base_url", &BrainOptions::embedding_base_url},
@@ -100,6 +105,9 @@ Status Validate(const BrainOptions& o) {
   if (!o.search_mode.empty() && o.search_mode != "keyword" && o.search_mode != "vector" && o.search_mode != "hybrid") {
     return Status::InvalidArgument("search.mode must be \"keyword\", \"vector\" or \"hybrid\", not \"" +
                                    o.search_mode + "\"");
+  }
+  if (o.search_expansion > 0 && o.llm_model.empty()) {
+    return Status::InvalidArgument("search.expansion needs llm.model (an OpenAI-compatible chat model)");
   }
   if (!embed::ParsePrecision(o.embedding_precision).ok()) {
     return Status::InvalidArgument("embedding.precision must be \"fp32\" or \"bf16\", not \"" + o.embedding_precision +
@@ -167,6 +175,18 @@ title_weight = 0.5
 # "keyword", "vector" or "hybrid"; empty: hybrid when [embedding] names a
 # model, else keyword. `engram search --mode` overrides it.
 mode = ""
+# Hybrid queries rewritten by an LLM ([llm] below) into up to this many
+# variants (0: off, the default; at most 2), each searched by its own vector
+# arm. If the model fails or times out, the search goes on without them and
+# says so ("degraded").
+expansion = 0
+
+[llm]
+# An OpenAI-compatible chat server, used for query expansion only.
+base_url = "http://127.0.0.1:8080/v1"
+model = ""
+api_key_env = "OPENAI_API_KEY"
+timeout_ms = 3000
 
 [vector]
 # The index over chunk vectors (.engram/vectors-*.hnsw, rebuilt from the

@@ -10,7 +10,10 @@
 
 #include "common/pipeline.h"
 #include "engram/engine.h"
+#include "embed/embedder.h"
+#include "search/hybrid.h"
 #include "search/keyword_search.h"
+#include "search/vector_arm.h"
 #include "search/metrics.h"
 #include "sync/page_indexer.h"
 #include "text/slug.h"
@@ -126,9 +129,35 @@ using ops::BeirDocMarkdown;
 using ops::LoadBeir;
 using ops::ScratchDir;
 
+namespace {
+
+Result<std::unique_ptr<embed::Embedder>> EvalEmbedder(const EvalOptions& options) {
+  const BrainOptions& o = options.brain;
+  if (options.embedder == "hash") return embed::NewHashEmbedder(o.embedding_dimensions > 0 ? o.embedding_dimensions : 256);
+  if (options.embedder == "openai") {
+    embed::OpenAiOptions ao;
+    ao.base_url = o.embedding_base_url;
+    ao.model = o.embedding_model;
+    ao.api_key_env = o.embedding_api_key_env;
+    ao.dimensions = o.embedding_dimensions;
+    ao.max_batch = o.embedding_max_batch;
+    ao.max_batch_tokens = o.embedding_max_batch_tokens;
+    ao.timeout_ms = o.embedding_timeout_ms;
+    ao.max_retries = o.embedding_max_retries;
+    ao.requests_per_minute = o.embedding_requests_per_minute;
+    return embed::OpenOpenAiEmbedder(ao);
+  }
+  embed::BertOptions bo;
+  bo.threads = o.embedding_threads;
+  ENGRAM_ASSIGN_OR_RETURN(bo.precision, embed::ParsePrecision(o.embedding_precision));
+  return embed::OpenBertEmbedder(options.embedder, bo);
+}
+
+}  // namespace
+
 Result<EvalResult> RunEval(const EvalOptions& options) {
-  if (options.mode != "keyword") {
-    return Status::InvalidArgument("--mode " + options.mode + " is not available yet; use --mode keyword");
+  if (options.mode != "keyword" && options.mode != "hybrid" && options.mode != "vector") {
+    return Status::InvalidArgument("--mode must be keyword, hybrid or vector, not " + options.mode);
   }
   ENGRAM_ASSIGN_OR_RETURN(BeirSet set, LoadBeir(options.corpus, options.queries, options.qrels));
 
@@ -168,22 +197,77 @@ Result<EvalResult> RunEval(const EvalOptions& options) {
   ENGRAM_RETURN_IF_ERROR(engine->CommitBatch());
   result.index_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
+  // Hybrid and vector modes: embed the corpus, build the vector index.
+  std::unique_ptr<embed::Embedder> embedder;
+  std::unique_ptr<search::VectorArm> arm;
+  std::string model;
+  if (options.mode != "keyword") {
+    ENGRAM_ASSIGN_OR_RETURN(embedder, EvalEmbedder(options));
+    model = embedder->info().provider + ":" + embedder->info().model;
+    result.embedder_model = model;
+    auto te = std::chrono::steady_clock::now();
+    for (int64_t after = 0;;) {
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<EmbeddingTask> tasks, engine->ChunksToEmbed(model, false, after, 256));
+      if (tasks.empty()) break;
+      std::vector<std::string> texts;
+      for (const auto& t : tasks) texts.push_back(t.text);
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<float> v, embedder->Embed(texts, embed::EmbedKind::kDocument));
+      const size_t d = static_cast<size_t>(embedder->info().dims);
+      std::vector<EmbeddingWrite> rows;
+      for (size_t i = 0; i < tasks.size(); ++i) {
+        rows.push_back({tasks[i].chunk_id, model, EmbeddingTextHash(tasks[i].text),
+                        std::vector<float>(v.begin() + static_cast<std::ptrdiff_t>(i * d),
+                                           v.begin() + static_cast<std::ptrdiff_t>((i + 1) * d))});
+      }
+      ENGRAM_RETURN_IF_ERROR(engine->StoreEmbeddings(rows));
+      after = tasks.back().chunk_id;
+    }
+    result.embed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - te).count();
+    te = std::chrono::steady_clock::now();
+    search::VectorIndexOptions vo;
+    vo.exact_below = static_cast<size_t>(options.brain.vector_exact_below);
+    vo.m = options.brain.vector_m;
+    vo.ef_construction = options.brain.vector_ef_construction;
+    vo.ef_search = std::max(options.brain.vector_ef_search, static_cast<int>(options.depth));
+    ENGRAM_ASSIGN_OR_RETURN(arm, search::VectorArm::Open(*engine, scratch.path() / "vectors.hnsw", model,
+                                                         embedder->info().dims, vo));
+    result.vector_index_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - te).count();
+  }
+
   SearchOptions so;
+  so.mode = options.mode;
   so.limit = options.depth;
   so.include_private = true;
   so.bm25_k1 = static_cast<float>(options.brain.bm25_k1);
   so.bm25_b = static_cast<float>(options.brain.bm25_b);
   so.title_weight = static_cast<float>(options.brain.title_weight);
-  std::vector<double> latencies;
+  std::vector<double> latencies, embed_ms, search_ms;
   double ndcg = 0, r10 = 0, r100 = 0, mrr = 0;
   for (const BeirQuery& q : set.queries) {
     const search::Qrels& judged = set.qrels[q.id];
     std::vector<std::string> ranked;
     auto qs = std::chrono::steady_clock::now();
-    auto response = search::KeywordSearch(*engine, q.text, so);
+    auto run = [&]() -> Result<SearchResponse> {
+      if (embedder == nullptr) return search::KeywordSearch(*engine, q.text, so);
+      search::VectorQuery vq;
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<float> v, embedder->Embed({q.text}, embed::EmbedKind::kQuery));
+      vq.arm = arm.get();
+      vq.vectors.push_back(std::move(v));
+      auto ss = std::chrono::steady_clock::now();
+      embed_ms.push_back(std::chrono::duration<double, std::milli>(ss - qs).count());
+      auto r = search::HybridSearch(*engine, q.text, so, vq);
+      search_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ss).count());
+      return r;
+    };
+    Result<SearchResponse> response = run();
     latencies.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - qs).count());
     if (response.ok()) {
-      for (const SearchHit& h : response->results) ranked.push_back(doc_of_slug[h.slug]);
+      // Hybrid shows up to two chunks of a page: a document counts at its first.
+      std::set<std::string> seen;
+      for (const SearchHit& h : response->results) {
+        const std::string& doc = doc_of_slug[h.slug];
+        if (seen.insert(doc).second) ranked.push_back(doc);
+      }
     } else if (response.status().code() != StatusCode::kInvalidArgument) {
       return response.status();  // a query with no searchable words simply finds nothing
     }
@@ -202,6 +286,11 @@ Result<EvalResult> RunEval(const EvalOptions& options) {
   }
   result.query_ms_p50 = search::Percentile(latencies, 50);
   result.query_ms_p95 = search::Percentile(latencies, 95);
+  if (!search_ms.empty()) {
+    result.query_embed_ms_p50 = search::Percentile(embed_ms, 50);
+    result.search_ms_p50 = search::Percentile(search_ms, 50);
+    result.search_ms_p95 = search::Percentile(search_ms, 95);
+  }
   return result;
 }
 

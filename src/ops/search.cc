@@ -4,6 +4,8 @@
 
 #include "embed/embedder.h"
 #include "engram/brain.h"
+#include "llm/chat_client.h"
+#include "llm/expansion.h"
 #include "search/hybrid.h"
 #include "search/keyword_search.h"
 #include "search/vector_arm.h"
@@ -73,7 +75,31 @@ Result<SearchResponse> Brain::Search(const OperationContext& ctx, std::string_vi
       vq.vectors.push_back(std::move(*v));
     }
   }
+  // Optional LLM expansion: each sanitised variant gets its own vector arm.
+  std::vector<std::string> notes;
+  if (vq.arm != nullptr && options_.search_expansion > 0) {
+    Status expanded = [&]() -> Status {
+      if (!chat_) {
+        llm::ChatOptions co;
+        co.base_url = options_.llm_base_url;
+        co.model = options_.llm_model;
+        co.api_key_env = options_.llm_api_key_env;
+        co.timeout_ms = options_.llm_timeout_ms;
+        ENGRAM_ASSIGN_OR_RETURN(chat_, llm::OpenChatClient(co));
+      }
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<std::string> variants,
+                              llm::ExpandQuery(*chat_, query, static_cast<size_t>(options_.search_expansion)));
+      for (const std::string& variant : variants) {
+        ENGRAM_ASSIGN_OR_RETURN(std::vector<float> v, EmbedQuery(variant));
+        vq.vectors.push_back(std::move(v));
+        notes.push_back("expanded: " + variant);
+      }
+      return Status::Ok();
+    }();
+    if (!expanded.ok()) notes.push_back("degraded: query expansion failed (" + expanded.message() + ")");
+  }
   ENGRAM_ASSIGN_OR_RETURN(SearchResponse r, search::HybridSearch(*engine_, query, options, vq));
+  r.notes.insert(r.notes.end(), notes.begin(), notes.end());
   if (!vectors_note_.empty()) {
     r.notes.push_back(vectors_note_);
     vectors_note_.clear();

@@ -40,15 +40,28 @@ std::vector<DedupCandidate> Dedup(std::vector<DedupCandidate> candidates, size_t
   // Layers 1 and 2: per page, at most per_page_before chunks, none a near
   // duplicate of a kept one.
   std::vector<DedupCandidate> kept;
-  std::unordered_map<int64_t, std::vector<std::set<std::string>>> page_words;
+  // Word sets are compared within a page only: a page's first chunk needs
+  // none until a second one arrives (so most candidates are never analysed).
+  struct PageSeen {
+    std::vector<size_t> kept;                   // indexes into kept
+    std::vector<std::set<std::string>> words;   // filled lazily, parallel to kept
+  };
+  std::unordered_map<int64_t, PageSeen> pages;
+  // Three times the limit is more than the later layers can use (each takes
+  // at most 2 per page and fills from the kept ones in order): stop there.
   for (auto& c : candidates) {
-    auto& seen = page_words[c.page_id];
-    if (seen.size() >= l.per_page_before) continue;
-    std::set<std::string> words = Words(c.text);
-    bool duplicate = std::any_of(seen.begin(), seen.end(),
-                                 [&](const std::set<std::string>& w) { return JaccardSets(words, w) > l.jaccard; });
-    if (duplicate) continue;
-    seen.push_back(std::move(words));
+    if (kept.size() >= 3 * limit) break;
+    PageSeen& seen = pages[c.page_id];
+    if (seen.kept.size() >= l.per_page_before) continue;
+    if (!seen.kept.empty()) {
+      while (seen.words.size() < seen.kept.size()) seen.words.push_back(Words(kept[seen.kept[seen.words.size()]].text));
+      const std::set<std::string> words = Words(c.text);
+      bool duplicate = std::any_of(seen.words.begin(), seen.words.end(),
+                                   [&](const std::set<std::string>& w) { return JaccardSets(words, w) > l.jaccard; });
+      if (duplicate) continue;
+      seen.words.push_back(words);
+    }
+    seen.kept.push_back(kept.size());
     kept.push_back(c);
   }
   // Layers 3 and 4 together: walk best first under both caps; then, if the

@@ -40,6 +40,7 @@ Status KeywordArms(Engine& engine, std::string_view query, const SearchOptions& 
   ko.limit = depth;
   ko.title_weight = 0;  // the title arm is its own list below
   ko.explain = false;
+  ko.exact_keyword = false;
   auto kr = KeywordSearch(engine, query, ko);
   if (!kr.ok()) {
     // A query of stop words or punctuation still has a meaning to embed.
@@ -117,7 +118,11 @@ Result<SearchResponse> HybridSearch(Engine& engine, std::string_view query, cons
   response.intent = IntentName(intent);
   const ArmWeights w = WeightsFor(intent);
   const size_t limit = std::max<size_t>(options.limit, 1);
-  const size_t depth = std::max<size_t>(limit * 5, 50);
+  // Keyword arms stop at twice the limit (their cost grows with depth; a
+  // rank past 20 adds under 1/80 to a fused score); the vector arm, cheap
+  // per result, looks deeper.
+  const size_t depth = std::max<size_t>(limit * 2, 20);
+  const size_t vector_depth = std::max<size_t>(limit * 5, 50);
 
   std::optional<std::unordered_set<int64_t>> allowed;
   if (!options.filter.Unrestricted()) {
@@ -132,7 +137,7 @@ Result<SearchResponse> HybridSearch(Engine& engine, std::string_view query, cons
   if (vector_on) {
     for (size_t i = 0; i < vq.vectors.size(); ++i) {
       RankedList list{i == 0 ? "vector" : "vector:" + std::to_string(i), w.vector, {}};
-      for (const auto& n : vq.arm->Search(vq.vectors[i].data(), depth, allowed ? &*allowed : nullptr)) {
+      for (const auto& n : vq.arm->Search(vq.vectors[i].data(), vector_depth, allowed ? &*allowed : nullptr)) {
         list.ids.push_back(n.label);
       }
       arms.lists.push_back(std::move(list));

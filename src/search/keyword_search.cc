@@ -283,7 +283,7 @@ Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, con
     ENGRAM_ASSIGN_OR_RETURN(FusedArms fused, FuseArms(engine, plan, depth));
     ranked = std::move(fused.ranked);
     bool exact = !fused.truncated || (ranked.size() >= limit && ranked[limit - 1].score >= fused.unseen_bound);
-    if (exact || depth >= kMaxArmDepth) break;
+    if (exact || depth >= kMaxArmDepth || !options.exact_keyword) break;
   }
 
   // A query that is exactly a page's title or alias ("Zhang San", "RRF")

@@ -93,4 +93,58 @@ expect_exit 0 -- run --json search "fresh quantum retrieval" --mode vector
 expect_contains "$(json_get "$OUT" 'd["meta"]["notes"]')" "vector index built" "damaged file rebuilt"
 expect_json "$OUT" 'd["results"][0]["slug"]' notes/fresh
 
+# Query expansion through a loopback chat server: each variant gets a vector
+# arm; when the server is gone the search goes on, marked degraded.
+cat > "$WORK/chat.py" <<'PY'
+import http.server, json, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        reply = {"choices": [{"message": {"role": "assistant", "content": "1. retrieval fusion\n2. 混合检索"}}]}
+        data = json.dumps(reply).encode()
+        self.send_response(200); self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data))); self.end_headers(); self.wfile.write(data)
+    def log_message(self, *a): pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+print(s.server_address[1], flush=True)
+s.serve_forever()
+PY
+coproc CHAT { exec python3 "$WORK/chat.py"; }
+read -r PORT <&"${CHAT[0]}"
+CHAT_SERVER=$CHAT_PID
+trap 'kill "$CHAT_SERVER" 2>/dev/null; rm -rf "$WORK"' EXIT
+sed -i "s|^expansion = 0|expansion = 2|; s|^model = \"\"\$|model = \"fake-chat\"|; s|^base_url = \"http://127.0.0.1:8080/v1\"|base_url = \"http://127.0.0.1:$PORT/v1\"|" "$B/.engram/config.toml"
+expect_exit 0 -- run --json search "hybrid search" --explain
+expect_contains "$(json_get "$OUT" 'd["meta"]["notes"]')" "expanded: retrieval fusion" "expansion variant"
+expect_json "$OUT" '[a["arm"] for a in d["results"][0]["explain"]["arms"]]' "['keyword', 'title', 'vector', 'vector:1', 'vector:2']"
+kill "$CHAT_PID" 2>/dev/null; wait "$CHAT_PID" 2>/dev/null
+expect_exit 0 -- run --json search "hybrid search"
+expect_contains "$(json_get "$OUT" 'd["meta"]["notes"]')" "degraded: query expansion failed" "expansion down"
+expect_json "$OUT" 'len(d["results"]) > 0' True
+sed -i 's|^expansion = 2|expansion = 0|' "$B/.engram/config.toml"
+
+# eval in hybrid and vector modes, with per-stage timings.
+printf '%s\n' '{"_id": "d1", "title": "Hybrid search", "text": "Fusion of keyword and vector retrieval."}' \
+  '{"_id": "d2", "title": "Tea", "text": "Green tea grows in Hangzhou."}' \
+  '{"_id": "d3", "title": "检索", "text": "混合检索结合关键词和向量。"}' > "$WORK/corpus.jsonl"
+printf '%s\n' '{"_id": "q1", "text": "keyword vector fusion"}' '{"_id": "q2", "text": "混合检索"}' > "$WORK/queries.jsonl"
+printf 'query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td3\t1\n' > "$WORK/qrels.tsv"
+for mode in hybrid vector; do
+  expect_exit 0 -- "$ENGRAM" --json eval --corpus "$WORK/corpus.jsonl" --queries "$WORK/queries.jsonl" \
+    --qrels "$WORK/qrels.tsv" --mode $mode --embedder hash
+  expect_json "$OUT" 'd["mode"], d["embedder"], d["queries"]' "('$mode', 'hash:hash-256', 2)"
+  expect_json "$OUT" '"search_ms_p50" in d and "query_embed_ms_p50" in d and d["ndcg@10"] > 0' True
+done
+expect_exit 1 -- "$ENGRAM" eval --corpus "$WORK/corpus.jsonl" --queries "$WORK/queries.jsonl" \
+  --qrels "$WORK/qrels.tsv" --mode hybrid --embedder "$WORK/no-model"
+expect_contains "$ERR" "no-model" "missing model directory"
+
+# bench search on this brain.
+printf '%s\n' '{"text": "hybrid search"}' '{"query": "谁是张三"}' > "$WORK/bq.jsonl"
+expect_exit 0 -- run --json bench search --queries "$WORK/bq.jsonl" --mode hybrid
+expect_json "$OUT" 'sorted(d)' "['mode', 'p50_ms', 'p95_ms', 'p99_ms', 'qps', 'queries']"
+printf 'not json\n' > "$WORK/bad.jsonl"
+expect_exit 2 -- run bench search --queries "$WORK/bad.jsonl"
+expect_contains "$ERR" "bad.jsonl:1" "bad query file line"
+
 finish
