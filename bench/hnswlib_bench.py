@@ -29,7 +29,7 @@ def main():
     ap.add_argument("--k", type=int, default=10)
     ap.add_argument("--m", type=int, default=16)
     ap.add_argument("--ef-construction", type=int, default=200)
-    ap.add_argument("--ef-search", type=int, default=64)
+    ap.add_argument("--ef-search", default="64", help="one value, or several separated by commas")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--build-threads", type=int, default=1)
     a = ap.parse_args()
@@ -48,21 +48,21 @@ def main():
     t0 = time.perf_counter()
     index.add_items(base, np.arange(n), num_threads=a.build_threads)
     build = time.perf_counter() - t0
-    index.set_ef(a.ef_search)
-    index.set_num_threads(a.threads)
-    index.knn_query(queries[:50], k=a.k)  # warm-up
-    t0 = time.perf_counter()
-    # One batch call: hnswlib's C++ loop over the queries on a.threads threads
-    # (no Python per query).
-    labels = index.knn_query(queries, k=a.k, num_threads=a.threads)[0]
-    search = time.perf_counter() - t0
-    hits = sum(len(set(labels[i]) & set(truth[i])) for i in range(len(queries)))
-    # hnswlib's own memory: level-0 blocks (links, vector, label) plus upper links.
-    size0 = index.M * 2 * 4 + 4 + d * 4 + 8
-    print(json.dumps({"engine": "hnswlib " + getattr(hnswlib, "__version__", "0.6.2"),
-                      "recall": hits / (len(queries) * a.k), "qps": len(queries) / search,
-                      "build_seconds": build, "bytes_per_vector": size0 * 1.0 + (a.m * 4 + 4) / np.log(a.m),
-                      "threads": a.threads, "build_threads": a.build_threads}))
+    size0 = index.M * 2 * 4 + 4 + d * 4 + 8  # hnswlib's level-0 block: links, vector, label
+    for ef in [int(x) for x in str(a.ef_search).split(",")]:
+        index.set_ef(ef)
+        index.set_num_threads(a.threads)
+        index.knn_query(queries[:50], k=a.k)  # warm-up
+        t0 = time.perf_counter()
+        # One batch call: hnswlib's C++ loop over the queries on a.threads threads (no Python per query).
+        labels = index.knn_query(queries, k=a.k, num_threads=a.threads)[0]
+        search = time.perf_counter() - t0
+        hits = sum(len(set(labels[i]) & set(truth[i])) for i in range(len(queries)))
+        print(json.dumps({"engine": "hnswlib " + getattr(hnswlib, "__version__", "0.6.2"),
+                          "recall": hits / (len(queries) * a.k), "qps": len(queries) / search,
+                          "build_seconds": build, "ef_search": ef,
+                          "bytes_per_vector": size0 + (a.m * 4 + 4) / np.log(a.m),
+                          "threads": a.threads, "build_threads": a.build_threads}), flush=True)
 
 
 if __name__ == "__main__":

@@ -191,7 +191,7 @@ void AddEmbedCommands(CLI::App& app, const bool* json, int* exit_code) {
   vec->callback([va, json, exit_code] { *exit_code = RunVectorize(*va, *json); });
 
   auto ba = std::make_shared<BenchArgs>();
-  auto* bench = app.add_subcommand("bench", "Benchmarks: embed (the local encoder), vector (the HNSW index)");
+  auto* bench = app.add_subcommand("bench", "Benchmarks: embed (the local encoder), vector (the HNSW index), search (latency on this brain)");
   bench->require_subcommand(1);
   auto* be = bench->add_subcommand("embed", "Encoder throughput at batch x seq and latency of one 16-token query");
   be->add_option("--model,-m", ba->model, "Model directory")->required();

@@ -86,7 +86,8 @@ int main(int argc, char** argv) {
   CLI::App app{
       "engram: a local-first knowledge brain for people and AI agents.\n"
       "Markdown pages (Chinese and English) in a folder or git repository, indexed into an embedded\n"
-      "SQLite database and searched with bilingual BM25.",
+      "SQLite database and searched by keyword (bilingual BM25), by meaning (a built-in BERT runtime or an\n"
+      "OpenAI-compatible server, HNSW) or both (hybrid), with an agent-safe context block.",
       "engram"};
   app.set_version_flag("--version", "engram 0.1.0");
   app.require_subcommand(1);
@@ -207,6 +208,7 @@ int main(int argc, char** argv) {
   search->add_option("--type", search_filter.types, "Only pages of this type (repeatable)");
   search->add_option("--tag", search_filter.tags, "Only pages with this tag (repeatable)");
   search->add_option("--folder", search_filter.folder, "Only pages whose path starts with this, e.g. people/");
+  search->add_option("--source", search_filter.source, "Only pages of this source (default: any)");
   search->add_option("--since", search_filter.since, "Only pages updated on or after this date (YYYY-MM-DD)");
   search->add_option("--until", search_filter.until, "Only pages updated on or before this date (YYYY-MM-DD)");
   search->footer(
@@ -216,7 +218,7 @@ int main(int argc, char** argv) {
       "Hybrid: the query's intent (entity, temporal, event, concept, general) weights a keyword arm, a\n"
       "title/alias arm and a vector arm, fused by reciprocal rank (k = 60), rescored 0.7 rrf + 0.3 cosine,\n"
       "deduplicated (at most 2 chunks per page, no type over 60%) and boosted by backlinks. Filters\n"
-      "(--type, --tag, --folder, --since, --until) need hybrid or vector mode.");
+      "(--type, --tag, --folder, --source, --since, --until) need hybrid or vector mode.");
 
   // context
   std::string context_query, context_memory, context_mode;
@@ -328,6 +330,7 @@ int main(int argc, char** argv) {
       j["query_embed_ms_p50"] = r->query_embed_ms_p50;
       j["search_ms_p50"] = r->search_ms_p50;
       j["search_ms_p95"] = r->search_ms_p95;
+      j["stage_ms_p50"] = r->stage_ms_p50;
     }
     if (g.json) {
       Print(j);

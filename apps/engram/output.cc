@@ -71,6 +71,11 @@ Json ToJson(const SearchResponse& r, bool explain) {
           {"meta",
            {{"mode", r.mode},
             {"intent", r.intent.empty() ? Json(nullptr) : Json(r.intent)},
+            {"stage_ms", [&] {
+               Json j = Json::object();
+               for (const auto& [stage, ms] : r.stage_ms) j[stage] = ms;
+               return j;
+             }()},
             {"count", r.results.size()},
             {"took_ms", r.took_ms},
             {"notes", r.notes}}}};

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -23,7 +24,7 @@ using Json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 struct VectorBenchArgs {
-  std::string base, queries, groundtruth, save;
+  std::string base, queries, groundtruth, save, index;
   int k = 10;
   int m = 16;
   int ef_construction = 200;
@@ -88,15 +89,30 @@ int RunVectorBench(const VectorBenchArgs& a, bool json) {
   vector::HnswParams p;
   p.m = a.m;
   p.ef_construction = a.ef_construction;
-  auto index = std::make_unique<vector::HnswIndex>(static_cast<int>(d), p);
-  auto t0 = Clock::now();
-  index->Reserve(base->rows);
-  for (size_t r = 0; r < base->rows; ++r) {
-    if (Status st = index->Add(static_cast<int64_t>(r), base->data.data() + r * d); !st.ok()) return Fail(st, json);
+  std::unique_ptr<vector::HnswIndex> index;
+  bool loaded = false;
+  if (!a.index.empty() && std::filesystem::exists(a.index)) {
+    auto l = vector::HnswIndex::Load(a.index, nullptr);
+    if (!l.ok()) return Fail(l.status(), json);
+    if ((*l)->dims() != static_cast<int>(d) || (*l)->size() != base->rows || (*l)->params().m != a.m ||
+        (*l)->params().ef_construction != a.ef_construction) {
+      return Fail(Status::InvalidArgument(a.index + ": built from other vectors or parameters"), json);
+    }
+    index = std::move(*l);
+    loaded = true;
   }
-  const double build_s = std::chrono::duration<double>(Clock::now() - t0).count();
-  if (!a.save.empty()) {
-    if (Status st = index->Save(a.save, 0); !st.ok()) return Fail(st, json);
+  auto t0 = Clock::now();
+  if (!loaded) {
+    index = std::make_unique<vector::HnswIndex>(static_cast<int>(d), p);
+    index->Reserve(base->rows);
+    for (size_t r = 0; r < base->rows; ++r) {
+      if (Status st = index->Add(static_cast<int64_t>(r), base->data.data() + r * d); !st.ok()) return Fail(st, json);
+    }
+  }
+  const double build_s = loaded ? 0.0 : std::chrono::duration<double>(Clock::now() - t0).count();
+  for (const std::string& out : {a.save, loaded ? std::string() : a.index}) {
+    if (out.empty()) continue;
+    if (Status st = index->Save(out, 0); !st.ok()) return Fail(st, json);
   }
   std::vector<std::vector<vector::Neighbor>> got(nq);
   Parallel(std::min<size_t>(nq, 50), 1, [&](size_t q) {  // warm-up
@@ -123,7 +139,8 @@ int RunVectorBench(const VectorBenchArgs& a, bool json) {
             {"m", a.m},
             {"ef_construction", a.ef_construction},
             {"ef_search", a.ef_search},
-            {"threads", a.threads}};
+            {"threads", a.threads},
+            {"index_loaded", loaded}};
   std::cout << (json ? j.dump(2) : j.dump()) << "\n";
   return 0;
 }
@@ -144,6 +161,8 @@ void AddVectorBenchCommand(CLI::App& app, const bool* json, int* exit_code) {
   v->add_option("--ef-search", a->ef_search, "Candidates while searching (default 64)")->check(CLI::Range(1, 100000));
   v->add_option("--threads", a->threads, "Query threads (default 1); the build runs on one")->check(CLI::Range(1, 256));
   v->add_option("--save", a->save, "Also write the index file here");
+  v->add_option("--index", a->index,
+                "Reuse an index: load this file when it exists (build_seconds is then 0), else build and write it");
   v->footer(
       "Vectors are L2-normalised and compared by inner product. Prints {\"recall\", \"qps\", \"build_seconds\",\n"
       "\"bytes_per_vector\", ...}: recall@k against --groundtruth (or exact search), queries/s over all queries\n"

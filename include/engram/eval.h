@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include "engram/options.h"
@@ -39,6 +40,7 @@ struct EvalResult {
   double query_embed_ms_p50 = 0;
   double search_ms_p50 = 0;
   double search_ms_p95 = 0;
+  std::map<std::string, double> stage_ms_p50;  // per stage of hybrid search: keyword, title, vector, fusion
 };
 
 // Fails with InvalidArgument naming the file and line of malformed input.

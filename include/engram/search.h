@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engram/page.h"
@@ -87,6 +88,9 @@ struct SearchResponse {
   std::string query;
   std::string mode = "keyword";
   std::string intent;  // hybrid and vector modes
+  // Hybrid and vector modes: milliseconds per stage ("keyword", "title",
+  // "vector", "fusion" — fusion covers rescoring, dedup and boosts).
+  std::vector<std::pair<std::string, double>> stage_ms;
   std::vector<SearchHit> results;
   double took_ms = 0;
   std::vector<std::string> notes;  // e.g. "vector arm off: no embedder configured"

@@ -20,6 +20,35 @@ std::string RecordedId(const embed::EmbedderInfo& info) { return info.provider +
 
 }  // namespace
 
+namespace ops {
+
+Result<std::unique_ptr<embed::Embedder>> OpenEmbedder(const BrainOptions& o, const std::string& provider,
+                                                      const std::string& model, int expected_dims) {
+  if (provider == "hash") return embed::NewHashEmbedder(o.embedding_dimensions > 0 ? o.embedding_dimensions : 256);
+  if (provider == "bert") {
+    ENGRAM_ASSIGN_OR_RETURN(std::filesystem::path dir, ResolveModelDir(model));
+    embed::BertOptions bo;
+    bo.threads = o.embedding_threads;
+    ENGRAM_ASSIGN_OR_RETURN(bo.precision, embed::ParsePrecision(o.embedding_precision));
+    return embed::OpenBertEmbedder(dir, bo);
+  }
+  if (provider != "openai") return Status::InvalidArgument("unknown embedding provider '" + provider + "'");
+  embed::OpenAiOptions ao;
+  ao.base_url = o.embedding_base_url;
+  ao.model = model;
+  ao.api_key_env = o.embedding_api_key_env;
+  ao.dimensions = o.embedding_dimensions;
+  ao.expected_dims = expected_dims;
+  ao.max_batch = o.embedding_max_batch;
+  ao.max_batch_tokens = o.embedding_max_batch_tokens;
+  ao.timeout_ms = o.embedding_timeout_ms;
+  ao.max_retries = o.embedding_max_retries;
+  ao.requests_per_minute = o.embedding_requests_per_minute;
+  return embed::OpenOpenAiEmbedder(ao);
+}
+
+}  // namespace ops
+
 Result<embed::Embedder*> Brain::GetEmbedder() {
   if (embedder_) return embedder_.get();
   const BrainOptions& o = options_;
@@ -27,30 +56,13 @@ Result<embed::Embedder*> Brain::GetEmbedder() {
     return Status::FailedPrecondition("no embedding model is configured: run `engram model use NAME` or set "
                                       "[embedding] provider in .engram/config.toml");
   }
-  if (o.embedding_provider == "hash") {
-    embedder_ = embed::NewHashEmbedder(o.embedding_dimensions > 0 ? o.embedding_dimensions : 256);
-  } else if (o.embedding_provider == "bert") {
-    ENGRAM_ASSIGN_OR_RETURN(std::filesystem::path dir, ops::ResolveModelDir(o.embedding_model));
-    embed::BertOptions bo;
-    bo.threads = o.embedding_threads;
-    ENGRAM_ASSIGN_OR_RETURN(bo.precision, embed::ParsePrecision(o.embedding_precision));
-    ENGRAM_ASSIGN_OR_RETURN(embedder_, embed::OpenBertEmbedder(dir, bo));
-  } else {
-    embed::OpenAiOptions ao;
-    ao.base_url = o.embedding_base_url;
-    ao.model = o.embedding_model;
-    ao.api_key_env = o.embedding_api_key_env;
-    ao.dimensions = o.embedding_dimensions;
-    ao.max_batch = o.embedding_max_batch;
-    ao.max_batch_tokens = o.embedding_max_batch_tokens;
-    ao.timeout_ms = o.embedding_timeout_ms;
-    ao.max_retries = o.embedding_max_retries;
-    ao.requests_per_minute = o.embedding_requests_per_minute;
+  int expected_dims = 0;
+  if (o.embedding_provider == "openai") {
     ENGRAM_ASSIGN_OR_RETURN(std::string dims, engine_->GetConfigValue(kDimsKey));
     ENGRAM_ASSIGN_OR_RETURN(std::string recorded, engine_->GetConfigValue(kModelKey));
-    if (recorded == "openai:" + o.embedding_model && !dims.empty()) ao.expected_dims = std::stoi(dims);
-    ENGRAM_ASSIGN_OR_RETURN(embedder_, embed::OpenOpenAiEmbedder(ao));
+    if (recorded == "openai:" + o.embedding_model && !dims.empty()) expected_dims = std::stoi(dims);
   }
+  ENGRAM_ASSIGN_OR_RETURN(embedder_, ops::OpenEmbedder(o, o.embedding_provider, o.embedding_model, expected_dims));
   return embedder_.get();
 }
 

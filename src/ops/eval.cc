@@ -11,6 +11,7 @@
 #include "common/pipeline.h"
 #include "engram/engine.h"
 #include "embed/embedder.h"
+#include "ops/models.h"
 #include "search/hybrid.h"
 #include "search/keyword_search.h"
 #include "search/vector_arm.h"
@@ -129,32 +130,6 @@ using ops::BeirDocMarkdown;
 using ops::LoadBeir;
 using ops::ScratchDir;
 
-namespace {
-
-Result<std::unique_ptr<embed::Embedder>> EvalEmbedder(const EvalOptions& options) {
-  const BrainOptions& o = options.brain;
-  if (options.embedder == "hash") return embed::NewHashEmbedder(o.embedding_dimensions > 0 ? o.embedding_dimensions : 256);
-  if (options.embedder == "openai") {
-    embed::OpenAiOptions ao;
-    ao.base_url = o.embedding_base_url;
-    ao.model = o.embedding_model;
-    ao.api_key_env = o.embedding_api_key_env;
-    ao.dimensions = o.embedding_dimensions;
-    ao.max_batch = o.embedding_max_batch;
-    ao.max_batch_tokens = o.embedding_max_batch_tokens;
-    ao.timeout_ms = o.embedding_timeout_ms;
-    ao.max_retries = o.embedding_max_retries;
-    ao.requests_per_minute = o.embedding_requests_per_minute;
-    return embed::OpenOpenAiEmbedder(ao);
-  }
-  embed::BertOptions bo;
-  bo.threads = o.embedding_threads;
-  ENGRAM_ASSIGN_OR_RETURN(bo.precision, embed::ParsePrecision(o.embedding_precision));
-  return embed::OpenBertEmbedder(options.embedder, bo);
-}
-
-}  // namespace
-
 Result<EvalResult> RunEval(const EvalOptions& options) {
   if (options.mode != "keyword" && options.mode != "hybrid" && options.mode != "vector") {
     return Status::InvalidArgument("--mode must be keyword, hybrid or vector, not " + options.mode);
@@ -202,7 +177,9 @@ Result<EvalResult> RunEval(const EvalOptions& options) {
   std::unique_ptr<search::VectorArm> arm;
   std::string model;
   if (options.mode != "keyword") {
-    ENGRAM_ASSIGN_OR_RETURN(embedder, EvalEmbedder(options));
+    const std::string& e = options.embedder;
+    ENGRAM_ASSIGN_OR_RETURN(embedder, ops::OpenEmbedder(options.brain, e == "hash" || e == "openai" ? e : "bert",
+                                                        e == "openai" ? options.brain.embedding_model : e));
     model = embedder->info().provider + ":" + embedder->info().model;
     result.embedder_model = model;
     auto te = std::chrono::steady_clock::now();
@@ -242,6 +219,7 @@ Result<EvalResult> RunEval(const EvalOptions& options) {
   so.bm25_b = static_cast<float>(options.brain.bm25_b);
   so.title_weight = static_cast<float>(options.brain.title_weight);
   std::vector<double> latencies, embed_ms, search_ms;
+  std::map<std::string, std::vector<double>> stage_ms;
   double ndcg = 0, r10 = 0, r100 = 0, mrr = 0;
   for (const BeirQuery& q : set.queries) {
     const search::Qrels& judged = set.qrels[q.id];
@@ -256,6 +234,9 @@ Result<EvalResult> RunEval(const EvalOptions& options) {
       auto ss = std::chrono::steady_clock::now();
       embed_ms.push_back(std::chrono::duration<double, std::milli>(ss - qs).count());
       auto r = search::HybridSearch(*engine, q.text, so, vq);
+      if (r.ok()) {
+        for (const auto& [stage, ms] : r->stage_ms) stage_ms[stage].push_back(ms);
+      }
       search_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ss).count());
       return r;
     };
@@ -290,6 +271,7 @@ Result<EvalResult> RunEval(const EvalOptions& options) {
     result.query_embed_ms_p50 = search::Percentile(embed_ms, 50);
     result.search_ms_p50 = search::Percentile(search_ms, 50);
     result.search_ms_p95 = search::Percentile(search_ms, 95);
+    for (auto& [stage, ms] : stage_ms) result.stage_ms_p50[stage] = search::Percentile(ms, 50);
   }
   return result;
 }

@@ -7,9 +7,12 @@
 
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "embed/embedder.h"
+#include "engram/options.h"
 #include "engram/status.h"
 
 namespace engram::ops {
@@ -31,6 +34,12 @@ std::vector<ModelEntry> ListModels();
 // A configured model: an existing directory, else an installed name. A known
 // but missing name says how to pull it.
 Result<std::filesystem::path> ResolveModelDir(const std::string& name_or_dir);
+
+// The embedder that settings describe for provider "hash", "bert" (model: a
+// name or a directory) or "openai" (model: the server's id; expected_dims > 0
+// checks every answer's dimension).
+Result<std::unique_ptr<embed::Embedder>> OpenEmbedder(const BrainOptions& o, const std::string& provider,
+                                                      const std::string& model, int expected_dims = 0);
 
 struct PullOptions {
   std::string endpoint;  // hub URL; default $HF_ENDPOINT or https://huggingface.co

@@ -11,6 +11,7 @@
 #include "search/fusion.h"
 #include "search/intent.h"
 #include "search/keyword_search.h"
+#include "search/hits.h"
 #include "search/query_parser.h"
 #include "text/analyzer.h"
 
@@ -23,8 +24,13 @@ using Clock = std::chrono::steady_clock;
 // The entity-name list outweighs any two other arms at rank 0.
 constexpr double kNameWeight = 3.0;
 
+double MsSince(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
 struct Arms {
   std::vector<RankedList> lists;
+  std::vector<std::pair<std::string, double>> stage_ms;
   std::unordered_map<int64_t, int64_t> page_chunk;  // page -> its best chunk in the keyword arm
   std::vector<std::string> notes;
 };
@@ -36,12 +42,15 @@ bool Allowed(const std::optional<std::unordered_set<int64_t>>& allowed, int64_t 
 Status KeywordArms(Engine& engine, std::string_view query, const SearchOptions& options, size_t depth,
                    const ArmWeights& w, const std::optional<std::unordered_set<int64_t>>& allowed, bool vector_on,
                    Arms* arms) {
+  auto t0 = Clock::now();
   SearchOptions ko = options;
   ko.limit = depth;
   ko.title_weight = 0;  // the title arm is its own list below
   ko.explain = false;
   ko.exact_keyword = false;
   auto kr = KeywordSearch(engine, query, ko);
+  arms->stage_ms.push_back({"keyword", MsSince(t0)});
+  t0 = Clock::now();
   if (!kr.ok()) {
     // A query of stop words or punctuation still has a meaning to embed.
     if (kr.status().code() != StatusCode::kInvalidArgument || !vector_on) return kr.status();
@@ -96,6 +105,7 @@ Status KeywordArms(Engine& engine, std::string_view query, const SearchOptions& 
     if (Allowed(allowed, chunk)) title.ids.push_back(chunk);
   }
   arms->lists.push_back(std::move(title));
+  arms->stage_ms.push_back({"title", MsSince(t0)});
   return Status::Ok();
 }
 
@@ -135,6 +145,7 @@ Result<SearchResponse> HybridSearch(Engine& engine, std::string_view query, cons
   Arms arms;
   if (keyword_on) ENGRAM_RETURN_IF_ERROR(KeywordArms(engine, query, options, depth, w, allowed, vector_on, &arms));
   if (vector_on) {
+    const auto tv = Clock::now();
     for (size_t i = 0; i < vq.vectors.size(); ++i) {
       RankedList list{i == 0 ? "vector" : "vector:" + std::to_string(i), w.vector, {}};
       for (const auto& n : vq.arm->Search(vq.vectors[i].data(), vector_depth, allowed ? &*allowed : nullptr)) {
@@ -142,10 +153,12 @@ Result<SearchResponse> HybridSearch(Engine& engine, std::string_view query, cons
       }
       arms.lists.push_back(std::move(list));
     }
+    arms.stage_ms.push_back({"vector", MsSince(tv)});
   } else {
     arms.notes.push_back("vector arm off: " + vq.off_reason);
   }
 
+  const auto tf = Clock::now();
   const std::vector<Fused> fused = ReciprocalRankFusion(arms.lists);
   std::vector<int64_t> ids;
   for (const Fused& f : fused) ids.push_back(f.id);
@@ -200,19 +213,7 @@ Result<SearchResponse> HybridSearch(Engine& engine, std::string_view query, cons
   for (const auto& c : shown) {
     Scored& s = scored.at(c.chunk_id);
     const ChunkRecord& r = *s.record;
-    SearchHit hit;
-    hit.chunk_id = r.chunk_id;
-    hit.page_id = r.page_id;
-    hit.slug = r.slug;
-    hit.title = r.title;
-    hit.type = r.type;
-    hit.score = static_cast<float>(c.score);
-    hit.chunk_source = r.chunk_source;
-    hit.text = r.text;
-    hit.path = r.path;
-    hit.line_start = r.line_start;
-    hit.line_end = r.line_end;
-    hit.date = r.updated_at.substr(0, 10);
+    SearchHit hit = HitFromChunk(r, static_cast<float>(c.score));
     // The page an entity question names shows its timeline too.
     const auto& lists = arms.lists;
     for (size_t li = 0; li < lists.size(); ++li) {
@@ -223,6 +224,8 @@ Result<SearchResponse> HybridSearch(Engine& engine, std::string_view query, cons
     if (options.explain) hit.explain = std::move(s.explain);
     response.results.push_back(std::move(hit));
   }
+  arms.stage_ms.push_back({"fusion", MsSince(tf)});
+  response.stage_ms = std::move(arms.stage_ms);
   response.notes = std::move(arms.notes);
   response.took_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   return response;

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "common/utf8.h"
+#include "search/hits.h"
 #include "search/query_parser.h"
 #include "text/analyzer.h"
 
@@ -323,19 +324,7 @@ Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, con
     auto it = by_id.find(p.chunk_id);
     if (it == by_id.end()) continue;  // a page without chunks (empty body) and no text to show
     const ChunkRecord& r = *it->second;
-    SearchHit hit;
-    hit.chunk_id = r.chunk_id;
-    hit.page_id = r.page_id;
-    hit.slug = r.slug;
-    hit.title = r.title;
-    hit.type = r.type;
-    hit.score = p.score;
-    hit.chunk_source = r.chunk_source;
-    hit.text = r.text;
-    hit.path = r.path;
-    hit.line_start = r.line_start;
-    hit.line_end = r.line_end;
-    hit.date = r.updated_at.substr(0, 10);
+    SearchHit hit = HitFromChunk(r, p.score);
     if (options.explain) {
       hit.explain.chunk_score = p.chunk_score;
       hit.explain.title_score = p.title_score;

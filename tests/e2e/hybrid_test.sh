@@ -43,6 +43,11 @@ expect_exit 0 -- run --json search "search" --type person --limit 20
 expect_json "$OUT" 'set(r["type"] for r in d["results"])' "{'person'}"
 expect_exit 0 -- run --json search "search" --folder concepts/ --limit 20
 expect_json "$OUT" 'all(r["path"].startswith("concepts/") for r in d["results"])' True
+expect_exit 0 -- run --json search "search" --source default --limit 3
+expect_json "$OUT" 'len(d["results"])' 3
+expect_json "$OUT" 'sorted(d["meta"]["stage_ms"])' "['fusion', 'keyword', 'title', 'vector']"
+expect_exit 0 -- run --json search "search" --source elsewhere
+expect_json "$OUT" 'd["results"]' "[]"
 expect_exit 0 -- run --json search "search" --since 2999-01-01
 expect_json "$OUT" 'd["results"]' "[]"
 expect_exit 2 -- run search "search" --type person --mode keyword
@@ -134,6 +139,7 @@ for mode in hybrid vector; do
     --qrels "$WORK/qrels.tsv" --mode $mode --embedder hash
   expect_json "$OUT" 'd["mode"], d["embedder"], d["queries"]' "('$mode', 'hash:hash-256', 2)"
   expect_json "$OUT" '"search_ms_p50" in d and "query_embed_ms_p50" in d and d["ndcg@10"] > 0' True
+  expect_json "$OUT" '"vector" in d["stage_ms_p50"] and "fusion" in d["stage_ms_p50"]' True
 done
 expect_exit 1 -- "$ENGRAM" eval --corpus "$WORK/corpus.jsonl" --queries "$WORK/queries.jsonl" \
   --qrels "$WORK/qrels.tsv" --mode hybrid --embedder "$WORK/no-model"
