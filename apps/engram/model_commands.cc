@@ -57,13 +57,15 @@ int RunEmbed(const EmbedArgs& a, bool json, const std::string& brain_dir) {
   if (!r.ok()) return Fail(r.status(), json);
   if (json) {
     std::cout << Json{{"provider", r->provider}, {"model", r->model}, {"dims", r->dims}, {"embedded", r->embedded},
-                      {"chunks", r->chunks}, {"stale", r->stale}, {"seconds", r->seconds}}
+                      {"chunks", r->chunks}, {"stale", r->stale}, {"seconds", r->seconds},
+                      {"index_note", r->index_note}}
                      .dump(2)
               << "\n";
   } else {
     std::printf("Embedded %lld chunks with %s:%s (%d dimensions) in %.2f s; %lld of %lld chunks stale\n",
                 static_cast<long long>(r->embedded), r->provider.c_str(), r->model.c_str(), r->dims, r->seconds,
                 static_cast<long long>(r->stale), static_cast<long long>(r->chunks));
+    if (!r->index_note.empty()) std::printf("%s\n", r->index_note.c_str());
   }
   return 0;
 }

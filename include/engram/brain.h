@@ -111,6 +111,7 @@ struct EmbedReport {
   int64_t chunks = 0;         // chunks in the brain
   int64_t stale = 0;          // chunks still without an embedding of the model
   double seconds = 0;
+  std::string index_note;     // what happened to the vector index (built, caught up), "" when nothing
 };
 
 struct EmbeddingStatus {

@@ -136,7 +136,13 @@ Result<EmbedReport> Brain::EmbedLocked(bool all, const std::function<void(int64_
 
 Result<EmbedReport> Brain::Embed(const OperationContext&, bool all, std::function<void(int64_t, int64_t)> progress) {
   ENGRAM_ASSIGN_OR_RETURN(auto lock, LockForWrite(all ? "embed --all" : "embed"));
-  return EmbedLocked(all, progress);
+  ENGRAM_ASSIGN_OR_RETURN(EmbedReport r, EmbedLocked(all, progress));
+  // Bring the vector index up to date now, so that the next search does not
+  // pay for building it.
+  auto v = Vectors();
+  r.index_note = v.ok() ? vectors_note_ : "vector index not updated: " + v.status().message();
+  vectors_note_.clear();
+  return r;
 }
 
 std::tuple<int64_t, int64_t, std::string> Brain::EmbedInline() {

@@ -83,8 +83,9 @@ expect_contains "$OUT" "&lt;/retrieved_context&gt;" "escaped"
 # The vector index file: a graph once the brain passes exact_below; a damaged
 # file is rebuilt; an edit is caught up.
 sed -i 's/^exact_below = 10000/exact_below = 10/' "$B/.engram/config.toml"
+expect_exit 0 -- run --json embed
+expect_contains "$(json_get "$OUT" 'd["index_note"]')" "vector index built (no index file)" "built by embed"
 expect_exit 0 -- run --json search "hybrid search"
-expect_contains "$(json_get "$OUT" 'd["meta"]["notes"]')" "vector index built (no index file)" "built"
 INDEX=$(ls "$B"/.engram/vectors-*.hnsw)
 [[ -f "$INDEX" ]] || fail "no index file"
 expect_exit 0 -- run --json search "hybrid search"
