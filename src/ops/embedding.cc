@@ -1,6 +1,8 @@
 // Brain operations on embeddings: embedding stale chunks (on demand and
 // inline after writes), the model record, and cached query vectors.
 #include <chrono>
+#include <cstdio>
+#include <random>
 
 #include "embed/embedder.h"
 #include "engram/brain.h"
@@ -13,6 +15,11 @@ namespace {
 
 constexpr const char* kModelKey = "embedding.model";
 constexpr const char* kDimsKey = "embedding.dims";
+constexpr int64_t kVectorLogKeep = 200000;
+// A random id of this database's vectors, in the index file's name: a brain
+// whose database is recreated must not reuse an index file whose generation
+// happens to match.
+constexpr const char* kIndexIdKey = "vector.index_id";
 
 // The model id a brain records: provider and model, so that a hash brain and
 // a bert brain never mix.
@@ -91,6 +98,13 @@ Result<EmbedReport> Brain::EmbedLocked(bool all, const std::function<void(int64_
                                       " dimensions) but the configuration names " + id +
                                       ": run `engram embed --all` to re-embed every chunk with it");
   }
+  ENGRAM_ASSIGN_OR_RETURN(std::string index_id, engine_->GetConfigValue(kIndexIdKey));
+  if (index_id.empty()) {
+    std::random_device rd;
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%08x%08x", rd(), rd());
+    ENGRAM_RETURN_IF_ERROR(engine_->SetConfigValue(kIndexIdKey, hex));
+  }
   if (recorded != id) {
     // A new model: recorded first, so that an interrupted --all resumes with --stale.
     ENGRAM_RETURN_IF_ERROR(engine_->SetConfigValue(kModelKey, id));
@@ -126,6 +140,9 @@ Result<EmbedReport> Brain::EmbedLocked(bool all, const std::function<void(int64_
     after = tasks.back().chunk_id;
     if (progress) progress(r.embedded, total);
   }
+  // The vector log only needs to reach back as far as the oldest index file
+  // worth catching up; an older one is rebuilt.
+  ENGRAM_RETURN_IF_ERROR(engine_->TrimVectorLog(kVectorLogKeep));
   ENGRAM_ASSIGN_OR_RETURN(EmbeddingCounts now, engine_->CountEmbeddings(id));
   r.dims = e->info().dims;
   r.chunks = now.chunks;

@@ -17,10 +17,12 @@ namespace {
 constexpr const char* kModelKey = "embedding.model";
 constexpr const char* kDimsKey = "embedding.dims";
 
-// .engram/vectors-<model id, made file-safe>.hnsw
-std::filesystem::path IndexFile(const std::filesystem::path& root, const std::string& model) {
+// .engram/vectors-<model id, made file-safe>[-<the database's index id>].hnsw
+std::filesystem::path IndexFile(const std::filesystem::path& root, const std::string& model,
+                                const std::string& index_id) {
   std::string name;
   for (char c : model) name += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' ? c : '_';
+  if (!index_id.empty()) name += "-" + index_id;
   return root / ".engram" / ("vectors-" + name + ".hnsw");
 }
 
@@ -29,6 +31,7 @@ std::filesystem::path IndexFile(const std::filesystem::path& root, const std::st
 Result<search::VectorArm*> Brain::Vectors() {
   ENGRAM_ASSIGN_OR_RETURN(std::string model, engine_->GetConfigValue(kModelKey));
   ENGRAM_ASSIGN_OR_RETURN(std::string dims, engine_->GetConfigValue(kDimsKey));
+  ENGRAM_ASSIGN_OR_RETURN(std::string index_id, engine_->GetConfigValue("vector.index_id"));
   if (model.empty() || dims.empty()) {
     return Status::FailedPrecondition("nothing is embedded yet: run `engram embed`");
   }
@@ -39,7 +42,7 @@ Result<search::VectorArm*> Brain::Vectors() {
   vo.m = options_.vector_m;
   vo.ef_construction = options_.vector_ef_construction;
   vo.ef_search = options_.vector_ef_search;
-  ENGRAM_ASSIGN_OR_RETURN(vectors_, search::VectorArm::Open(*engine_, IndexFile(root_, model), model,
+  ENGRAM_ASSIGN_OR_RETURN(vectors_, search::VectorArm::Open(*engine_, IndexFile(root_, model, index_id), model,
                                                             std::stoi(dims), vo, &vectors_note_));
   return vectors_.get();
 }
