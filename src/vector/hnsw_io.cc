@@ -61,6 +61,7 @@ class Reader {
  public:
   Reader(const std::string& bytes, const std::string& name) : bytes_(bytes), name_(name) {}
   Status Get(void* out, size_t n, const char* what) {
+    if (n == 0) return Status::Ok();
     if (n > bytes_.size() - std::min(pos_, bytes_.size()) || bytes_.size() - pos_ < n) {
       return Status::InvalidArgument(name_ + ": truncated (reading " + what + ")");
     }
@@ -184,7 +185,7 @@ Result<std::unique_ptr<HnswIndex>> HnswIndex::Load(const std::filesystem::path& 
   ENGRAM_RETURN_IF_ERROR(r.Get(x.deleted_.data(), slots, "tombstones"));
   ENGRAM_RETURN_IF_ERROR(r.Get(x.levels_.data(), slots, "levels"));
   ENGRAM_RETURN_IF_ERROR(r.Get(x.vectors_.data(), slots * dims * sizeof(float), "vectors"));
-  std::memset(x.level0_.get(), 0, slots * x.block_bytes_);
+  if (slots > 0) std::memset(x.level0_.get(), 0, slots * x.block_bytes_);
   for (uint32_t s = 0; s < slots; ++s) {
     uint32_t* links = x.Links0(s);
     ENGRAM_RETURN_IF_ERROR(r.Get(links, (1 + x.max0_) * sizeof(uint32_t), "links"));

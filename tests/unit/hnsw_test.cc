@@ -192,6 +192,21 @@ TEST_F(HnswFile, RoundTripKeepsResultsAndGeneration) {
   EXPECT_TRUE((*loaded)->Contains(5000));
 }
 
+TEST_F(HnswFile, EmptyIndexRoundTrips) {
+  HnswIndex empty(8, {});
+  ASSERT_TRUE(empty.Save(dir_ / "empty.hnsw", 3).ok());
+  uint64_t generation = 0;
+  auto loaded = HnswIndex::Load(dir_ / "empty.hnsw", &generation);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ(generation, 3u);
+  EXPECT_EQ((*loaded)->size(), 0u);
+  std::vector<float> q(8, 0.0f);
+  q[0] = 1;
+  EXPECT_TRUE((*loaded)->Search(q.data(), 3, 10).empty());
+  ASSERT_TRUE((*loaded)->Add(1, q.data()).ok());
+  EXPECT_EQ((*loaded)->Search(q.data(), 3, 10).size(), 1u);
+}
+
 TEST_F(HnswFile, DamageIsRefusedNeverTrusted) {
   const int d = 16;
   auto base = Clustered(300, d, 6);
