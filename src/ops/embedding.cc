@@ -6,6 +6,7 @@
 
 #include "embed/embedder.h"
 #include "engram/brain.h"
+#include "ops/embedding_keys.h"
 #include "ops/models.h"
 #include "sync/write_lock.h"
 
@@ -13,13 +14,12 @@ namespace engram {
 
 namespace {
 
-constexpr const char* kModelKey = "embedding.model";
-constexpr const char* kDimsKey = "embedding.dims";
+using ops::kDimsKey;
+using ops::kIndexIdKey;
+using ops::kModelKey;
+
 constexpr int64_t kVectorLogKeep = 200000;
-// A random id of this database's vectors, in the index file's name: a brain
-// whose database is recreated must not reuse an index file whose generation
-// happens to match.
-constexpr const char* kIndexIdKey = "vector.index_id";
+
 
 // The model id a brain records: provider and model, so that a hash brain and
 // a bert brain never mix.

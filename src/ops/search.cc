@@ -4,6 +4,7 @@
 
 #include "embed/embedder.h"
 #include "engram/brain.h"
+#include "ops/embedding_keys.h"
 #include "llm/chat_client.h"
 #include "llm/expansion.h"
 #include "search/hybrid.h"
@@ -14,8 +15,9 @@ namespace engram {
 
 namespace {
 
-constexpr const char* kModelKey = "embedding.model";
-constexpr const char* kDimsKey = "embedding.dims";
+using ops::kDimsKey;
+using ops::kIndexIdKey;
+using ops::kModelKey;
 
 // .engram/vectors-<model id, made file-safe>[-<the database's index id>].hnsw
 std::filesystem::path IndexFile(const std::filesystem::path& root, const std::string& model,
@@ -31,7 +33,7 @@ std::filesystem::path IndexFile(const std::filesystem::path& root, const std::st
 Result<search::VectorArm*> Brain::Vectors() {
   ENGRAM_ASSIGN_OR_RETURN(std::string model, engine_->GetConfigValue(kModelKey));
   ENGRAM_ASSIGN_OR_RETURN(std::string dims, engine_->GetConfigValue(kDimsKey));
-  ENGRAM_ASSIGN_OR_RETURN(std::string index_id, engine_->GetConfigValue("vector.index_id"));
+  ENGRAM_ASSIGN_OR_RETURN(std::string index_id, engine_->GetConfigValue(kIndexIdKey));
   if (model.empty() || dims.empty()) {
     return Status::FailedPrecondition("nothing is embedded yet: run `engram embed`");
   }

@@ -40,7 +40,7 @@ bool Allowed(const std::optional<std::unordered_set<int64_t>>& allowed, int64_t 
 }
 
 Status KeywordArms(Engine& engine, std::string_view query, const SearchOptions& options, size_t depth,
-                   const ArmWeights& w, const std::optional<std::unordered_set<int64_t>>& allowed, bool vector_on,
+                   Intent intent, const ArmWeights& w, const std::optional<std::unordered_set<int64_t>>& allowed, bool vector_on,
                    Arms* arms) {
   auto t0 = Clock::now();
   SearchOptions ko = options;
@@ -59,7 +59,7 @@ Status KeywordArms(Engine& engine, std::string_view query, const SearchOptions& 
   }
   // An entity question naming a page's title or alias ("who is Zhang San")
   // puts that page on a list of its own, weighted above the others.
-  if (ClassifyIntent(query) == Intent::kEntity) {
+  if (intent == Intent::kEntity) {
     const std::string name = EntityName(query);
     if (!name.empty()) {
       ENGRAM_ASSIGN_OR_RETURN(std::vector<int64_t> named, engine.PagesNamed(name, options.include_private));
@@ -143,7 +143,7 @@ Result<SearchResponse> HybridSearch(Engine& engine, std::string_view query, cons
   }
 
   Arms arms;
-  if (keyword_on) ENGRAM_RETURN_IF_ERROR(KeywordArms(engine, query, options, depth, w, allowed, vector_on, &arms));
+  if (keyword_on) ENGRAM_RETURN_IF_ERROR(KeywordArms(engine, query, options, depth, intent, w, allowed, vector_on, &arms));
   if (vector_on) {
     const auto tv = Clock::now();
     for (size_t i = 0; i < vq.vectors.size(); ++i) {

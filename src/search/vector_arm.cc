@@ -59,8 +59,7 @@ void VectorArm::RemoveFlat(int64_t id) {
   row_.erase(it);
 }
 
-Status VectorArm::Rebuild(Engine& engine, int64_t generation) {
-  (void)generation;
+Status VectorArm::Rebuild(Engine& engine) {
   ENGRAM_ASSIGN_OR_RETURN(EmbeddingCounts counts, engine.CountEmbeddings(model_));
   const bool graph = static_cast<size_t>(counts.current) >= options_.exact_below;
   hnsw_.reset();
@@ -130,7 +129,7 @@ Result<std::unique_ptr<VectorArm>> VectorArm::Open(Engine& engine, const std::fi
   ENGRAM_ASSIGN_OR_RETURN(int64_t generation, engine.VectorGeneration());
   ENGRAM_ASSIGN_OR_RETURN(EmbeddingCounts counts, engine.CountEmbeddings(model));
   if (static_cast<size_t>(counts.current) < options.exact_below) {
-    ENGRAM_RETURN_IF_ERROR(arm->Rebuild(engine, generation));
+    ENGRAM_RETURN_IF_ERROR(arm->Rebuild(engine));
     return arm;
   }
   std::string why;
@@ -159,7 +158,7 @@ Result<std::unique_ptr<VectorArm>> VectorArm::Open(Engine& engine, const std::fi
     }
   }
   if (rebuild) {
-    ENGRAM_RETURN_IF_ERROR(arm->Rebuild(engine, generation));
+    ENGRAM_RETURN_IF_ERROR(arm->Rebuild(engine));
     changed = true;
     if (note != nullptr) {
       *note = "vector index built (" + why + "): " + std::to_string(arm->size()) + " vectors in " + Seconds(t0);

@@ -52,7 +52,7 @@ class VectorArm {
 
  private:
   VectorArm() = default;
-  Status Rebuild(Engine& engine, int64_t generation);
+  Status Rebuild(Engine& engine);
   Status Apply(Engine& engine, const std::vector<int64_t>& changed, bool* changed_any);
   const float* Find(int64_t chunk_id) const;
   void AddFlat(int64_t id, const std::vector<float>& v);

@@ -95,34 +95,31 @@ float Dot(const float* a, const float* b, size_t n) { return DotPortable(a, b, n
 
 size_t CodeBytes(size_t n) { return (n + 63) / 64 * 64; }
 
-CodeInfo EncodeVector(const float* x, size_t n, int8_t* code) {
-  std::memset(code, 0, CodeBytes(n));
+namespace {
+
+// Levels round(x_i / scale) with scale = max|x| / 127, each plus offset, into
+// code (padded with offset); the scale and the sum of the levels.
+template <typename T>
+CodeInfo Quantize(const float* x, size_t n, int offset, T* code) {
+  std::fill(code, code + CodeBytes(n), static_cast<T>(offset));
   CodeInfo info;
   const float m = MaxAbs(x, n);
   if (m == 0 || !std::isfinite(m)) return info;
   info.scale = m / 127.0f;
   const float inv = 127.0f / m;
   for (size_t i = 0; i < n; ++i) {
-    const int v = static_cast<int>(std::lrint(x[i] * inv));
-    code[i] = static_cast<int8_t>(std::clamp(v, -127, 127));
-    info.sum += code[i];
+    const int level = std::clamp(static_cast<int>(std::lrint(x[i] * inv)), -127, 127);
+    code[i] = static_cast<T>(level + offset);
+    info.sum += level;
   }
   return info;
 }
 
-CodeInfo EncodeQuery(const float* q, size_t n, uint8_t* code) {
-  std::memset(code, 128, CodeBytes(n));
-  CodeInfo info;
-  const float m = MaxAbs(q, n);
-  if (m == 0 || !std::isfinite(m)) return info;
-  info.scale = m / 127.0f;
-  const float inv = 127.0f / m;
-  for (size_t i = 0; i < n; ++i) {
-    const int v = static_cast<int>(std::lrint(q[i] * inv));
-    code[i] = static_cast<uint8_t>(std::clamp(v, -127, 127) + 128);
-  }
-  return info;
-}
+}  // namespace
+
+CodeInfo EncodeVector(const float* x, size_t n, int8_t* code) { return Quantize(x, n, 0, code); }
+
+CodeInfo EncodeQuery(const float* q, size_t n, uint8_t* code) { return Quantize(q, n, 128, code); }
 
 int32_t DotU8S8(const uint8_t* q, const int8_t* x, size_t padded) {
 #if ENGRAM_HAVE_X86
