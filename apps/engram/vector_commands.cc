@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -11,6 +10,7 @@
 #include <thread>
 #include <unordered_set>
 
+#include "embed/kernels.h"
 #include "output.h"
 #include "vector/exact.h"
 #include "vector/fvecs.h"
@@ -33,13 +33,7 @@ struct VectorBenchArgs {
 };
 
 void Normalize(vector::VecFile<float>* v) {
-  for (size_t r = 0; r < v->rows; ++r) {
-    float* x = v->data.data() + r * v->dims;
-    double s = 0;
-    for (size_t i = 0; i < v->dims; ++i) s += static_cast<double>(x[i]) * x[i];
-    const float inv = s > 0 ? static_cast<float>(1.0 / std::sqrt(s)) : 0.0f;
-    for (size_t i = 0; i < v->dims; ++i) x[i] *= inv;
-  }
+  for (size_t r = 0; r < v->rows; ++r) embed::kernels::L2Normalize(v->data.data() + r * v->dims, static_cast<int>(v->dims));
 }
 
 // Runs fn(i) for i in [0, n) on threads threads.
