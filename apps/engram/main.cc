@@ -253,6 +253,10 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"keyword", "hybrid", "vector"}));
   eval->add_option("--embedder", eval_opts.embedder,
                    "hybrid/vector: hash (default), openai (the [embedding] settings) or a model directory");
+  std::string eval_per_query;
+  eval->add_option("--per-query", eval_per_query,
+                   "Also write one JSON line per query to this file: {\"id\", \"ndcg@10\", \"recall@100\",\n"
+                   "\"vector_confidence\"} (null in keyword mode)");
   eval->footer(
       "Indexes the corpus into a throwaway brain, runs every query present in the qrels with the top 100\n"
       "results, and prints nDCG@10, Recall@10, Recall@100, MRR@10, index time and query latency.\n"
@@ -319,6 +323,16 @@ int main(int argc, char** argv) {
     }
     auto r = engram::RunEval(eval_opts);
     if (!r.ok()) return Fail(r.status(), g);
+    if (!eval_per_query.empty()) {
+      std::ofstream out(eval_per_query, std::ios::trunc);
+      for (const auto& q : r->per_query) {
+        Json line = {{"id", q.id}, {"ndcg@10", q.ndcg10}, {"recall@100", q.recall100},
+                     {"vector_confidence", q.vector_confidence < 0 ? Json(nullptr) : Json(q.vector_confidence)}};
+        out << line.dump() << "\n";
+      }
+      out.flush();
+      if (!out) return Fail(engram::Status::IOError("cannot write " + eval_per_query), g);
+    }
     Json j = {{"ndcg@10", r->ndcg10},     {"recall@10", r->recall10},         {"recall@100", r->recall100},
               {"mrr@10", r->mrr10},       {"queries", r->queries},            {"docs", r->docs},
               {"index_seconds", r->index_seconds}, {"query_ms_p50", r->query_ms_p50}, {"query_ms_p95", r->query_ms_p95},

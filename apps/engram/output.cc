@@ -61,6 +61,7 @@ Json ToJson(const SearchResponse& r, bool explain) {
                       {"rrf", h.explain.rrf},
                       {"compiled_truth_boost", h.explain.boost},
                       {"cosine", h.explain.has_cosine ? Json(h.explain.cosine) : Json(nullptr)},
+                      {"cosine_share", h.explain.cosine_share},
                       {"backlinks", h.explain.backlinks},
                       {"backlink_factor", h.explain.backlink_factor}};
     }
@@ -74,6 +75,11 @@ Json ToJson(const SearchResponse& r, bool explain) {
             {"stage_ms", [&] {
                Json j = Json::object();
                for (const auto& [stage, ms] : r.stage_ms) j[stage] = ms;
+               return j;
+             }()},
+            {"confidence", [&] {
+               Json j = Json::object();
+               for (const auto& [arm, c] : r.confidence) j[arm] = c;
                return j;
              }()},
             {"count", r.results.size()},
@@ -188,6 +194,8 @@ std::string FormatSearch(const SearchResponse& r, bool explain) {
       if (h.explain.has_cosine) {
         std::snprintf(score, sizeof score, "%.3f", h.explain.cosine);
         out << "; cosine " << score;
+        std::snprintf(score, sizeof score, "%.2f", h.explain.cosine_share);
+        out << " (share " << score << ")";
       }
       if (h.explain.backlinks > 0) {
         std::snprintf(score, sizeof score, "%.3f", h.explain.backlink_factor);
@@ -209,6 +217,11 @@ std::string FormatSearch(const SearchResponse& r, bool explain) {
   std::snprintf(took, sizeof took, "%.2f", r.took_ms);
   out << r.results.size() << " result(s), " << r.mode << " mode"
       << (r.intent.empty() ? std::string() : ", intent " + r.intent) << ", " << took << " ms\n";
+  for (const auto& [arm, c] : r.confidence) {
+    char conf[32];
+    std::snprintf(conf, sizeof conf, "%.2f", c);
+    out << "confidence: " << arm << " arm " << conf << (c == 0 ? " (no better than chance: left out)" : "") << "\n";
+  }
   for (const auto& note : r.notes) out << "note: " << note << "\n";
   return out.str();
 }

@@ -285,6 +285,8 @@ class Engine {
   // fusion of two shallow arms. Hits are in page_ids order.
   virtual Result<std::vector<KeywordHit>> ScorePages(const KeywordQuery& query, const std::vector<int64_t>& page_ids,
                                                      bool titles) = 0;
+  // A page's aliases (frontmatter `aliases`), in name order.
+  virtual Result<std::vector<std::string>> PageAliases(int64_t page_id) = 0;
   // Pages whose title or an alias equals name (ASCII case-insensitive).
   virtual Result<std::vector<int64_t>> PagesNamed(std::string_view name, bool include_private) = 0;
   virtual Result<std::vector<ChunkRecord>> GetChunks(const std::vector<int64_t>& chunk_ids) = 0;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "engram/options.h"
 #include "engram/status.h"
@@ -20,6 +21,14 @@ struct EvalOptions {
   std::string embedder = "hash";  // hybrid/vector: "hash", "openai" (the [embedding] settings) or a model directory
   size_t depth = 100;             // results retrieved per query
   BrainOptions brain;             // chunking and BM25 settings
+};
+
+// One query's outcome (`engram eval --per-query FILE`).
+struct EvalQueryResult {
+  std::string id;
+  double ndcg10 = 0;
+  double recall100 = 0;
+  double vector_confidence = -1;  // hybrid/vector: the vector arm's confidence; -1 without one
 };
 
 struct EvalResult {
@@ -41,6 +50,7 @@ struct EvalResult {
   double search_ms_p50 = 0;
   double search_ms_p95 = 0;
   std::map<std::string, double> stage_ms_p50;  // per stage of hybrid search: keyword, title, vector, fusion
+  std::vector<EvalQueryResult> per_query;      // in query order
 };
 
 // Fails with InvalidArgument naming the file and line of malformed input.

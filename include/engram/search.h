@@ -61,6 +61,7 @@ struct SearchExplain {
   double boost = 1;             // compiled-truth boost (entity questions)
   double cosine = 0;            // cos(query, chunk); meaningful when has_cosine
   bool has_cosine = false;
+  double cosine_share = 0;      // its share of the final score: 0.3 × the vector arm's confidence
   int64_t backlinks = 0;        // inbound links of the page
   double backlink_factor = 1;
 };
@@ -91,6 +92,9 @@ struct SearchResponse {
   // Hybrid and vector modes: milliseconds per stage ("keyword", "title",
   // "vector", "fusion" — fusion covers rescoring, dedup and boosts).
   std::vector<std::pair<std::string, double>> stage_ms;
+  // Hybrid and vector modes: each vector arm's confidence in [0, 1] (how far
+  // its best cosine stands above chance; search/confidence.h).
+  std::vector<std::pair<std::string, double>> confidence;
   std::vector<SearchHit> results;
   double took_ms = 0;
   std::vector<std::string> notes;  // e.g. "vector arm off: no embedder configured"

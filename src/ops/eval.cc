@@ -252,9 +252,12 @@ Result<EvalResult> RunEval(const EvalOptions& options) {
     } else if (response.status().code() != StatusCode::kInvalidArgument) {
       return response.status();  // a query with no searchable words simply finds nothing
     }
-    ndcg += search::NdcgAtK(ranked, judged, 10);
+    EvalQueryResult one{q.id, search::NdcgAtK(ranked, judged, 10), search::RecallAtK(ranked, judged, 100), -1};
+    if (response.ok() && !response->confidence.empty()) one.vector_confidence = response->confidence.front().second;
+    ndcg += one.ndcg10;
     r10 += search::RecallAtK(ranked, judged, 10);
-    r100 += search::RecallAtK(ranked, judged, 100);
+    r100 += one.recall100;
+    result.per_query.push_back(std::move(one));
     mrr += search::MrrAtK(ranked, judged, 10);
     ++result.queries;
   }

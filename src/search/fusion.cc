@@ -23,7 +23,8 @@ std::vector<Fused> ReciprocalRankFusion(const std::vector<RankedList>& lists, do
       Fused& f = out[it->second];
       if (f.rank[li] >= 0) continue;  // repeated within the list: its best rank counts
       f.rank[li] = static_cast<int>(r);
-      f.contribution[li] = list.weight / (k + static_cast<double>(r));
+      const double confidence = r < list.confidence.size() ? list.confidence[r] : 1.0;
+      f.contribution[li] = list.weight * confidence / (k + static_cast<double>(r));
       f.rrf += f.contribution[li];
     }
   }

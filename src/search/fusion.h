@@ -1,9 +1,12 @@
 // The fusion stages of hybrid search (MISSION.md §1, steps 5–6), as small
 // pure functions over chunk ids and scores:
-//   RRF:      rrf(c) = Σ_lists w_list / (k + rank_list(c)), 0-based ranks,
-//             k = 60, then divided by the largest rrf (the best is 1);
+//   RRF:      rrf(c) = Σ_lists w_list · conf_list(c) / (k + rank_list(c)),
+//             0-based ranks, k = 60, then divided by the largest rrf (the
+//             best is 1); conf is the list's per-id confidence (1 unless
+//             given, see confidence.h);
 //   boost:    compiled-truth chunks × kCompiledTruthBoost for entity queries;
-//   rescore:  final = 0.7 · rrf + 0.3 · cosine(query, chunk);
+//   rescore:  final = 0.7 · rrf + 0.3 · cosine(query, chunk), the cosine's
+//             share scaled by the vector arm's confidence;
 //   backlinks: final × (1 + kBacklinkWeight · ln(1 + backlinks of the page)).
 #pragma once
 
@@ -16,7 +19,6 @@
 namespace engram::search {
 
 constexpr double kRrfK = 60.0;
-constexpr double kRrfWeight = 0.7;
 constexpr double kCosineWeight = 0.3;
 constexpr double kCompiledTruthBoost = 1.2;
 constexpr double kBacklinkWeight = 0.05;
@@ -26,6 +28,7 @@ struct RankedList {
   std::string arm;  // "keyword", "title", "vector", "vector:1" (an expansion)…
   double weight = 1.0;
   std::vector<int64_t> ids;
+  std::vector<double> confidence;  // per id, multiplies its contribution; empty: 1 each
 };
 
 struct Fused {
@@ -49,7 +52,11 @@ struct ArmWeights {
 };
 ArmWeights WeightsFor(Intent intent);
 
-inline double Rescore(double rrf, double cosine) { return kRrfWeight * rrf + kCosineWeight * cosine; }
+// cosine_share: kCosineWeight scaled by the vector arm's confidence; the rrf
+// takes the rest.
+inline double Rescore(double rrf, double cosine, double cosine_share = kCosineWeight) {
+  return (1.0 - cosine_share) * rrf + cosine_share * cosine;
+}
 double BacklinkBoost(double score, int64_t backlinks);
 
 }  // namespace engram::search

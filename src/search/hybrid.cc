@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "common/utf8.h"
+#include "search/confidence.h"
 #include "search/dedup.h"
 #include "search/fusion.h"
 #include "search/intent.h"
@@ -32,6 +33,8 @@ struct Arms {
   std::vector<RankedList> lists;
   std::vector<std::pair<std::string, double>> stage_ms;
   std::unordered_map<int64_t, int64_t> page_chunk;  // page -> its best chunk in the keyword arm
+  std::unordered_map<int64_t, std::string> page_title;  // page -> its title, for pages of the keyword arm
+  std::vector<std::pair<std::string, double>> confidence;
   std::vector<std::string> notes;
 };
 
@@ -45,7 +48,8 @@ Status KeywordArms(Engine& engine, std::string_view query, const SearchOptions& 
   auto t0 = Clock::now();
   SearchOptions ko = options;
   ko.limit = depth;
-  ko.title_weight = 0;  // the title arm is its own list below
+  // The keyword arm ranks as keyword mode does (chunks and titles/aliases by
+  // BM25): with no other arm confident, hybrid search is keyword search.
   ko.explain = false;
   ko.exact_keyword = false;
   auto kr = KeywordSearch(engine, query, ko);
@@ -63,7 +67,7 @@ Status KeywordArms(Engine& engine, std::string_view query, const SearchOptions& 
     const std::string name = EntityName(query);
     if (!name.empty()) {
       ENGRAM_ASSIGN_OR_RETURN(std::vector<int64_t> named, engine.PagesNamed(name, options.include_private));
-      RankedList list{"name", kNameWeight, {}};
+      RankedList list{"name", kNameWeight, {}, {}};
       for (int64_t page : named) {
         ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, engine.GetPageChunks(page));
         if (!chunks.empty() && Allowed(allowed, chunks.front().chunk_id)) list.ids.push_back(chunks.front().chunk_id);
@@ -71,16 +75,17 @@ Status KeywordArms(Engine& engine, std::string_view query, const SearchOptions& 
       if (!list.ids.empty()) arms->lists.push_back(std::move(list));
     }
   }
-  RankedList keyword{"keyword", w.keyword, {}};
+  RankedList keyword{"keyword", w.keyword, {}, {}};
   for (const SearchHit& h : kr->results) {
     if (!Allowed(allowed, h.chunk_id)) continue;
     keyword.ids.push_back(h.chunk_id);
     arms->page_chunk.emplace(h.page_id, h.chunk_id);
+    arms->page_title.emplace(h.page_id, h.title);
   }
   arms->lists.push_back(std::move(keyword));
   // Title/alias arm: the query's words (without the query syntax) against
   // titles and aliases; a page stands in with its best keyword chunk, else
-  // its first chunk.
+  // its first chunk, and counts by the share of the query its title holds.
   KeywordQuery tq;
   tq.include_private = options.include_private;
   tq.k1 = options.bm25_k1;
@@ -92,17 +97,29 @@ Status KeywordArms(Engine& engine, std::string_view query, const SearchOptions& 
   }
   if (tq.terms.empty()) return Status::Ok();
   ENGRAM_ASSIGN_OR_RETURN(std::vector<KeywordHit> titles, engine.SearchTitles(tq));
-  RankedList title{"title", w.title, {}};
+  RankedList title{"title", w.title, {}, {}};
+  std::vector<std::string> query_terms;
+  for (const QueryTerm& t : tq.terms) query_terms.push_back(t.term);
   for (const KeywordHit& h : titles) {
     int64_t chunk = 0;
+    std::string page_title;
     if (auto it = arms->page_chunk.find(h.page_id); it != arms->page_chunk.end()) {
       chunk = it->second;
+      page_title = arms->page_title[h.page_id];
     } else {
       ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, engine.GetPageChunks(h.page_id));
       if (chunks.empty()) continue;
       chunk = chunks.front().chunk_id;
+      page_title = chunks.front().title;
     }
-    if (Allowed(allowed, chunk)) title.ids.push_back(chunk);
+    if (!Allowed(allowed, chunk)) continue;
+    std::vector<std::vector<std::string>> names{text::AnalyzeTerms(page_title)};
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<std::string> aliases, engine.PageAliases(h.page_id));
+    for (const std::string& alias : aliases) names.push_back(text::AnalyzeTerms(alias));
+    const double confidence = TitleConfidence(query_terms, names);
+    if (confidence <= 0) continue;  // the query does not name this page
+    title.ids.push_back(chunk);
+    title.confidence.push_back(confidence);
   }
   arms->lists.push_back(std::move(title));
   arms->stage_ms.push_back({"title", MsSince(t0)});
@@ -147,10 +164,17 @@ Result<SearchResponse> HybridSearch(Engine& engine, std::string_view query, cons
   if (vector_on) {
     const auto tv = Clock::now();
     for (size_t i = 0; i < vq.vectors.size(); ++i) {
-      RankedList list{i == 0 ? "vector" : "vector:" + std::to_string(i), w.vector, {}};
-      for (const auto& n : vq.arm->Search(vq.vectors[i].data(), vector_depth, allowed ? &*allowed : nullptr)) {
-        list.ids.push_back(n.label);
-      }
+      RankedList list{i == 0 ? "vector" : "vector:" + std::to_string(i), w.vector, {}, {}};
+      const float* q = vq.vectors[i].data();
+      const auto neighbors = vq.arm->Search(q, vector_depth, allowed ? &*allowed : nullptr);
+      for (const auto& n : neighbors) list.ids.push_back(n.label);
+      const double confidence =
+          neighbors.empty() ? 0.0
+                            : VectorConfidence(neighbors.front().score, vq.arm->SampleCosines(q, kBackgroundSample),
+                                               vq.arm->size());
+      // Alone (vector mode) the arm ranks whatever its confidence.
+      if (keyword_on) list.weight *= confidence;
+      arms.confidence.push_back({list.arm, confidence});
       arms.lists.push_back(std::move(list));
     }
     arms.stage_ms.push_back({"vector", MsSince(tv)});
@@ -184,11 +208,12 @@ Result<SearchResponse> HybridSearch(Engine& engine, std::string_view query, cons
     e.boost = intent == Intent::kEntity && r.chunk_source == "compiled_truth" ? kCompiledTruthBoost : 1.0;
     double score = f.rrf * e.boost;
     if (vector_on) {
+      e.cosine_share = keyword_on ? kCosineWeight * arms.confidence.front().second : kCosineWeight;
       if (auto cos = vq.arm->Cosine(vq.vectors[0].data(), r.chunk_id)) {
         e.cosine = *cos;
         e.has_cosine = true;
       }
-      score = Rescore(score, e.cosine);  // a chunk without a vector yet counts cosine 0
+      score = Rescore(score, e.cosine, e.cosine_share);  // a chunk without a vector yet counts cosine 0
     }
     candidates.push_back({r.chunk_id, r.page_id, r.type, r.chunk_source == "compiled_truth", r.text, score});
     scored.emplace(r.chunk_id, Scored{&f, &r, std::move(e)});
@@ -227,6 +252,7 @@ Result<SearchResponse> HybridSearch(Engine& engine, std::string_view query, cons
   arms.stage_ms.push_back({"fusion", MsSince(tf)});
   response.stage_ms = std::move(arms.stage_ms);
   response.notes = std::move(arms.notes);
+  response.confidence = std::move(arms.confidence);
   response.took_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   return response;
 }

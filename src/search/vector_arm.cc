@@ -197,6 +197,18 @@ std::vector<vector::Neighbor> VectorArm::Search(const float* q, size_t k,
   return out;
 }
 
+std::vector<float> VectorArm::SampleCosines(const float* q, size_t n) const {
+  if (hnsw_) return hnsw_->SampleScores(q, n);
+  std::vector<float> out;
+  if (n == 0 || ids_.empty()) return out;
+  const size_t d = static_cast<size_t>(dims_);
+  const size_t stride = std::max<size_t>(ids_.size() / n, 1);
+  for (size_t row = 0; row < ids_.size() && out.size() < n; row += stride) {
+    out.push_back(vector::Dot(q, data_.data() + row * d, d));
+  }
+  return out;
+}
+
 std::optional<float> VectorArm::Cosine(const float* q, int64_t chunk_id) const {
   const float* v = Find(chunk_id);
   if (v == nullptr) return std::nullopt;

@@ -47,6 +47,9 @@ class VectorArm {
   // The k chunks closest to q (unit length) by cosine, best first; allowed
   // restricts the ids (nullptr: any).
   std::vector<vector::Neighbor> Search(const float* q, size_t k, const std::unordered_set<int64_t>* allowed) const;
+  // q's cosines with up to n chunks spread over the collection: the scores a
+  // query gets by chance, against which its best hits are judged.
+  std::vector<float> SampleCosines(const float* q, size_t n) const;
   // cos(q, chunk) for a chunk of the index, else nothing.
   std::optional<float> Cosine(const float* q, int64_t chunk_id) const;
 

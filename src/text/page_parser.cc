@@ -324,11 +324,24 @@ bool ParseTimelineLine(std::string_view line, int number, TimelineEntry* entry) 
   for (std::string_view open : kSourceOpen) {
     size_t at = summary.rfind(open);
     if (at == std::string::npos) continue;
-    size_t close = summary.find(']', at);
+    // The bracket that closes this one: a source may itself be a wiki link,
+    // "[Source: [[meetings/kickoff]]]".
+    size_t close = std::string::npos;
+    int depth = 0;
+    for (size_t i = at; i < summary.size(); ++i) {
+      if (summary[i] == '[') {
+        ++depth;
+      } else if (summary[i] == ']' && --depth == 0) {
+        close = i;
+        break;
+      }
+    }
     if (close == std::string::npos) continue;
     source = std::string(Trim(std::string_view(summary).substr(at + open.size(), close - at - open.size())));
-    summary = std::string(Trim(std::string_view(summary).substr(0, at))) +
-              std::string(Trim(std::string_view(summary).substr(close + 1)));
+    std::string before(Trim(std::string_view(summary).substr(0, at)));
+    const std::string_view after = Trim(std::string_view(summary).substr(close + 1));
+    if (!before.empty() && !after.empty()) before.push_back(' ');
+    summary = before.append(after);
     break;
   }
   summary = std::string(Trim(summary));

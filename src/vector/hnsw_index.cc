@@ -321,6 +321,17 @@ void HnswIndex::ForEach(const std::function<void(int64_t, const float*)>& fn) co
   }
 }
 
+std::vector<float> HnswIndex::SampleScores(const float* q, size_t n) const {
+  std::vector<float> out;
+  if (n == 0 || slots_ == 0) return out;
+  const size_t d = static_cast<size_t>(dims_);
+  const size_t stride = std::max<size_t>(slots_ / n, 1);
+  for (size_t s = 0; s < slots_ && out.size() < n; s += stride) {
+    if (deleted_[s] == 0) out.push_back(Dot(q, Vec(static_cast<uint32_t>(s)), d));
+  }
+  return out;
+}
+
 std::unique_ptr<HnswIndex> HnswIndex::Compact() const {
   auto fresh = std::make_unique<HnswIndex>(dims_, params_);
   fresh->Reserve(size());

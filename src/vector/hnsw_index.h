@@ -70,6 +70,10 @@ class HnswIndex {
   std::vector<Neighbor> Search(const float* q, size_t k, size_t ef, const LabelFilter* filter = nullptr) const;
   // A new index over the live vectors only (same parameters).
   std::unique_ptr<HnswIndex> Compact() const;
+  // q's scores against up to n live vectors spread evenly over the slots (a
+  // sample of the collection, for callers that need the background
+  // distribution of scores); deterministic for one index state.
+  std::vector<float> SampleScores(const float* q, size_t n) const;
   // Every live (label, vector), for callers that rebuild or check.
   void ForEach(const std::function<void(int64_t label, const float* v)>& fn) const;
 

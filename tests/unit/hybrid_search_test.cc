@@ -1,11 +1,16 @@
 // The hybrid pipeline on a real store: private pages stay out of every arm
 // for remote callers, filters apply to every arm, the vector arm catches up
-// with the vector log, and vector mode without vectors is a clear error.
+// with the vector log, vector mode without vectors is a clear error, and
+// fusion leaves the keyword ranking alone when the vector arm carries no
+// signal but lets a confident vector arm bring in what keywords miss.
 #include <gtest/gtest.h>
+
+#include <random>
 
 #include "embed/embedder.h"
 #include "engram/engine.h"
 #include "search/hybrid.h"
+#include "search/keyword_search.h"
 #include "search/vector_arm.h"
 #include "sync/page_indexer.h"
 #include "test_support.h"
@@ -47,6 +52,26 @@ class HybridSearchTest : public ::testing::Test {
                       std::vector<float>(v->begin() + i * 64, v->begin() + (i + 1) * 64)});
     }
     ASSERT_TRUE(engine_->StoreEmbeddings(rows).ok());
+  }
+  // Every chunk gets vector_of(its index among the chunks to embed).
+  void EmbedWith(const std::function<std::vector<float>(size_t)>& vector_of) {
+    auto tasks = engine_->ChunksToEmbed(kModel, true, 0, 1000);
+    ASSERT_TRUE(tasks.ok());
+    std::vector<EmbeddingWrite> rows;
+    for (size_t i = 0; i < tasks->size(); ++i) {
+      rows.push_back({(*tasks)[i].chunk_id, kModel, EmbeddingTextHash((*tasks)[i].text), vector_of(i)});
+    }
+    ASSERT_TRUE(engine_->StoreEmbeddings(rows).ok());
+  }
+  Result<SearchResponse> RunWith(const std::string& query, const std::vector<float>& v, SearchOptions o) {
+    auto arm = VectorArm::Open(*engine_, dir_.path() / "v.hnsw", kModel, 64, VectorIndexOptions{});
+    EXPECT_TRUE(arm.ok()) << arm.status().ToString();
+    arm_ = std::move(*arm);
+    VectorQuery vq;
+    vq.arm = arm_.get();
+    vq.vectors.push_back(v);
+    o.mode = "hybrid";
+    return HybridSearch(*engine_, query, o, vq);
   }
   Result<SearchResponse> Run(const std::string& query, SearchOptions o, size_t exact_below) {
     VectorIndexOptions vo;
@@ -126,6 +151,65 @@ TEST_F(HybridSearchTest, VectorModeWithoutVectorsIsAnError) {
   ASSERT_TRUE(r.ok());
   EXPECT_FALSE(r->notes.empty());
   EXPECT_EQ(HybridSearch(*engine_, "  ", o, none).status().code(), StatusCode::kInvalidArgument);
+}
+
+// Forty pages, some about fusion in various words.
+void PutCorpus(const std::function<void(const std::string&, const std::string&)>& put) {
+  const char* words[] = {"alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "theta"};
+  for (int i = 0; i < 40; ++i) {
+    std::string body = std::string(words[i % 8]) + " " + words[(i * 3) % 8] + " notes number " + std::to_string(i);
+    if (i % 5 == 0) body += " rank fusion";
+    if (i % 10 == 0) body += " merges ranked lists";
+    put("notes/n" + std::to_string(i) + ".md", "---\ntitle: Note " + std::to_string(i) + "\n---\n" + body + "\n");
+  }
+}
+
+TEST_F(HybridSearchTest, ArmWithoutSignalLeavesTheKeywordRanking) {
+  PutCorpus([&](const std::string& p, const std::string& t) { Put(p, t); });
+  // Every chunk and the query the same vector: the arm cannot tell any two apart.
+  std::vector<float> same(64, 0.125f);
+  EmbedWith([&](size_t) { return same; });
+  SearchOptions o;
+  o.limit = 10;
+  o.explain = true;
+  auto keyword = KeywordSearch(*engine_, "rank fusion merges lists", o);
+  ASSERT_TRUE(keyword.ok());
+  auto hybrid = RunWith("rank fusion merges lists", same, o);
+  ASSERT_TRUE(hybrid.ok()) << hybrid.status().ToString();
+  ASSERT_EQ(hybrid->confidence.size(), 1u);
+  EXPECT_EQ(hybrid->confidence[0].second, 0.0);
+  ASSERT_EQ(hybrid->results.size(), keyword->results.size());
+  for (size_t i = 0; i < keyword->results.size(); ++i) {
+    EXPECT_EQ(hybrid->results[i].slug, keyword->results[i].slug) << i;
+    EXPECT_EQ(hybrid->results[i].explain.cosine_share, 0.0);
+  }
+}
+
+TEST_F(HybridSearchTest, ConfidentArmBringsInWhatKeywordsMiss) {
+  PutCorpus([&](const std::string& p, const std::string& t) { Put(p, t); });
+  // Random unit vectors (cosines ~ N(0, 1/64)); the query is chunk 7's vector.
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal;
+  std::vector<std::vector<float>> vectors(64, std::vector<float>(64));
+  for (auto& v : vectors) {
+    float n = 0;
+    for (float& x : v) n += (x = normal(rng)) * x;
+    for (float& x : v) x /= std::sqrt(n);
+  }
+  EmbedWith([&](size_t i) { return vectors[i]; });
+  auto tasks = engine_->ChunksToEmbed(kModel, true, 0, 1000);
+  ASSERT_TRUE(tasks.ok());
+  auto target = engine_->GetChunks({(*tasks)[7].chunk_id});
+  ASSERT_TRUE(target.ok() && target->size() == 1);
+  SearchOptions o;
+  o.limit = 5;
+  auto hybrid = RunWith("rank fusion", vectors[7], o);
+  ASSERT_TRUE(hybrid.ok()) << hybrid.status().ToString();
+  ASSERT_EQ(hybrid->confidence.size(), 1u);
+  EXPECT_EQ(hybrid->confidence[0].second, 1.0);
+  bool found = false;
+  for (const auto& h : hybrid->results) found = found || h.slug == (*target)[0].slug;
+  EXPECT_TRUE(found) << (*target)[0].slug << " (no keyword match) should come in through the vector arm";
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
 // The pure stages of hybrid search against hand-computed examples: intent,
-// reciprocal rank fusion, rescoring and boosts, and the five dedup layers.
+// reciprocal rank fusion, arm confidence, rescoring and boosts, and the five
+// dedup layers.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
+#include "search/confidence.h"
 #include "search/dedup.h"
 #include "search/fusion.h"
 #include "search/intent.h"
@@ -49,7 +51,7 @@ TEST(Fusion, ReciprocalRankFusionByHand) {
   //   20: 1/61 + 2/60     = 0.0497268 (the best: normalised to 1)
   //   30: 1/62            = 0.0161290
   //   40: 2/61            = 0.0327869
-  auto fused = ReciprocalRankFusion({{"keyword", 1.0, {10, 20, 30}}, {"vector", 2.0, {20, 40}}});
+  auto fused = ReciprocalRankFusion({{"keyword", 1.0, {10, 20, 30}, {}}, {"vector", 2.0, {20, 40}, {}}});
   ASSERT_EQ(fused.size(), 4u);
   EXPECT_EQ(fused[0].id, 20);
   EXPECT_EQ(fused[1].id, 40);
@@ -63,16 +65,89 @@ TEST(Fusion, ReciprocalRankFusionByHand) {
   EXPECT_NEAR(fused[0].contribution[1], 2.0 / 60, 1e-12);
   EXPECT_EQ(fused[1].rank, (std::vector<int>{-1, 1}));
   // A repeated id counts at its best rank only; empty lists fuse to nothing.
-  auto repeated = ReciprocalRankFusion({{"a", 1.0, {5, 5, 6}}});
+  auto repeated = ReciprocalRankFusion({{"a", 1.0, {5, 5, 6}, {}}});
   ASSERT_EQ(repeated.size(), 2u);
   EXPECT_NEAR(repeated[1].rrf, (1.0 / 62) / (1.0 / 60), 1e-12);
-  EXPECT_TRUE(ReciprocalRankFusion({{"a", 1.0, {}}}).empty());
+  EXPECT_TRUE(ReciprocalRankFusion({{"a", 1.0, {}, {}}}).empty());
   EXPECT_TRUE(ReciprocalRankFusion({}).empty());
+}
+
+TEST(Fusion, PerIdConfidenceScalesContributions) {
+  // keyword: 10, 20; title (w 1.5) with confidences 0.5, 0: 20, 30.
+  //   10: 1/60                 = 0.0166667
+  //   20: 1/61 + 1.5·0.5/60    = 0.0288934 (the best)
+  //   30: 1.5·0/61             = 0 (listed, adds nothing)
+  auto fused = ReciprocalRankFusion({{"keyword", 1.0, {10, 20}, {}}, {"title", 1.5, {20, 30}, {0.5, 0.0}}});
+  ASSERT_EQ(fused.size(), 3u);
+  EXPECT_EQ(fused[0].id, 20);
+  EXPECT_EQ(fused[1].id, 10);
+  EXPECT_EQ(fused[2].id, 30);
+  EXPECT_NEAR(fused[0].contribution[1], 0.75 / 60, 1e-12);
+  EXPECT_NEAR(fused[1].rrf, (1.0 / 60) / (1.0 / 61 + 0.75 / 60), 1e-12);
+  EXPECT_EQ(fused[2].rrf, 0.0);
+  EXPECT_EQ(fused[2].rank, (std::vector<int>{-1, 1}));
+  // A list whose weight is 0 (an arm with no confidence) leaves the other's order.
+  auto off = ReciprocalRankFusion({{"keyword", 1.0, {1, 2, 3}, {}}, {"vector", 0.0, {3, 2, 9}, {}}});
+  ASSERT_EQ(off.size(), 4u);
+  EXPECT_EQ(off[0].id, 1);
+  EXPECT_EQ(off[1].id, 2);
+  EXPECT_EQ(off[2].id, 3);
+  EXPECT_EQ(off[3].id, 9);
+}
+
+TEST(Confidence, ChanceMaximumOfNormalDraws) {
+  // The expected maxima of n standard normal draws are 1.539 (n 10), 3.241
+  // (1,000) and 4.857 (10⁶); the Gumbel location approaches them from below.
+  EXPECT_EQ(ChanceMaximum(0), 0.0);
+  EXPECT_EQ(ChanceMaximum(2), 0.0);
+  EXPECT_NEAR(ChanceMaximum(10), 1.539, 0.2);
+  EXPECT_NEAR(ChanceMaximum(1000), 3.241, 0.15);
+  EXPECT_NEAR(ChanceMaximum(1000000), 4.857, 0.1);
+  EXPECT_LT(ChanceMaximum(1000), ChanceMaximum(1001));
+}
+
+TEST(Confidence, VectorArmAgainstItsBackground) {
+  // Background: 0.1 ± 0.1 (alternating 0 and 0.2: mean 0.1, sd 0.1·sqrt(256/255)).
+  std::vector<float> background;
+  for (int i = 0; i < 256; ++i) background.push_back(i % 2 == 0 ? 0.0f : 0.2f);
+  const double sd = 0.1 * std::sqrt(256.0 / 255.0);
+  const double bar = ChanceMaximum(10000);  // 3.6…
+  auto at = [&](double z) { return 0.1 + z * sd; };
+  EXPECT_EQ(VectorConfidence(at(bar), background, 10000), 0.0);         // what chance gives: nothing
+  EXPECT_EQ(VectorConfidence(at(bar * 0.5), background, 10000), 0.0);
+  EXPECT_NEAR(VectorConfidence(at(bar * 1.5), background, 10000), 0.25, 1e-6);  // ramp 0.5, squared
+  EXPECT_NEAR(VectorConfidence(at(bar * 2), background, 10000), 1.0, 1e-6);
+  EXPECT_EQ(VectorConfidence(0.99, background, 10000), 1.0);
+  // The same best counts for less in a larger collection (chance goes higher).
+  EXPECT_GT(VectorConfidence(at(bar * 1.5), background, 10000), VectorConfidence(at(bar * 1.5), background, 1000000));
+  // Too small a sample to know what chance gives: trusted.
+  EXPECT_EQ(VectorConfidence(0.1, {0.1f, 0.2f}, 2), 1.0);
+  // Every chunk alike: only a better one counts.
+  std::vector<float> flat(64, 0.5f);
+  EXPECT_EQ(VectorConfidence(0.5, flat, 64), 0.0);
+  EXPECT_EQ(VectorConfidence(0.9, flat, 64), 1.0);
+}
+
+TEST(Confidence, TitleCountsWhenTheQueryNamesThePage) {
+  using V = std::vector<std::string>;
+  // "who is zhang san" analyses to {zhang, san}: the title is the query.
+  EXPECT_EQ(TitleConfidence({"zhang", "san"}, {{"zhang", "san"}}), 1.0);
+  // A name covering half the query's terms.
+  EXPECT_EQ(TitleConfidence({"hnsw", "tune", "recal"}, {{"hnsw"}}), 1.0 / 3);
+  // A title with a word outside the query does not name it…
+  EXPECT_EQ(TitleConfidence({"hnsw", "tune"}, {{"hnsw", "index"}}), 0.0);
+  // …but one of its aliases may; the best name counts.
+  EXPECT_EQ(TitleConfidence({"hnsw", "tune"}, {{"hnsw", "index"}, {"hnsw"}, {"tune", "hnsw"}}), 1.0);
+  EXPECT_EQ(TitleConfidence({}, {{"hnsw"}}), 0.0);
+  EXPECT_EQ(TitleConfidence({"hnsw"}, {V{}}), 0.0);
+  EXPECT_EQ(TitleConfidence({"a", "a", "b"}, {{"a"}}), 0.5);  // distinct query terms
 }
 
 TEST(Fusion, RescoreAndBoosts) {
   EXPECT_DOUBLE_EQ(Rescore(1.0, 0.5), 0.85);
   EXPECT_DOUBLE_EQ(Rescore(0.0, 1.0), 0.3);
+  EXPECT_DOUBLE_EQ(Rescore(0.8, 0.5, 0.0), 0.8);   // an arm with no confidence: the rrf alone
+  EXPECT_DOUBLE_EQ(Rescore(1.0, 0.5, 0.15), 0.925);
   EXPECT_DOUBLE_EQ(BacklinkBoost(0.8, 0), 0.8);
   EXPECT_NEAR(BacklinkBoost(1.0, 3), 1.0 + 0.05 * std::log(4.0), 1e-12);
   EXPECT_GT(WeightsFor(Intent::kEntity).title, WeightsFor(Intent::kGeneral).title);

@@ -95,6 +95,23 @@ TEST(PageParser, TimelineEntriesInEnglishAndChinese) {
   EXPECT_EQ(p.timeline_entries[3].date, "2026-04-10");
 }
 
+// Regression: a source that is a wiki link left "]]" at the end of the summary.
+TEST(PageParser, TimelineSourceMayBeAWikiLink) {
+  Page p = MustParse("a.md",
+                     "x\n<!-- timeline -->\n"
+                     "- **2026-03-12** | 主持 A 轮融资会议，[[companies/qingsong]] 领投 [Source: [[meetings/series-a]]]\n"
+                     "- **2026-04-07** | Kickoff [Source: [[meetings/kickoff|the kickoff]]] (remote)\n"
+                     "- **2026-04-08** | Unclosed [Source: [[meetings/x]]\n");
+  ASSERT_EQ(p.timeline_entries.size(), 3u);
+  EXPECT_EQ(p.timeline_entries[0].summary, "主持 A 轮融资会议，[[companies/qingsong]] 领投");
+  EXPECT_EQ(p.timeline_entries[0].source, "[[meetings/series-a]]");
+  EXPECT_EQ(p.timeline_entries[1].summary, "Kickoff (remote)");
+  EXPECT_EQ(p.timeline_entries[1].source, "[[meetings/kickoff|the kickoff]]");
+  // No closing bracket: the line stays as written.
+  EXPECT_EQ(p.timeline_entries[2].summary, "Unclosed [Source: [[meetings/x]]");
+  EXPECT_EQ(p.timeline_entries[2].source, "");
+}
+
 TEST(PageParser, ExtractsLinksOfEveryForm) {
   Page p = MustParse("notes/a.md",
                      "---\ncompany: \"[[companies/acme]]\"\nrelated: [ideas/x]\n---\n"

@@ -349,6 +349,15 @@ Result<std::vector<KeywordHit>> SqliteEngine::ScorePages(const KeywordQuery& que
   return hits;
 }
 
+Result<std::vector<std::string>> SqliteEngine::PageAliases(int64_t page_id) {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT alias FROM aliases WHERE page_id = ?1 ORDER BY alias"));
+  q->Bind(1, page_id);
+  std::vector<std::string> out;
+  while (q->Step()) out.push_back(q->Text(0));
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  return out;
+}
+
 Result<std::vector<int64_t>> SqliteEngine::PagesNamed(std::string_view name, bool include_private) {
   ENGRAM_ASSIGN_OR_RETURN(
       Stmt * q, S("SELECT id FROM pages WHERE title = ?1 COLLATE NOCASE AND (?2 OR visibility = 'public') "
