@@ -25,6 +25,8 @@
 #include "search/metrics.h"
 #include "common/files.h"
 #include "common/utf8.h"
+#include "call_command.h"
+#include "server_commands.h"
 #include "embed_commands.h"
 #include "vector_commands.h"
 #include "model_commands.h"
@@ -266,6 +268,8 @@ int main(int argc, char** argv) {
   engram::cli::AddEmbedCommands(app, &g.json, &command_exit);
   engram::cli::AddVectorBenchCommand(app, &g.json, &command_exit);
   engram::cli::AddModelCommands(app, &g.json, &g.brain_dir, &command_exit);
+  engram::cli::AddCallCommand(app, &g.brain_dir, &command_exit);
+  engram::cli::AddServerCommands(app, &g.json, &g.brain_dir, &command_exit);
   // bench search runs on the brain (below), so it has no callback of its own.
   std::string bench_queries, bench_mode;
   int bench_limit = 10;
@@ -491,12 +495,7 @@ int main(int argc, char** argv) {
     auto r = brain.List(ctx, f);
     if (!r.ok()) return Fail(r.status(), g);
     if (g.json) {
-      Json pages = Json::array();
-      for (const auto& p : *r) {
-        pages.push_back({{"slug", p.slug}, {"title", p.title}, {"type", p.type}, {"path", p.path},
-                         {"visibility", p.is_private ? "private" : "public"}, {"updated_at", p.updated_at}});
-      }
-      Print({{"pages", pages}, {"count", r->size()}});
+      Print(engram::cli::ToJson(*r));
     } else {
       for (const auto& p : *r) {
         std::printf("%-40s %-10s %s%s\n", p.slug.c_str(), p.type.c_str(), p.title.c_str(),
@@ -585,76 +584,42 @@ int main(int argc, char** argv) {
       co.memory = *text;
       co.memory_name = std::filesystem::path(context_memory).filename().string();
     }
-    auto r = brain.Search(ctx, context_query, so);
-    std::vector<engram::SearchHit> hits;
-    if (r.ok()) {
-      hits = std::move(r->results);
-    } else if (r.status().code() != engram::StatusCode::kInvalidArgument ||
-               r.status().message().find("no searchable words") == std::string::npos) {
-      return Fail(r.status(), g);
-    }
-    const std::string block = engram::search::RenderContext(hits, co);
+    auto r = brain.Context(ctx, context_query, so, co);
+    if (!r.ok()) return Fail(r.status(), g);
+    const std::string& block = r->block;
     if (g.json) {
-      Print({{"query", context_query}, {"context", block}, {"count", hits.size()}});
+      Print({{"query", context_query}, {"context", block}, {"count", r->count}});
     } else {
       std::cout << block;
     }
     return 0;
   }
   if (*status) {
-    auto stats = brain.Stats();
-    if (!stats.ok()) return Fail(stats.status(), g);
-    auto log = brain.engine().RecentIngestLog(200);
-    if (!log.ok()) return Fail(log.status(), g);
-    auto source_root = brain.SourceRoot();
-    if (!source_root.ok()) return Fail(source_root.status(), g);
-    auto anchor = brain.engine().SyncAnchor("default");
-    if (!anchor.ok()) return Fail(anchor.status(), g);
-    auto failures = brain.engine().SyncFailures("default");
-    if (!failures.ok()) return Fail(failures.status(), g);
-    auto emb = brain.EmbeddingState();
-    if (!emb.ok()) return Fail(emb.status(), g);
-    std::vector<engram::IngestLogEntry> problems;
-    for (const auto& e : *log) {
-      if (e.action == "skip" || e.action == "warn" || e.action == "error") problems.push_back(e);
-    }
+    auto st = brain.GetStatus(ctx);
+    if (!st.ok()) return Fail(st.status(), g);
     if (g.json) {
-      Json p = Json::array();
-      for (const auto& e : problems) p.push_back({{"at", e.at}, {"path", e.path}, {"action", e.action}, {"message", e.message}});
-      Json j = engram::cli::ToJson(*stats);
-      j["root"] = brain.root().string();
-      j["source_root"] = source_root->string();
-      j["database"] = brain.db_path().string();
-      j["recent_problems"] = p;
-      j["synced_commit"] = *anchor;
-      Json f = Json::array();
-      for (const auto& x : *failures) f.push_back({{"path", x.path}, {"reason", x.reason}, {"at", x.at}});
-      j["sync_failures"] = f;
-      j["embedding"] = {{"provider", emb->provider},       {"model", emb->model},
-                        {"recorded_model", emb->recorded_model}, {"dims", emb->recorded_dims},
-                        {"chunks", emb->chunks},           {"embedded", emb->current},
-                        {"stale", emb->stale}};
-      Print(j);
+      Print(engram::cli::ToJson(*st));
     } else {
-      std::cout << "brain:            " << brain.root().string() << "\n";
-      std::cout << "markdown from:    " << source_root->string() << "\n";
-      std::cout << "synced commit:    " << (anchor->empty() ? "(never synced)" : *anchor) << "\n";
-      std::cout << engram::cli::FormatStats(*stats);
-      if (emb->provider == "none") {
+      const engram::EmbeddingStatus& emb = st->embedding;
+      std::cout << "brain:            " << st->root << "\n";
+      std::cout << "markdown from:    " << st->source_root << "\n";
+      std::cout << "synced commit:    " << (st->synced_commit.empty() ? "(never synced)" : st->synced_commit) << "\n";
+      std::cout << engram::cli::FormatStats(st->stats);
+      if (emb.provider == "none") {
         std::cout << "embeddings:       none (keyword search only; `engram model use NAME` adds a model)\n";
       } else {
-        std::cout << "embeddings:       " << emb->provider << " " << emb->model << ": " << emb->current << " of "
-                  << emb->chunks << " chunks embedded";
-        if (emb->stale > 0) std::cout << ", " << emb->stale << " stale (run `engram embed --stale`)";
+        std::cout << "embeddings:       " << emb.provider << " " << emb.model << ": " << emb.current << " of "
+                  << emb.chunks << " chunks embedded";
+        if (emb.stale > 0) std::cout << ", " << emb.stale << " stale (run `engram embed --stale`)";
         std::cout << "\n";
       }
-      if (!failures->empty()) {
+      if (!st->sync_failures.empty()) {
         std::cout << "files the next sync retries:\n";
-        for (const auto& x : *failures) std::cout << "  " << x.path << ": " << x.reason << "\n";
+        for (const auto& x : st->sync_failures) std::cout << "  " << x.path << ": " << x.reason << "\n";
       }
-      if (!problems.empty()) {
+      if (!st->recent_problems.empty()) {
         std::cout << "recent import problems:\n";
-        for (const auto& e : problems) std::cout << "  " << e.action << " " << e.path << ": " << e.message << "\n";
+        for (const auto& e : st->recent_problems) std::cout << "  " << e.action << " " << e.path << ": " << e.message << "\n";
       }
     }
     return 0;

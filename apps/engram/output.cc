@@ -29,93 +29,6 @@ std::string Snippet(const std::string& text, size_t max_bytes) {
   return out;
 }
 
-namespace {
-Json Issues(const std::vector<ImportIssue>& issues, const char* key) {
-  Json out = Json::array();
-  for (const auto& i : issues) out.push_back({{"path", i.path}, {key, i.reason}});
-  return out;
-}
-}  // namespace
-
-Json ToJson(const SearchResponse& r, bool explain) {
-  Json results = Json::array();
-  for (const SearchHit& h : r.results) {
-    Json j = {{"slug", h.slug},     {"title", h.title},         {"type", h.type}, {"chunk_id", h.chunk_id},
-              {"date", h.date},
-              {"score", h.score},   {"chunk_source", h.chunk_source}, {"text", h.text},
-              {"path", h.path},     {"line_start", h.line_start}, {"line_end", h.line_end}};
-    if (!h.timeline.empty()) {
-      Json tl = Json::array();
-      for (const auto& t : h.timeline) tl.push_back({{"date", t.date}, {"summary", t.summary}, {"source", t.source}});
-      j["timeline"] = std::move(tl);
-    }
-    if (explain && r.mode == "keyword") {
-      j["explain"] = {{"chunk_bm25", h.explain.chunk_score}, {"title_bm25", h.explain.title_score},
-                      {"chunk_rank", h.explain.chunk_rank},  {"title_rank", h.explain.title_rank},
-                      {"name_match", h.explain.name_match},
-                      {"terms", h.explain.terms}};
-    } else if (explain) {
-      Json arms = Json::array();
-      for (const auto& a : h.explain.arms) arms.push_back({{"arm", a.name}, {"rank", a.rank}, {"rrf", a.rrf}});
-      j["explain"] = {{"arms", arms},
-                      {"rrf", h.explain.rrf},
-                      {"compiled_truth_boost", h.explain.boost},
-                      {"cosine", h.explain.has_cosine ? Json(h.explain.cosine) : Json(nullptr)},
-                      {"cosine_share", h.explain.cosine_share},
-                      {"backlinks", h.explain.backlinks},
-                      {"backlink_factor", h.explain.backlink_factor}};
-    }
-    results.push_back(std::move(j));
-  }
-  return {{"query", r.query},
-          {"results", std::move(results)},
-          {"meta",
-           {{"mode", r.mode},
-            {"intent", r.intent.empty() ? Json(nullptr) : Json(r.intent)},
-            {"stage_ms", [&] {
-               Json j = Json::object();
-               for (const auto& [stage, ms] : r.stage_ms) j[stage] = ms;
-               return j;
-             }()},
-            {"confidence", [&] {
-               Json j = Json::object();
-               for (const auto& [arm, c] : r.confidence) j[arm] = c;
-               return j;
-             }()},
-            {"count", r.results.size()},
-            {"took_ms", r.took_ms},
-            {"notes", r.notes}}}};
-}
-
-Json ToJson(const ImportReport& r) {
-  Json skipped = Json::array(), warnings = Json::array();
-  for (const auto& s : r.skipped) skipped.push_back({{"path", s.path}, {"reason", s.reason}});
-  for (const auto& w : r.warnings) warnings.push_back({{"path", w.path}, {"warning", w.reason}});
-  return {{"root", r.root},           {"scanned", r.scanned}, {"added", r.added},
-          {"updated", r.updated},     {"unchanged", r.unchanged}, {"removed", r.removed},
-          {"skipped", skipped},       {"warnings", warnings}, {"quarantined", Issues(r.quarantined, "rule")},
-          {"seconds", r.seconds},     {"embedded", r.embedded}, {"embedding_stale", r.embedding_stale},
-          {"embedding_note", r.embedding_note}};
-}
-
-
-Json ToJson(const SyncReport& r) {
-  // "modified" and "anchor" are the documented names; "updated", "from" and
-  // "to" say the same for readers of the text output.
-  return {{"from", r.from},         {"to", r.to},
-          {"anchor", r.to},         {"mode", r.mode},
-          {"added", r.added},       {"modified", r.updated},
-          {"updated", r.updated},   {"renamed", r.renamed},
-          {"deleted", r.deleted},   {"unchanged", r.unchanged},
-          {"skipped", Issues(r.skipped, "reason")}, {"failed", Issues(r.failed, "reason")},
-          {"warnings", Issues(r.warnings, "warning")}, {"quarantined", Issues(r.quarantined, "rule")},
-          {"worktree", r.worktree},
-          {"seconds", r.seconds},
-          {"embedded", r.embedded},
-          {"embedding_stale", r.embedding_stale},
-          {"embedding_note", r.embedding_note}};
-}
-
 std::string FormatSync(const SyncReport& r) {
   std::ostringstream out;
   char secs[32];
@@ -131,40 +44,6 @@ std::string FormatSync(const SyncReport& r) {
   if (r.embedded > 0) out << "  embedded " << r.embedded << " chunks\n";
   if (!r.embedding_note.empty()) out << "  embeddings: " << r.embedding_note << "\n";
   return out.str();
-}
-
-Json ToJson(const StoredPage& p) {
-  Json fm = Json::parse(p.frontmatter_json, nullptr, false);
-  if (fm.is_discarded()) fm = Json::object();
-  return {{"slug", p.slug},
-          {"path", p.path},
-          {"type", p.type},
-          {"title", p.title},
-          {"tags", p.tags},
-          {"aliases", p.aliases},
-          {"visibility", p.is_private ? "private" : "public"},
-          {"frontmatter", fm},
-          {"compiled_truth", p.compiled_truth},
-          {"timeline", p.timeline},
-          {"content", p.content},
-          {"content_hash", p.content_hash},
-          {"created_at", p.created_at},
-          {"updated_at", p.updated_at}};
-}
-
-Json ToJson(const BrainStats& s) {
-  return {{"pages", s.pages},
-          {"private_pages", s.private_pages},
-          {"chunks", s.chunks},
-          {"links", s.links},
-          {"tags", s.tags},
-          {"aliases", s.aliases},
-          {"timeline_entries", s.timeline_entries},
-          {"versions", s.versions},
-          {"terms", s.terms},
-          {"pages_by_type", s.pages_by_type},
-          {"db_bytes", s.db_bytes},
-          {"schema_version", s.schema_version}};
 }
 
 std::string FormatSearch(const SearchResponse& r, bool explain) {

@@ -7,15 +7,12 @@
 #include "engram/brain.h"
 #include "engram/engine.h"
 #include "engram/search.h"
+#include "ops/render.h"
 
 namespace engram::cli {
 
-nlohmann::json ToJson(const SearchResponse& r, bool explain);
-nlohmann::json ToJson(const ImportReport& r);
-nlohmann::json ToJson(const SyncReport& r);
+using ops::ToJson;  // the JSON shapes are the operation layer's (ops/render.h)
 std::string FormatSync(const SyncReport& r);
-nlohmann::json ToJson(const StoredPage& p);
-nlohmann::json ToJson(const BrainStats& s);
 
 std::string FormatSearch(const SearchResponse& r, bool explain);
 std::string FormatImport(const ImportReport& r);

@@ -28,6 +28,7 @@ class WriteLock;
 }
 namespace search {
 class VectorArm;
+struct ContextOptions;
 }
 namespace llm {
 class ChatClient;
@@ -36,10 +37,16 @@ namespace embed {
 class Embedder;
 }
 
+// What a caller may do; each scope includes the ones before it.
+enum class Scope { kRead = 0, kWrite = 1, kAdmin = 2 };
+const char* ScopeName(Scope scope);            // "read", "write", "admin"
+bool ParseScope(std::string_view name, Scope* scope);
+
 struct OperationContext {
   bool remote = false;          // true for MCP/HTTP callers
   std::string transport = "cli";
   std::string caller;
+  Scope scope = Scope::kAdmin;  // the local CLI may do anything
 };
 
 struct InitReport {
@@ -129,6 +136,22 @@ struct PutReport {
   std::string path;       // file written, relative to the source root
   bool created = false;   // false: an existing page was overwritten (a version was kept)
   std::vector<std::string> warnings;
+  bool changed = true;    // edits (tag, link, timeline entry): false when the page already said it
+};
+
+// `engram status`: where the brain is, what it holds, what went wrong lately.
+struct BrainStatus {
+  std::string root, source_root, database;  // empty for remote callers
+  std::string synced_commit;                // "" before the first sync
+  BrainStats stats;
+  EmbeddingStatus embedding;
+  std::vector<SyncFailure> sync_failures;
+  std::vector<IngestLogEntry> recent_problems;  // skips, warnings and errors of recent imports
+};
+
+struct ContextReport {
+  std::string block;  // the <retrieved_context> block
+  size_t count = 0;   // entries in it
 };
 
 class Brain {
@@ -182,6 +205,22 @@ class Brain {
   Result<std::vector<PageSummary>> List(const OperationContext& ctx, ListFilter filter);
   // Removes the page and its Markdown file.
   Status Delete(const OperationContext& ctx, std::string_view slug);
+  // Pages linking to slug (for remote callers, none from private pages).
+  Result<std::vector<LinkRecord>> Backlinks(const OperationContext& ctx, std::string_view slug);
+  Result<std::vector<TimelineEntry>> Timeline(const OperationContext& ctx, std::string_view slug);
+  Result<std::vector<std::string>> Tags(const OperationContext& ctx, std::string_view slug);
+  // Edits of a page's Markdown (text/page_edit.h), written and indexed like
+  // Put, under the write lock for the whole read-modify-write.
+  Result<PutReport> AddTag(const OperationContext& ctx, std::string_view slug, std::string_view tag);
+  Result<PutReport> AddTimelineEntry(const OperationContext& ctx, std::string_view slug, std::string_view date,
+                                     std::string_view summary, std::string_view source);
+  Result<PutReport> AddLink(const OperationContext& ctx, std::string_view slug, std::string_view target,
+                            std::string_view type);
+  Result<BrainStatus> GetStatus(const OperationContext& ctx);
+  // The agent context block for a query (search/context_block.h); a query
+  // with no searchable words gives an empty block.
+  Result<ContextReport> Context(const OperationContext& ctx, std::string_view query, SearchOptions options,
+                                const search::ContextOptions& context);
   Result<SearchResponse> Search(const OperationContext& ctx, std::string_view query, SearchOptions options);
   // Embeds stale chunks (all chunks with all) with the configured provider;
   // progress (optional) gets (done, total). A brain whose vectors come from
@@ -202,6 +241,14 @@ class Brain {
 
  private:
   Brain(std::filesystem::path root, BrainOptions options, std::unique_ptr<Engine> engine);
+  // The file of a page path under the source root; for remote callers after
+  // the trust boundary's checks (ops/trust.h).
+  Result<std::filesystem::path> PageFile(const OperationContext& ctx, std::string_view relative);
+  // Put with the write lock already held.
+  Result<PutReport> PutLocked(const OperationContext& ctx, std::string_view slug, std::string_view content);
+  // Reads the page, applies edit to its content, writes it back when it changed.
+  Result<PutReport> EditPage(const OperationContext& ctx, std::string_view slug, std::string_view what,
+                             const std::function<Result<std::string>(const StoredPage&)>& edit);
   // The single-writer lock, held for the whole of a write.
   Result<std::unique_ptr<sync::WriteLock>> LockForWrite(std::string_view what);
   // Under the write lock: embeds up to options().embedding_inline_limit stale

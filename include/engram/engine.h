@@ -273,6 +273,12 @@ class Engine {
 
   virtual Status BeginBatch() = 0;
   virtual Status CommitBatch() = 0;
+  // Ends any read transaction that a statement stepped but not yet reset
+  // keeps open, so that the next read sees the latest commit and the next
+  // write does not start from a stale snapshot (SQLite's "database is
+  // locked"). Long-lived callers (server workers) call it between requests;
+  // every write transaction calls it first.
+  virtual void FinishReads() = 0;
   virtual void RollbackBatch() = 0;
 
   // BM25 over chunks; returns the best chunk(s) of the best pages.

@@ -60,6 +60,13 @@ struct BrainOptions {
   // [store]
   int busy_timeout_ms = 5000;     // how long a writer waits for another writer's transaction
   int lock_timeout_ms = 10000;    // how long a write waits for the brain's write lock
+  // [server] `engram serve`
+  std::string server_host = "127.0.0.1";  // a non-loopback address needs a token (`engram token create`)
+  int server_port = 8765;
+  int server_threads = 8;                 // workers; each open keep-alive connection holds one
+  uint64_t server_max_body_bytes = 8u << 20;
+  double server_rate_limit = 50;          // requests per second per caller (bursts of twice that); 0: none
+  int server_timeout_ms = 30000;          // read and write time-outs
 };
 
 }  // namespace engram

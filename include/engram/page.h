@@ -41,6 +41,7 @@ struct Page {
 
   std::string compiled_truth;       // trimmed body before the separator
   std::string timeline_separator;   // the separator line as written, empty if none
+  int timeline_separator_line = 0;  // its 1-based file line (0: none)
   std::string timeline;             // trimmed body after the separator
   int compiled_truth_line = 1;      // 1-based file line where compiled_truth starts
   int timeline_line = 0;            // 1-based file line where timeline starts (0: none)

@@ -1,8 +1,8 @@
 // Status and Result<T>: errors as values, with transport-neutral codes.
 //
 // Every operation that can fail because of input, disk, network or another
-// process returns one of these. One table (ExitCodeFor, later HTTP and
-// JSON-RPC mappings) turns a code into what a transport shows.
+// process returns one of these. One table (ExitCodeFor, HttpStatusFor and
+// JsonRpcCodeFor) turns a code into what a transport shows.
 #pragma once
 
 #include <cassert>
@@ -24,6 +24,9 @@ enum class StatusCode {
   kUnavailable,
   kCancelled,
   kInternal,
+  kPermissionDenied,     // refused by the trust boundary or a token's scope
+  kUnauthenticated,      // no valid credentials
+  kResourceExhausted,    // a rate or size limit
 };
 
 const char* StatusCodeName(StatusCode code);
@@ -44,6 +47,9 @@ class [[nodiscard]] Status {
   static Status IOError(std::string m) { return {StatusCode::kIOError, std::move(m)}; }
   static Status Unavailable(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
   static Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
+  static Status PermissionDenied(std::string m) { return {StatusCode::kPermissionDenied, std::move(m)}; }
+  static Status Unauthenticated(std::string m) { return {StatusCode::kUnauthenticated, std::move(m)}; }
+  static Status ResourceExhausted(std::string m) { return {StatusCode::kResourceExhausted, std::move(m)}; }
 
   bool ok() const { return code_ == StatusCode::kOk; }
   StatusCode code() const { return code_; }
@@ -87,6 +93,11 @@ class [[nodiscard]] Result {
 
 // Process exit code for a status: 0 ok, 2 usage (invalid argument), 1 otherwise.
 int ExitCodeFor(const Status& status);
+// 400 invalid argument, 401, 403, 404, 409 (exists, precondition), 429, 503, else 500.
+int HttpStatusFor(const Status& status);
+// JSON-RPC error code of a failed request: -32602 (invalid params) for an
+// invalid argument or unknown name, else -32603 (internal error).
+int JsonRpcCodeFor(const Status& status);
 
 }  // namespace engram
 

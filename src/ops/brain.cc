@@ -19,6 +19,7 @@
 #include "sync/watch.h"
 #include "sync/write_lock.h"
 #include "sync/page_indexer.h"
+#include "ops/trust.h"
 #include "text/slug.h"
 
 namespace engram {
@@ -154,7 +155,7 @@ Result<fs::path> Brain::SourceRoot() {
 }
 
 Result<ImportReport> Brain::Import(const OperationContext& ctx, const fs::path& dir, bool dry_run) {
-  if (ctx.remote) return Status::FailedPrecondition("import is a local-only operation");
+  if (ctx.remote) return Status::PermissionDenied("import is a local-only operation");
   ENGRAM_ASSIGN_OR_RETURN(auto lock, LockForWrite("import"));
   std::error_code ec;
   fs::path abs = fs::canonical(dir, ec);
@@ -190,7 +191,7 @@ Result<std::unique_ptr<sync::WriteLock>> Brain::LockForWrite(std::string_view wh
 
 Result<SyncReport> Brain::Sync(const OperationContext& ctx, bool full, bool worktree,
                                std::function<void(size_t, size_t)> progress) {
-  if (ctx.remote) return Status::FailedPrecondition("sync is a local-only operation");
+  if (ctx.remote) return Status::PermissionDenied("sync is a local-only operation");
   ENGRAM_ASSIGN_OR_RETURN(auto lock, LockForWrite("sync"));
   ENGRAM_ASSIGN_OR_RETURN(fs::path source_root, SourceRoot());
   if (source_root != root_) {
@@ -209,7 +210,7 @@ Result<SyncReport> Brain::Sync(const OperationContext& ctx, bool full, bool work
 
 Status Brain::Watch(const OperationContext& ctx, int interval_ms, bool worktree, const std::atomic<bool>& stop,
                     const std::function<void(const SyncReport&)>& on_sync) {
-  if (ctx.remote) return Status::FailedPrecondition("watch is a local-only operation");
+  if (ctx.remote) return Status::PermissionDenied("watch is a local-only operation");
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<sync::GitRepo> repo, sync::GitRepo::Open(root_));
   std::unique_ptr<sync::TreeWatcher> watcher;
   if (worktree) {
@@ -237,7 +238,7 @@ Status Brain::Watch(const OperationContext& ctx, int interval_ms, bool worktree,
 }
 
 Result<CheckReport> Brain::Check(const OperationContext& ctx, bool repair) {
-  if (ctx.remote) return Status::FailedPrecondition("check is a local-only operation");
+  if (ctx.remote) return Status::PermissionDenied("check is a local-only operation");
   CheckReport report;
   auto repo = sync::GitRepo::Open(root_);
   std::set<std::string> reindex;
@@ -267,12 +268,12 @@ Result<CheckReport> Brain::Check(const OperationContext& ctx, bool repair) {
 }
 
 Result<std::vector<AuditEntry>> Brain::AuditLog(const OperationContext& ctx, size_t limit) {
-  if (ctx.remote) return Status::FailedPrecondition("the audit log is local-only");
+  if (ctx.remote) return Status::PermissionDenied("the audit log is local-only");
   return engine_->Audit(limit);
 }
 
 Result<std::vector<HookInfo>> Brain::Hooks(const OperationContext& ctx, std::string_view action) {
-  if (ctx.remote) return Status::FailedPrecondition("hook management is a local-only operation");
+  if (ctx.remote) return Status::PermissionDenied("hook management is a local-only operation");
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<sync::GitRepo> repo, sync::GitRepo::Open(root_));
   ENGRAM_ASSIGN_OR_RETURN(fs::path dir, repo->HooksDir());
   Result<std::vector<sync::HookState>> states = Status::InvalidArgument("unknown hook action '" + std::string(action) +
@@ -294,6 +295,12 @@ Result<std::vector<HookInfo>> Brain::Hooks(const OperationContext& ctx, std::str
 }
 
 Result<PutReport> Brain::Put(const OperationContext& ctx, std::string_view slug, std::string_view content) {
+  ENGRAM_RETURN_IF_ERROR(ctx.remote ? ops::CheckRemoteSlug(slug) : text::ValidateSlugInput(slug));
+  ENGRAM_ASSIGN_OR_RETURN(auto lock, LockForWrite("put " + std::string(slug)));
+  return PutLocked(ctx, slug, content);
+}
+
+Result<PutReport> Brain::PutLocked(const OperationContext& ctx, std::string_view slug, std::string_view content) {
   ENGRAM_RETURN_IF_ERROR(text::ValidateSlugInput(slug));
   std::string rel(slug);
   if (rel.size() < 3 || rel.compare(rel.size() - 3, 3, ".md") != 0) rel += ".md";
@@ -302,7 +309,6 @@ Result<PutReport> Brain::Put(const OperationContext& ctx, std::string_view slug,
   }
   ENGRAM_ASSIGN_OR_RETURN(PageWrite write, sync::PreparePage(rel, content, ChunkerOf(options_)));
   write.source = kSource;
-  ENGRAM_ASSIGN_OR_RETURN(auto lock, LockForWrite("put " + write.page.slug));
   if (auto rule = sync::FindSensitive(rel, content, SensitiveOf(options_))) {
     (void)engine_->AppendAudit(kSource, {common::NowIso8601(), rel, *rule});
     return Status::FailedPrecondition("refused: the page looks sensitive (rule " + *rule +
@@ -312,8 +318,7 @@ Result<PutReport> Brain::Put(const OperationContext& ctx, std::string_view slug,
   if (existing.ok() && ctx.remote && existing->is_private) {
     return Status::NotFound("no page '" + write.page.slug + "'");
   }
-  ENGRAM_ASSIGN_OR_RETURN(fs::path source_root, SourceRoot());
-  fs::path file = source_root / fs::path(rel);
+  ENGRAM_ASSIGN_OR_RETURN(fs::path file, PageFile(ctx, rel));
   std::error_code ec;
   fs::create_directories(file.parent_path(), ec);
   if (ec) return Status::IOError(file.parent_path().string() + ": " + ec.message());
@@ -330,8 +335,15 @@ Result<PutReport> Brain::Put(const OperationContext& ctx, std::string_view slug,
   return report;
 }
 
+Result<fs::path> Brain::PageFile(const OperationContext& ctx, std::string_view relative) {
+  ENGRAM_ASSIGN_OR_RETURN(fs::path source_root, SourceRoot());
+  if (!ctx.remote) return source_root / fs::path(std::string(relative));
+  // Remote callers stay inside the pages' folder, whatever links it holds.
+  return ops::ResolveInsideRoot(source_root, relative);
+}
+
 Result<StoredPage> Brain::Get(const OperationContext& ctx, std::string_view slug) {
-  ENGRAM_RETURN_IF_ERROR(text::ValidateSlugInput(slug));
+  ENGRAM_RETURN_IF_ERROR(ctx.remote ? ops::CheckRemoteSlug(slug) : text::ValidateSlugInput(slug));
   auto page = engine_->GetPage(kSource, slug);
   if (!page.ok() && page.status().code() == StatusCode::kNotFound) {
     std::string normalized = text::SlugFromPath(slug);
@@ -350,9 +362,8 @@ Result<std::vector<PageSummary>> Brain::List(const OperationContext& ctx, ListFi
 Status Brain::Delete(const OperationContext& ctx, std::string_view slug) {
   ENGRAM_ASSIGN_OR_RETURN(auto lock, LockForWrite("delete " + std::string(slug)));
   ENGRAM_ASSIGN_OR_RETURN(StoredPage page, Get(ctx, slug));
-  ENGRAM_ASSIGN_OR_RETURN(fs::path source_root, SourceRoot());
   ENGRAM_RETURN_IF_ERROR(text::ValidateSlugInput(page.path));
-  fs::path file = source_root / fs::path(page.path);
+  ENGRAM_ASSIGN_OR_RETURN(fs::path file, PageFile(ctx, page.path));
   ENGRAM_RETURN_IF_ERROR(engine_->DeletePage(kSource, page.slug));
   std::error_code ec;
   fs::remove(file, ec);

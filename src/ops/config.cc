@@ -63,6 +63,13 @@ const std::vector<Setting>& Settings() {
        [](BrainOptions* o, double v) { o->embedding_requests_per_minute = v; }},
       {"embedding", "inline_limit", 0, 1e7, true,
        [](BrainOptions* o, double v) { o->embedding_inline_limit = static_cast<int>(v); }},
+      {"server", "port", 0, 65535, true, [](BrainOptions* o, double v) { o->server_port = static_cast<int>(v); }},
+      {"server", "threads", 1, 1024, true, [](BrainOptions* o, double v) { o->server_threads = static_cast<int>(v); }},
+      {"server", "max_body_bytes", 1024, 1e10, true,
+       [](BrainOptions* o, double v) { o->server_max_body_bytes = static_cast<uint64_t>(v); }},
+      {"server", "rate_limit", 0, 1e9, false, [](BrainOptions* o, double v) { o->server_rate_limit = v; }},
+      {"server", "timeout_ms", 100, 3600000, true,
+       [](BrainOptions* o, double v) { o->server_timeout_ms = static_cast<int>(v); }},
       {"store", "busy_timeout_ms", 0, 600000, true,
        [](BrainOptions* o, double v) { o->busy_timeout_ms = static_cast<int>(v); }},
       {"store", "lock_timeout_ms", 0, 3600000, true,
@@ -89,6 +96,7 @@ const std::vector<TextSetting>& TextSettings() {
       {"embedding", "base_url", &BrainOptions::embedding_base_url},
       {"embedding", "api_key_env", &BrainOptions::embedding_api_key_env},
       {"embedding", "precision", &BrainOptions::embedding_precision},
+      {"server", "host", &BrainOptions::server_host},
   };
   return kText;
 }
@@ -260,6 +268,19 @@ busy_timeout_ms = 5000
 # Milliseconds a write (import, put, delete, sync) waits for the brain's
 # write lock (.engram/write.lock) before failing with the holder's name.
 lock_timeout_ms = 10000
+
+[server]
+# `engram serve`: the HTTP API (/v1) and MCP over HTTP (/mcp). Binding to an
+# address other than loopback needs at least one token (`engram token create`).
+host = "127.0.0.1"
+port = 8765
+# Worker threads; each open keep-alive connection holds one while it lasts.
+threads = 8
+max_body_bytes = 8388608
+# Requests per second per caller (token), in bursts of up to twice that; 0: none.
+rate_limit = 50
+# Read and write time-outs of a connection.
+timeout_ms = 30000
 )";
 }
 

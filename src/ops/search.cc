@@ -7,6 +7,7 @@
 #include "ops/embedding_keys.h"
 #include "llm/chat_client.h"
 #include "llm/expansion.h"
+#include "search/context_block.h"
 #include "search/hybrid.h"
 #include "search/keyword_search.h"
 #include "search/vector_arm.h"
@@ -110,6 +111,19 @@ Result<SearchResponse> Brain::Search(const OperationContext& ctx, std::string_vi
     vectors_note_.clear();
   }
   return r;
+}
+
+Result<ContextReport> Brain::Context(const OperationContext& ctx, std::string_view query, SearchOptions options,
+                                     const search::ContextOptions& context) {
+  auto r = Search(ctx, query, std::move(options));
+  std::vector<SearchHit> hits;
+  if (r.ok()) {
+    hits = std::move(r->results);
+  } else if (r.status().code() != StatusCode::kInvalidArgument ||
+             r.status().message().find("no searchable words") == std::string::npos) {
+    return r.status();
+  }
+  return ContextReport{search::RenderContext(hits, context), hits.size()};
 }
 
 }  // namespace engram

@@ -1,5 +1,7 @@
 #include "search/keyword_search.h"
 
+#include "search/intent.h"
+
 #include <algorithm>
 #include <chrono>
 #include <map>
@@ -8,6 +10,7 @@
 
 #include "common/utf8.h"
 #include "search/hits.h"
+#include "search/intent.h"
 #include "search/query_parser.h"
 #include "text/analyzer.h"
 
@@ -287,12 +290,15 @@ Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, con
     if (exact || depth >= kMaxArmDepth || !options.exact_keyword) break;
   }
 
-  // A query that is exactly a page's title or alias ("Zhang San", "RRF")
-  // puts that page first: a person asking for a name wants that page.
+  // A query that is exactly a page's title or alias ("Zhang San", "RRF"), or
+  // an entity question naming one ("who is Zhang San", "谁是张三"), puts that
+  // page first: a person asking for a name wants that page.
   std::string trimmed(query.substr(std::min(query.find_first_not_of(" \t\r\n"), query.size())));
   trimmed.erase(trimmed.find_last_not_of(" \t\r\n") + 1);
   if (!trimmed.empty() && trimmed.find_first_of("+-\"") == std::string::npos) {
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<int64_t> named, engine.PagesNamed(trimmed, options.include_private));
+    const std::string name = ClassifyIntent(trimmed) == Intent::kEntity ? EntityName(trimmed) : trimmed;
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<int64_t> named,
+                            engine.PagesNamed(name.empty() ? trimmed : name, options.include_private));
     float best = ranked.empty() ? 0.0f : ranked.front().score;
     for (int64_t id : named) {
       auto it = std::find_if(ranked.begin(), ranked.end(), [&](const PageScore& p) { return p.page_id == id; });

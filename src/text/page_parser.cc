@@ -435,6 +435,7 @@ Result<Page> ParsePage(std::string_view path, std::string_view content) {
   if (page.compiled_truth_line == 0) page.compiled_truth_line = body_first_line;
   if (sep < lines.size()) {
     page.timeline_separator = std::string(Trim(lines[sep].text));
+    page.timeline_separator_line = lines[sep].number;
     page.timeline = JoinTrimmed(lines, sep + 1, lines.size(), &page.timeline_line);
   }
 

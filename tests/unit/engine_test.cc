@@ -100,6 +100,27 @@ TEST(SqliteEngine, PutThenGetReturnsEveryField) {
   EXPECT_EQ(e->GetPage("default", "nope").status().code(), StatusCode::kNotFound);
 }
 
+// Regression: a long-lived connection (a server worker) that had looked a
+// page up kept that statement's read snapshot; after another connection
+// committed, its next write failed with "database is locked" and its reads
+// did not see the commit.
+TEST(SqliteEngine, ALongLivedConnectionNeitherReadsNorWritesFromAStaleSnapshot) {
+  TempDir dir;
+  auto a = OpenFresh(dir);
+  ASSERT_TRUE(a->PutPage(Prepare("a.md", "alpha")).ok());
+  EngineOptions o;
+  auto b = Engine::OpenSqlite(dir.path() / "engram.db", o);
+  ASSERT_TRUE(b.ok());
+  ASSERT_TRUE(a->GetPage("default", "a").ok());    // leaves a one-row statement stepped
+  ASSERT_TRUE((*b)->PutPage(Prepare("b.md", "beta")).ok());
+  auto w = a->PutPage(Prepare("c.md", "gamma"));     // a write starts from the latest commit
+  EXPECT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_TRUE(a->GetPage("default", "a").ok());
+  ASSERT_TRUE((*b)->PutPage(Prepare("d.md", "delta")).ok());
+  a->FinishReads();
+  EXPECT_TRUE(a->GetPage("default", "d").ok());     // and a read after FinishReads sees b's commit
+}
+
 TEST(SqliteEngine, OverwriteKeepsTheIdAndSnapshotsTheOldContent) {
   TempDir dir;
   auto e = OpenFresh(dir);

@@ -193,7 +193,10 @@ TEST_F(HybridSearchTest, ConfidentArmBringsInWhatKeywordsMiss) {
   std::vector<std::vector<float>> vectors(64, std::vector<float>(64));
   for (auto& v : vectors) {
     float n = 0;
-    for (float& x : v) n += (x = normal(rng)) * x;
+    for (float& x : v) {
+      x = normal(rng);
+      n += x * x;
+    }
     for (float& x : v) x /= std::sqrt(n);
   }
   EmbedWith([&](size_t i) { return vectors[i]; });

@@ -101,6 +101,18 @@ TEST_F(KeywordSearchTest, TitleAndAliasArmFindsPagesByName) {
   EXPECT_EQ(r[0], "people/zhang-san");
 }
 
+// Regression: an entity question ("who is Zhang San") did not put the named
+// page first in keyword mode; a company page mentioning the name won.
+TEST_F(KeywordSearchTest, EntityQuestionNamingAPagePutsItFirst) {
+  Put("people/zhang-san.md", "---\ntitle: 张三\naliases: [Zhang San]\n---\n张三是创始人。");
+  Put("companies/acme.md", "Acme. Zhang San is who founded it; Zhang San leads it. Zhang San, San, Zhang.");
+  for (const char* q : {"who is Zhang San", "Who is Zhang San?", "tell me about Zhang San", "谁是张三", "张三是谁"}) {
+    auto r = Slugs(q);
+    ASSERT_FALSE(r.empty()) << q;
+    EXPECT_EQ(r[0], "people/zhang-san") << q;
+  }
+}
+
 TEST_F(KeywordSearchTest, ReturnsTheBestChunkWithLines) {
   std::string body = "# Title\n\n";
   for (int i = 0; i < 400; ++i) {

@@ -46,6 +46,8 @@ class Stmt {
   bool Step();
   // Runs to completion (for statements without rows).
   Status Run();
+  // Stepped and not yet reset or run to the end: it holds a read transaction.
+  bool Busy() const { return stmt_ && sqlite3_stmt_busy(stmt_.get()) != 0; }
   void Reset() {
     sqlite3_reset(stmt_.get());
     sqlite3_clear_bindings(stmt_.get());

@@ -94,6 +94,7 @@ Result<std::vector<IntegrityProblem>> SqliteEngine::CheckIntegrity() {
 }
 
 Status SqliteEngine::Repair() {
+  FinishReads();
   ENGRAM_RETURN_IF_ERROR(Exec(db_.get(), "BEGIN IMMEDIATE"));
   Status st = [&]() -> Status {
     ENGRAM_RETURN_IF_ERROR(Exec(db_.get(),

@@ -86,8 +86,16 @@ Result<Stmt*> SqliteEngine::S(const char* sql) {
   return &pos->second;
 }
 
+void SqliteEngine::FinishReads() {
+  if (in_batch_) return;  // the batch's own transaction stays
+  for (auto& entry : stmts_) {
+    if (entry.second.Busy()) entry.second.Reset();
+  }
+}
+
 Status SqliteEngine::BeginBatch() {
   if (in_batch_) return Status::FailedPrecondition("a batch is already open");
+  FinishReads();
   ENGRAM_RETURN_IF_ERROR(Exec(db_.get(), "BEGIN IMMEDIATE"));
   in_batch_ = true;
   return Status::Ok();

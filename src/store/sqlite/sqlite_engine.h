@@ -47,6 +47,7 @@ class SqliteEngine final : public Engine {
   Status Repair() override;
 
   Status BeginBatch() override;
+  void FinishReads() override;
   Status CommitBatch() override;
   void RollbackBatch() override;
 

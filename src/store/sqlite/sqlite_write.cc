@@ -10,6 +10,7 @@ namespace engram::store::sqlite {
 
 template <typename Fn>
 Status SqliteEngine::Transaction(Fn&& fn) {
+  FinishReads();  // a write from a stale read snapshot would fail with "database is locked"
   // Cached statements: these run once per page, and parsing them each time showed up in profiles.
   ENGRAM_ASSIGN_OR_RETURN(Stmt * begin, S(in_batch_ ? "SAVEPOINT page_write" : "BEGIN IMMEDIATE"));
   ENGRAM_RETURN_IF_ERROR(begin->Run());

@@ -1,0 +1,82 @@
+// The operation layer: every user-visible operation defined once — name,
+// typed parameters with limits, description, scope, local-only flag — and
+// run with an OperationContext. The CLI (`engram call`), the HTTP API and
+// the MCP server are thin adapters over Call(); the MCP tool list and the
+// OpenAPI document are generated from the same definitions.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engram/brain.h"
+#include "engram/status.h"
+
+namespace engram::ops {
+
+struct Param {
+  enum class Type {
+    kString,
+    kInteger,
+    kBoolean,
+    kStrings,  // a string or a list of strings (normalised to a list)
+    kObject,   // with `fields`
+  };
+  std::string name;
+  Type type = Type::kString;
+  bool required = false;
+  std::string description;
+  int64_t min = 0, max = 0;          // integers: [min, max]
+  size_t max_bytes = 0;              // strings (each item of kStrings): 0 = no limit
+  std::vector<std::string> choices;  // strings: the allowed values (empty: any)
+  std::vector<Param> fields;         // objects
+};
+
+class Args;
+
+struct Operation {
+  std::string name;
+  std::string description;
+  Scope scope = Scope::kRead;
+  bool local_only = false;  // refused to remote callers whatever their scope
+  std::vector<Param> params;
+  std::function<Result<nlohmann::json>(Brain&, const OperationContext&, const Args&)> run;
+};
+
+// Validated arguments of one call.
+class Args {
+ public:
+  explicit Args(const nlohmann::json* j) : j_(j) {}
+  bool Has(std::string_view name) const;
+  std::string Str(std::string_view name, std::string_view fallback = "") const;
+  int64_t Int(std::string_view name, int64_t fallback) const;
+  bool Bool(std::string_view name, bool fallback = false) const;
+  std::vector<std::string> Strings(std::string_view name) const;
+  Args Object(std::string_view name) const;  // an absent object reads as empty
+
+ private:
+  const nlohmann::json* j_;  // an object, or nullptr
+};
+
+const std::vector<Operation>& Operations();
+const Operation* FindOperation(std::string_view name);
+
+// JSON Schema (draft 2020-12 subset) of an operation's arguments.
+nlohmann::json InputSchema(const Operation& op);
+
+// Checks *args against op's parameters (an object or null; unknown fields,
+// missing required ones, wrong types and values out of range are
+// InvalidArgument naming the field); normalises it in place.
+Status CheckArguments(const Operation& op, nlohmann::json* args);
+
+// Checks args against the parameters (an object or null; unknown fields,
+// missing required ones, wrong types and values out of range are
+// InvalidArgument naming the field), then the caller's scope and the
+// local-only flag (PermissionDenied), then runs the operation.
+Result<nlohmann::json> Call(Brain& brain, const OperationContext& ctx, std::string_view name,
+                            const nlohmann::json& args);
+
+}  // namespace engram::ops

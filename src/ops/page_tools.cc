@@ -1,0 +1,104 @@
+// The brain's smaller page operations, used by agents over MCP and HTTP as
+// much as by the CLI: backlinks, timeline and tags of a page, the edits
+// that add to them, and the status overview.
+#include <algorithm>
+
+#include "engram/brain.h"
+#include "ops/trust.h"
+#include "sync/write_lock.h"
+#include "text/page_edit.h"
+#include "text/slug.h"
+
+namespace engram {
+
+namespace {
+constexpr const char* kSource = "default";
+}  // namespace
+
+const char* ScopeName(Scope scope) {
+  switch (scope) {
+    case Scope::kRead: return "read";
+    case Scope::kWrite: return "write";
+    case Scope::kAdmin: return "admin";
+  }
+  return "read";
+}
+
+bool ParseScope(std::string_view name, Scope* scope) {
+  for (Scope s : {Scope::kRead, Scope::kWrite, Scope::kAdmin}) {
+    if (name == ScopeName(s)) {
+      *scope = s;
+      return true;
+    }
+  }
+  return false;
+}
+
+Result<std::vector<LinkRecord>> Brain::Backlinks(const OperationContext& ctx, std::string_view slug) {
+  ENGRAM_ASSIGN_OR_RETURN(StoredPage page, Get(ctx, slug));
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<LinkRecord> links, engine_->Backlinks(kSource, page.slug));
+  if (!ctx.remote) return links;
+  std::vector<LinkRecord> visible;
+  for (LinkRecord& l : links) {
+    auto from = engine_->GetPage(kSource, l.from_slug);
+    if (from.ok() && !from->is_private) visible.push_back(std::move(l));
+  }
+  return visible;
+}
+
+Result<std::vector<TimelineEntry>> Brain::Timeline(const OperationContext& ctx, std::string_view slug) {
+  ENGRAM_ASSIGN_OR_RETURN(StoredPage page, Get(ctx, slug));
+  return engine_->Timeline(kSource, page.slug);
+}
+
+Result<std::vector<std::string>> Brain::Tags(const OperationContext& ctx, std::string_view slug) {
+  ENGRAM_ASSIGN_OR_RETURN(StoredPage page, Get(ctx, slug));
+  return page.tags;
+}
+
+Result<PutReport> Brain::EditPage(const OperationContext& ctx, std::string_view slug, std::string_view what,
+                                  const std::function<Result<std::string>(const StoredPage&)>& edit) {
+  ENGRAM_RETURN_IF_ERROR(ctx.remote ? ops::CheckRemoteSlug(slug) : text::ValidateSlugInput(slug));
+  ENGRAM_ASSIGN_OR_RETURN(auto lock, LockForWrite(std::string(what) + " " + std::string(slug)));
+  ENGRAM_ASSIGN_OR_RETURN(StoredPage page, Get(ctx, slug));
+  ENGRAM_ASSIGN_OR_RETURN(std::string content, edit(page));
+  if (content == page.content) return PutReport{page.slug, page.path, false, {}, false};
+  return PutLocked(ctx, page.path, content);
+}
+
+Result<PutReport> Brain::AddTag(const OperationContext& ctx, std::string_view slug, std::string_view tag) {
+  return EditPage(ctx, slug, "tag", [&](const StoredPage& p) { return text::AddTag(p.path, p.content, tag); });
+}
+
+Result<PutReport> Brain::AddTimelineEntry(const OperationContext& ctx, std::string_view slug, std::string_view date,
+                                          std::string_view summary, std::string_view source) {
+  return EditPage(ctx, slug, "timeline entry", [&](const StoredPage& p) {
+    return text::AddTimelineEntry(p.path, p.content, date, summary, source);
+  });
+}
+
+Result<PutReport> Brain::AddLink(const OperationContext& ctx, std::string_view slug, std::string_view target,
+                                 std::string_view type) {
+  return EditPage(ctx, slug, "link", [&](const StoredPage& p) { return text::AddLink(p.path, p.content, target, type); });
+}
+
+Result<BrainStatus> Brain::GetStatus(const OperationContext& ctx) {
+  BrainStatus s;
+  ENGRAM_ASSIGN_OR_RETURN(s.stats, engine_->Stats());
+  ENGRAM_ASSIGN_OR_RETURN(s.synced_commit, engine_->SyncAnchor(kSource));
+  ENGRAM_ASSIGN_OR_RETURN(s.sync_failures, engine_->SyncFailures(kSource));
+  ENGRAM_ASSIGN_OR_RETURN(s.embedding, EmbeddingState());
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<IngestLogEntry> log, engine_->RecentIngestLog(200));
+  for (IngestLogEntry& e : log) {
+    if (e.action == "skip" || e.action == "warn" || e.action == "error") s.recent_problems.push_back(std::move(e));
+  }
+  if (!ctx.remote) {  // where the files are is the owner's business
+    ENGRAM_ASSIGN_OR_RETURN(std::filesystem::path source_root, SourceRoot());
+    s.root = root_.string();
+    s.source_root = source_root.string();
+    s.database = db_path().string();
+  }
+  return s;
+}
+
+}  // namespace engram

@@ -1,0 +1,41 @@
+// Small edits of a page's Markdown that agents ask for (add a tag, a
+// timeline entry, a link), made as text so that everything else in the file
+// stays byte for byte as the author wrote it. Each returns the new content,
+// or the content unchanged when the page already says it; InvalidArgument
+// names a bad tag, date, summary or link type.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "engram/page.h"
+#include "engram/status.h"
+
+namespace engram::text {
+
+// Adds tag to the frontmatter's `tags`: a flow list "tags: [a, b]" gets
+// ", tag"; a block list gets one more "- tag" item at its indentation; a
+// page without `tags` gets "tags: [tag]", one without frontmatter a new
+// frontmatter. A tag is 1–64 bytes of letters, digits and - _ / . (any
+// script); another form of `tags` (a scalar, a nested map) is refused.
+Result<std::string> AddTag(std::string_view path, std::string_view content, std::string_view tag);
+
+// Appends "- **DATE** | SUMMARY [Source: SOURCE]" to the page's timeline,
+// opening one with "<!-- timeline -->" when the page has none. date is any
+// form ParseLeadingDate reads (written normalised); summary and source are
+// one line each (summary 1–2,000 bytes, no "[Source:" of its own).
+Result<std::string> AddTimelineEntry(std::string_view path, std::string_view content, std::string_view date,
+                                     std::string_view summary, std::string_view source);
+
+// Appends "- CUE [[target]]" to the end of the compiled truth (before the
+// timeline), where the cue says the link's type the way the parser reads
+// it: mentions ("See"), works_at ("Works at"), founded ("Founded"),
+// invested_in ("Invested in"), attended ("Attended"). A page that already
+// links to target with that type is left as it is.
+Result<std::string> AddLink(std::string_view path, std::string_view content, std::string_view target,
+                            std::string_view type);
+
+// The link types AddLink can write: "mentions, works_at, founded, invested_in, attended".
+const char* WritableLinkTypes();
+
+}  // namespace engram::text

@@ -1,0 +1,276 @@
+#!/usr/bin/env bash
+# Agents and services reach the brain through the real binary: `engram call`,
+# MCP over stdio (raw JSON-RPC, then the official TypeScript SDK client),
+# `engram serve` (HTTP API, auth with tokens and scopes, limits, errors, MCP
+# over Streamable HTTP with the SDK), and readers answering while a sync writes.
+source "$(dirname "$0")/lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+B="$WORK/brain"
+cp -r "$HERE/../../examples/vault" "$B"
+git -C "$B" init -q && git -C "$B" add -A && git -C "$B" -c user.email=t@t -c user.name=t commit -qm init
+expect_exit 0 -- "$ENGRAM" init "$B"
+run() { "$ENGRAM" --brain "$B" "$@"; }
+expect_exit 0 -- run sync
+printf -- '---\nvisibility: private\n---\nsecret diary words\n' > "$WORK/diary.md"
+expect_exit 0 -- run put notes/diary --file "$WORK/diary.md"
+
+# --- engram call ---
+expect_exit 0 -- run call
+expect_json "$OUT" 'len([o for o in d["operations"] if o["local_only"]]) >= 2' True
+expect_exit 0 -- run call search '{"query": "who is Zhang San", "limit": 2}'
+expect_json "$OUT" 'd["results"][0]["slug"]' people/zhang-san
+expect_exit 2 -- run call search '{"query": "x", "limit": "ten"}'
+expect_json "$OUT" 'd["error"]["code"]' InvalidArgument
+expect_exit 2 -- run call search 'not json'
+expect_exit 1 -- run call no_such_op '{}'
+expect_json "$OUT" 'd["error"]["code"]' NotFound
+expect_exit 1 -- run call --remote get_page '{"slug": "notes/diary"}'
+expect_json "$OUT" 'd["error"]["code"]' NotFound
+expect_exit 0 -- run call get_page '{"slug": "notes/diary"}'
+expect_exit 1 -- run call --remote sync '{}'
+expect_json "$OUT" 'd["error"]["code"]' PermissionDenied
+expect_exit 1 -- run call --remote --scope read add_tag '{"slug": "people/zhang-san", "tag": "x"}'
+expect_contains "$ERR" "needs the write scope" "scope"
+
+# --- MCP over stdio, raw: stdout carries only JSON-RPC responses ---
+RAW=$(printf '%s\n' \
+  '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}' \
+  '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+  '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' \
+  'this is not json' \
+  '[{"jsonrpc":"2.0","id":3,"method":"ping"}]' \
+  '{"jsonrpc":"2.0","id":4,"method":"no/such"}' \
+  '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get_page","arguments":{"slug":"notes/diary"}}}' \
+  '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"search","arguments":{"query":"x","bogus":1}}}' \
+  '{"jsonrpc":"2.0","id":7,"method":"ping"}' | run mcp 2>"$WORK/mcp.err")
+CHECKS=$((CHECKS + 1))
+python3 - "$RAW" <<'PY' || fail "raw MCP stdio responses"
+import json, sys
+lines = sys.argv[1].split("\n")
+msgs = [json.loads(l) for l in lines]          # every stdout line is JSON
+assert len(msgs) == 8, len(msgs)               # the notification got no answer
+by = {m.get("id"): m for m in msgs if m.get("id") is not None}
+assert by[1]["result"]["protocolVersion"] == "2025-06-18"
+assert by[1]["result"]["serverInfo"]["name"] == "engram"
+assert len(by[2]["result"]["tools"]) >= 13
+nulls = [m for m in msgs if m.get("id") is None]
+assert sorted(m["error"]["code"] for m in nulls) == [-32700, -32600], nulls
+assert by[4]["error"]["code"] == -32601
+assert by[5]["result"]["isError"] is True and "NotFound" in by[5]["result"]["content"][0]["text"]
+assert by[6]["error"]["code"] == -32602 and "bogus" in by[6]["error"]["message"]
+assert by[7]["result"] == {}
+PY
+expect_contains "$(cat "$WORK/mcp.err")" "MCP server on stdio" "mcp logs go to stderr"
+
+# --- the official TypeScript SDK client ---
+NPM_DIR=${ENGRAM_NPM_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/engram-e2e-npm}
+if [[ ! -d "$NPM_DIR/node_modules/@modelcontextprotocol/sdk" ]]; then
+  mkdir -p "$NPM_DIR"
+  (cd "$NPM_DIR" && [[ -f package.json ]] || echo '{"name":"engram-e2e","private":true,"type":"module"}' > package.json)
+  npm install --prefix "$NPM_DIR" --no-audit --no-fund --loglevel=error "@modelcontextprotocol/sdk@^1" >&2 ||
+    fail "npm install @modelcontextprotocol/sdk"
+fi
+cp "$HERE/mcp_client.mjs" "$NPM_DIR/mcp_client.mjs"
+expect_exit 0 -- node "$NPM_DIR/mcp_client.mjs" stdio "$ENGRAM" "$B"
+expect_contains "$OUT" "0 failed (stdio)" "SDK over stdio"
+
+# --- engram serve ---
+# start_server LOG [serve options…]: sets PORT and SERVER_PID
+start_server() {
+  local log=$1; shift
+  "$ENGRAM" --brain "$B" serve --port 0 "$@" 2>"$log" &
+  SERVER_PID=$!
+  PORT=""
+  for _ in $(seq 1 100); do
+    PORT=$(sed -n 's|.*on http://[^:]*:\([0-9]*\).*|\1|p' "$log" | head -1)
+    [[ -n "$PORT" ]] && break
+    sleep 0.1
+  done
+  [[ -n "$PORT" ]] || fail "server did not start: $(cat "$log")"
+}
+stop_server() { kill "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; }
+# http METHOD PATH [BODY] [TOKEN] -> $STATUS, $BODY
+http() {
+  local out
+  out=$(python3 - "$@" <<'PY'
+import sys, urllib.request, urllib.error
+method, path = sys.argv[1], sys.argv[2]
+body = sys.argv[3].encode() if len(sys.argv) > 3 and sys.argv[3] else None
+req = urllib.request.Request("http://127.0.0.1:" + __import__("os").environ["PORT"] + path, data=body, method=method)
+if len(sys.argv) > 4 and sys.argv[4]:
+    req.add_header("Authorization", "Bearer " + sys.argv[4])
+req.add_header("Content-Type", "application/json")
+try:
+    with urllib.request.urlopen(req, timeout=30) as r:
+        print(r.status); print(r.read().decode())
+except urllib.error.HTTPError as e:
+    print(e.code); print(e.read().decode())
+PY
+)
+  STATUS=$(head -1 <<<"$out")
+  BODY=$(tail -n +2 <<<"$out")
+}
+expect_status() {  # expect_status WANT WHAT
+  CHECKS=$((CHECKS + 1))
+  [[ "$STATUS" == "$1" ]] || fail "$2: HTTP $STATUS (want $1): $BODY"
+}
+export PORT
+
+# Without tokens: loopback only, callers are remote with the write scope.
+expect_exit 1 -- run serve --host 0.0.0.0 --port 0
+expect_contains "$ERR" "without a token" "non-loopback without tokens"
+start_server "$WORK/serve1.log"
+export PORT
+http GET /healthz; expect_status 200 healthz
+expect_json "$BODY" 'd["status"]' ok
+http GET /v1/openapi.json; expect_status 200 openapi
+expect_json "$BODY" 'd["openapi"].startswith("3.1") and "/v1/search" in d["paths"] and "/v1/pages/{slug}" in d["paths"]' True
+http POST /v1/search '{"query": "who is Zhang San", "limit": 3}'; expect_status 200 search
+expect_json "$BODY" 'd["results"][0]["slug"]' people/zhang-san
+http POST /v1/context '{"query": "hybrid search", "max_chars": 600}'; expect_status 200 context
+expect_json "$BODY" 'd["context"].startswith("<retrieved_context>")' True
+http PUT /v1/pages/notes/http-page '{"content": "# HTTP page\nwritten over http\n"}'; expect_status 200 put
+expect_json "$BODY" 'd["created"]' True
+http GET /v1/pages/notes/http-page; expect_status 200 get
+expect_json "$BODY" 'd["title"]' "HTTP page"
+http POST /v1/tags/notes/http-page '{"tag": "web"}'; expect_status 200 add tag
+http GET /v1/tags/notes/http-page; expect_status 200 tags
+expect_json "$BODY" 'd["tags"]' "['web']"
+http POST /v1/timeline/notes/http-page '{"date": "2026-11-30", "summary": "Posted"}'; expect_status 200 add entry
+http GET /v1/timeline/notes/http-page; expect_json "$BODY" 'd["timeline"][0]["summary"]' Posted
+http POST /v1/links '{"slug": "notes/http-page", "target": "people/zhang-san", "type": "mentions"}'; expect_status 200 link
+http GET /v1/backlinks/people/zhang-san; expect_json "$BODY" '"notes/http-page" in [l["from"] for l in d["backlinks"]]' True
+http GET "/v1/pages?type=person&limit=2"; expect_status 200 list
+expect_json "$BODY" 'd["count"]' 2
+http GET "/v1/pages?limit=abc"; expect_status 400 "bad limit"
+http GET /v1/status; expect_status 200 status
+expect_json "$BODY" '"root" in d' False
+http POST /v1/call/get_tags '{"slug": "notes/http-page"}'; expect_status 200 call
+http DELETE /v1/pages/notes/http-page; expect_status 200 delete
+http GET /v1/pages/notes/http-page; expect_status 404 "deleted page"
+# Private pages, traversal (raw and percent-encoded), local-only operations, bad input.
+http GET /v1/pages/notes/diary; expect_status 404 "private page"
+http GET /v1/pages/..%2F..%2Fetc%2Fpasswd; expect_status 400 "encoded traversal"
+http PUT /v1/pages/.engram/config '{"content": "x"}'; expect_status 400 "hidden folder"
+http POST /v1/call/sync '{}'; expect_status 403 "local-only"
+http POST /v1/search 'not json'; expect_status 400 "malformed body"
+expect_json "$BODY" 'd["error"]["code"]' InvalidArgument
+http POST /v1/search '{"query": 5}'; expect_status 400 "wrong type"
+http POST /v1/search '{}'; expect_status 400 "missing field"
+http GET /v1/nowhere; expect_status 404 "unknown route"
+expect_json "$BODY" 'd["error"]["code"]' NotFound
+http GET /mcp; expect_status 405 "no server stream"
+stop_server
+grep -q '"path":"/v1/search"' "$WORK/serve1.log" || fail "access log line for /v1/search"
+CHECKS=$((CHECKS + 1))
+
+# Tokens: created once, stored hashed, scopes enforced, revocation takes effect at once.
+expect_exit 0 -- run --json token create --scope read --name reader
+READ_TOKEN=$(json_get "$OUT" 'd["token"]')
+READ_ID=$(json_get "$OUT" 'd["id"]')
+expect_exit 0 -- run --json token create --scope write --name writer
+WRITE_TOKEN=$(json_get "$OUT" 'd["token"]')
+expect_not_contains "$(cat "$B/.engram/tokens.json")" "$READ_TOKEN" "tokens are stored hashed"
+expect_exit 0 -- run --json token list
+expect_json "$OUT" 'sorted(t["scope"] for t in d["tokens"])' "['read', 'write']"
+sed -i 's/^max_body_bytes = .*/max_body_bytes = 2000/' "$B/.engram/config.toml"
+start_server "$WORK/serve2.log"
+http POST /v1/search '{"query": "zhang"}'; expect_status 401 "no token"
+http POST /v1/search '{"query": "zhang"}' engram_00000000_000000000000000000000000000000000000000000000000; expect_status 401 "wrong token"
+http POST /v1/search '{"query": "zhang"}' "$READ_TOKEN"; expect_status 200 "read token searches"
+http PUT /v1/pages/notes/x '{"content": "# x\n"}' "$READ_TOKEN"; expect_status 403 "read token cannot write"
+http PUT /v1/pages/notes/x '{"content": "# x\n"}' "$WRITE_TOKEN"; expect_status 200 "write token writes"
+http PUT /v1/pages/notes/big "{\"content\": \"$(head -c 3000 /dev/zero | tr '\0' 'a')\"}" "$WRITE_TOKEN"
+expect_status 413 "body over max_body_bytes"
+http GET /healthz; expect_status 200 "healthz needs no token"
+# MCP over HTTP with the SDK (Bearer token), then a session check by hand.
+expect_exit 0 -- node "$NPM_DIR/mcp_client.mjs" http "http://127.0.0.1:$PORT/mcp" "$WRITE_TOKEN"
+expect_contains "$OUT" "0 failed (http)" "SDK over HTTP"
+http POST /mcp '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' "$WRITE_TOKEN"; expect_status 400 "MCP without a session"
+expect_exit 0 -- run token revoke "$READ_ID"
+http POST /v1/search '{"query": "zhang"}' "$READ_TOKEN"; expect_status 401 "revoked token"
+stop_server
+
+# A non-loopback address starts once a token exists.
+start_server "$WORK/serve3.log" --host 0.0.0.0
+http GET /healthz; expect_status 200 "0.0.0.0 with a token"
+stop_server
+
+# Rate limit: 1 request/s (bursts of 2) per caller.
+start_server "$WORK/serve4.log" --rate-limit 1
+for _ in 1 2 3 4; do http POST /v1/search '{"query": "zhang"}' "$WRITE_TOKEN"; done
+expect_status 429 "rate limit"
+stop_server
+
+# Slow and disconnecting clients: a connection that stalls past timeout_ms is
+# closed; one that hangs up mid-request is forgotten; others are served.
+sed -i 's/^timeout_ms = 30000$/timeout_ms = 1000/' "$B/.engram/config.toml"
+start_server "$WORK/serve6.log"
+CHECKS=$((CHECKS + 1))
+python3 - "$PORT" "$WRITE_TOKEN" <<'PY' || fail "slow and disconnecting clients"
+import socket, sys, time, urllib.request
+port, token = int(sys.argv[1]), sys.argv[2]
+def healthz():
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as r:
+        assert r.status == 200
+gone = socket.create_connection(("127.0.0.1", port))
+gone.sendall(b"POST /v1/search HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n{\"query\":")
+gone.close()
+slow = socket.create_connection(("127.0.0.1", port))
+slow.sendall(b"POST /v1/search HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + token.encode() +
+             b"\r\nContent-Length: 500\r\n\r\n{\"query\":")
+healthz()  # served while the slow one stalls
+slow.settimeout(10)
+t0 = time.time()
+data = b""
+try:
+    while True:
+        chunk = slow.recv(4096)
+        if not chunk:
+            break
+        data += chunk
+except ConnectionResetError:
+    pass
+waited = time.time() - t0
+assert waited < 8, f"the stalled connection was kept {waited:.1f} s"
+assert b"200 OK" not in data, data
+healthz()
+PY
+stop_server
+# --threads takes effect: with one worker, a stalled client delays everyone else.
+start_server "$WORK/serve7.log" --threads 1
+CHECKS=$((CHECKS + 1))
+python3 - "$PORT" <<'PY' || fail "--threads 1 serialises requests"
+import socket, sys, time, urllib.request
+port = int(sys.argv[1])
+slow = socket.create_connection(("127.0.0.1", port))
+slow.sendall(b"POST /v1/search HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n{")
+time.sleep(0.2)
+t0 = time.time()
+with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=10) as r:
+    assert r.status == 200
+waited = time.time() - t0
+assert waited > 0.5, f"healthz took {waited:.2f} s: the single worker was not busy"
+PY
+stop_server
+sed -i 's/^timeout_ms = 1000$/timeout_ms = 30000/' "$B/.engram/config.toml"
+
+# Readers keep answering while a sync writes 300 changed files.
+start_server "$WORK/serve5.log" --quiet
+for i in $(seq 1 300); do printf '# Bulk %d\nbulk words number %d about robots\n' "$i" "$i" > "$B/notes/bulk-$i.md"; done
+git -C "$B" add -A && git -C "$B" -c user.email=t@t -c user.name=t commit -qm bulk
+run sync --quiet &
+SYNC_PID=$!
+BAD=0
+for _ in $(seq 1 40); do
+  http POST /v1/search '{"query": "robots warehouse", "limit": 3}' "$WRITE_TOKEN"
+  [[ "$STATUS" == 200 ]] || { BAD=$((BAD + 1)); echo "during sync: $STATUS $BODY" >&2; }
+done
+http PUT /v1/pages/notes/during-sync '{"content": "# During sync\n"}' "$WRITE_TOKEN"
+[[ "$STATUS" == 200 || "$STATUS" == 503 ]] || BAD=$((BAD + 1))
+expect_not_contains "$BODY" "database is locked" "no database-is-locked error (HTTP $STATUS: $BODY)"
+wait "$SYNC_PID" || fail "sync during serving"
+CHECKS=$((CHECKS + 1))
+[[ $BAD -eq 0 ]] || fail "$BAD requests failed while sync wrote"
+stop_server
+finish

@@ -1,0 +1,94 @@
+// Text edits of pages: each keeps the rest of the file byte for byte, reads
+// back through the parser as intended, is idempotent, and refuses what it
+// cannot write faithfully.
+#include <gtest/gtest.h>
+
+#include "text/page_edit.h"
+#include "text/page_parser.h"
+
+namespace engram::text {
+namespace {
+
+Page Parse(const std::string& s) {
+  auto p = ParsePage("notes/a.md", s);
+  EXPECT_TRUE(p.ok()) << p.status().ToString();
+  return p.ok() ? *p : Page{};
+}
+
+std::string Must(const Result<std::string>& r) {
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  return r.ok() ? *r : std::string();
+}
+
+TEST(PageEdit, AddTagToEveryListForm) {
+  // Flow list; a comment and the body stay as written.
+  const std::string flow = "---\ntitle: A\ntags: [x, y]\n# kept\n---\nBody *as is*.\n";
+  EXPECT_EQ(Must(AddTag("notes/a.md", flow, "新")), "---\ntitle: A\ntags: [x, y, 新]\n# kept\n---\nBody *as is*.\n");
+  EXPECT_EQ(Must(AddTag("notes/a.md", "---\ntags: []\n---\nb\n", "x")), "---\ntags: [x]\n---\nb\n");
+  // Block list at its own indentation.
+  const std::string block = "---\ntags:\n    - x\n    - y\ntitle: A\n---\nb\n";
+  const std::string added = Must(AddTag("notes/a.md", block, "z"));
+  EXPECT_EQ(added, "---\ntags:\n    - x\n    - y\n    - z\ntitle: A\n---\nb\n");
+  EXPECT_EQ(Parse(added).tags, (std::vector<std::string>{"x", "y", "z"}));
+  // No tags field; no frontmatter at all.
+  EXPECT_EQ(Must(AddTag("notes/a.md", "---\ntitle: A\n---\nb\n", "x")), "---\ntitle: A\ntags: [x]\n---\nb\n");
+  EXPECT_EQ(Must(AddTag("notes/a.md", "Just text.\n", "x")), "---\ntags: [x]\n---\n\nJust text.\n");
+  // Already there: unchanged.
+  EXPECT_EQ(Must(AddTag("notes/a.md", flow, "x")), flow);
+}
+
+TEST(PageEdit, AddTagRefusals) {
+  for (const char* bad : {"", "a b", "a,b", "[x]", "a:b", "#x", "a\nb", "x\"y"}) {
+    EXPECT_EQ(AddTag("notes/a.md", "b\n", bad).status().code(), StatusCode::kInvalidArgument) << bad;
+  }
+  EXPECT_EQ(AddTag("notes/a.md", "b\n", std::string(65, 'a')).status().code(), StatusCode::kInvalidArgument);
+  auto scalar = AddTag("notes/a.md", "---\ntags: solo\n---\nb\n", "x");
+  ASSERT_FALSE(scalar.ok());
+  EXPECT_NE(scalar.status().message().find("not as a list"), std::string::npos);
+}
+
+TEST(PageEdit, AddTimelineEntry) {
+  const std::string with = "# A\nTruth.\n\n<!-- timeline -->\n\n- **2026-01-02** | First\n";
+  const std::string out = Must(AddTimelineEntry("notes/a.md", with, "2026年4月7日", "Met [[people/b]]", "[[meetings/m]]"));
+  EXPECT_EQ(out, with + "- **2026-04-07** | Met [[people/b]] [Source: [[meetings/m]]]\n");
+  Page p = Parse(out);
+  ASSERT_EQ(p.timeline_entries.size(), 2u);
+  EXPECT_EQ(p.timeline_entries[1], (TimelineEntry{"2026-04-07", "Met [[people/b]]", "[[meetings/m]]", 7}));
+  // A page without a timeline gets one.
+  const std::string opened = Must(AddTimelineEntry("notes/a.md", "# A\nTruth.", "2026-05", "Launched", ""));
+  EXPECT_EQ(opened, "# A\nTruth.\n\n<!-- timeline -->\n\n- **2026-05** | Launched\n");
+  EXPECT_EQ(Parse(opened).compiled_truth, "# A\nTruth.");
+  // Refusals.
+  EXPECT_FALSE(AddTimelineEntry("notes/a.md", with, "yesterday", "x", "").ok());
+  EXPECT_FALSE(AddTimelineEntry("notes/a.md", with, "2026-04-07 and more", "x", "").ok());
+  EXPECT_FALSE(AddTimelineEntry("notes/a.md", with, "2026-04-07", "  ", "").ok());
+  EXPECT_FALSE(AddTimelineEntry("notes/a.md", with, "2026-04-07", "two\nlines", "").ok());
+  EXPECT_FALSE(AddTimelineEntry("notes/a.md", with, "2026-04-07", "x [Source: y]", "").ok());
+  EXPECT_FALSE(AddTimelineEntry("notes/a.md", with, "2026-04-07", "x", "a]b").ok());
+  EXPECT_FALSE(AddTimelineEntry("notes/a.md", with, "2026-04-07", std::string(2001, 'x'), "").ok());
+}
+
+TEST(PageEdit, AddLinkBeforeTheTimeline) {
+  const std::string page = "---\ntitle: Ann\n---\n# Ann\nEngineer.\n\n\n## Timeline\n- **2026-01-02** | Joined\n";
+  const std::string out = Must(AddLink("people/ann.md", page, "companies/acme", "works_at"));
+  EXPECT_EQ(out, "---\ntitle: Ann\n---\n# Ann\nEngineer.\n- Works at [[companies/acme]]\n\n\n## Timeline\n"
+                 "- **2026-01-02** | Joined\n");
+  Page p = Parse(out);
+  bool found = false;
+  for (const auto& l : p.links) found = found || (l.target == "companies/acme" && l.type == "works_at");
+  EXPECT_TRUE(found);
+  EXPECT_EQ(p.timeline_entries.size(), 1u);
+  // Idempotent; the default type is "mentions"; without a timeline, at the end.
+  EXPECT_EQ(Must(AddLink("people/ann.md", out, "companies/acme", "works_at")), out);
+  EXPECT_EQ(Must(AddLink("people/ann.md", "# Ann", "people/bob", "")), "# Ann\n- See [[people/bob]]\n");
+  // Types the body cannot say, and hostile targets.
+  auto bad = AddLink("people/ann.md", page, "x", "married_to");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("works_at"), std::string::npos);
+  for (const char* t : {"", "../x", "a]]b", "a|b", "a#b", "/abs"}) {
+    EXPECT_FALSE(AddLink("people/ann.md", page, t, "mentions").ok()) << t;
+  }
+}
+
+}  // namespace
+}  // namespace engram::text
