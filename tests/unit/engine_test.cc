@@ -1,6 +1,8 @@
 #include "engram/engine.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <sqlite3.h>
 
 #include <cmath>
@@ -119,6 +121,64 @@ TEST(SqliteEngine, ALongLivedConnectionNeitherReadsNorWritesFromAStaleSnapshot) 
   ASSERT_TRUE((*b)->PutPage(Prepare("d.md", "delta")).ok());
   a->FinishReads();
   EXPECT_TRUE(a->GetPage("default", "d").ok());     // and a read after FinishReads sees b's commit
+}
+
+// A process that keeps connections open, and opens more, reads only whole
+// and consistent pages while another process rewrites pages in rounds (each
+// with its own connection, as syncs do). (The regression test of the server
+// bug found this way — a header read through a plain descriptor dropping
+// the process's POSIX locks — is e2e.server's concurrent load during syncs.)
+TEST(SqliteEngine, ReadersStayConsistentWhileAnotherProcessWritesAndMoreConnectionsOpen) {
+  TempDir dir;
+  auto a = OpenFresh(dir);
+  for (int i = 0; i < 200; ++i) {
+    std::string name = "p", text = "shared words and cancer cells ";
+    name.append(std::to_string(i)).append(".md");
+    ASSERT_TRUE(a->PutPage(Prepare(name, text.append(std::to_string(i)))).ok());
+  }
+  const auto db_path = dir.path() / "engram.db";
+  pid_t child = fork();
+  if (child == 0) {  // another process rewrites pages, opening and closing its connection each round (as syncs do)
+    for (int round = 0; round < 15; ++round) {
+      EngineOptions o;
+      auto w = Engine::OpenSqlite(db_path, o);
+      if (!w.ok()) _exit(2);
+      if (!(*w)->BeginBatch().ok()) _exit(3);
+      for (int i = 0; i < 200; ++i) {
+        std::string name = "p", text = "shared words and cancer cells revised ";
+        name.append(std::to_string(i)).append(".md");
+        auto page = sync::PreparePage(name, text.append(std::to_string(round * 1000 + i)), {});
+        if (!page.ok() || !(*w)->PutPage(*page).ok()) _exit(4);
+      }
+      if (!(*w)->CommitBatch().ok()) _exit(5);
+    }
+    _exit(0);
+  }
+  std::vector<std::unique_ptr<Engine>> opened;
+  int errors = 0, reads = 0;
+  std::string first_error;
+  int status = 0;
+  while (waitpid(child, &status, WNOHANG) == 0) {
+    EngineOptions o;
+    auto more = Engine::OpenSqlite(db_path, o);  // the pool grows while the writer writes
+    ASSERT_TRUE(more.ok()) << more.status().ToString();
+    if (opened.size() < 16) opened.push_back(std::move(*more));
+    for (auto* e : {a.get(), opened.back().get()}) {
+      KeywordQuery q;
+      q.terms = {{"cancer", 1.0f, false}, {"shared", 1.0f, false}};
+      q.limit = 20;
+      auto hits = e->SearchChunks(q);
+      e->FinishReads();
+      ++reads;
+      if (!hits.ok()) {
+        ++errors;
+        if (first_error.empty()) first_error = hits.status().ToString();
+      }
+    }
+  }
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "writer exit " << WEXITSTATUS(status);
+  EXPECT_GT(reads, 0);
+  EXPECT_EQ(errors, 0) << first_error;
 }
 
 TEST(SqliteEngine, OverwriteKeepsTheIdAndSnapshotsTheOldContent) {

@@ -2,8 +2,6 @@
 
 #include <sys/stat.h>
 
-#include <cstring>
-#include <fstream>
 
 #include "store/sqlite/schema.h"
 
@@ -22,17 +20,6 @@ namespace {
 
 // Checks the first bytes of an existing file before SQLite touches it, so a
 // foreign file is reported and never turned into a database.
-Status CheckHeader(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  char header[16] = {};
-  in.read(header, sizeof header);
-  if (in.gcount() == 0) return Status::Ok();  // empty file: SQLite treats it as a new database
-  if (in.gcount() < 16 || std::memcmp(header, "SQLite format 3\0", 16) != 0) {
-    return Status::Corruption(path.string() + " is not an SQLite database (corrupt or foreign file); "
-                              "refusing to open or overwrite it");
-  }
-  return Status::Ok();
-}
 
 }  // namespace
 
@@ -43,7 +30,6 @@ Result<std::unique_ptr<Engine>> SqliteEngine::Open(const std::filesystem::path& 
   if (!exists && !options.create_if_missing) {
     return Status::NotFound("no brain database at " + path.string() + " (run `engram init`)");
   }
-  if (exists) ENGRAM_RETURN_IF_ERROR(CheckHeader(path));
 
   sqlite3* raw = nullptr;
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (exists ? 0 : SQLITE_OPEN_CREATE);
@@ -54,11 +40,17 @@ Result<std::unique_ptr<Engine>> SqliteEngine::Open(const std::filesystem::path& 
   sqlite3_extended_result_codes(db.get(), 1);
 
   if (exists) {
-    // Reading the header pages detects corruption and foreign databases.
+    // Reading the header pages detects corruption and foreign files. The
+    // file is never opened behind SQLite's back: closing any descriptor of
+    // it would drop the POSIX locks of this process's other connections (a
+    // server's), and another process could then take the database as
+    // unused and reset its WAL under their feet.
+    const std::string foreign = path.string() + " is not an SQLite database (corrupt or foreign file); refusing to "
+                                "open or overwrite it: ";
     auto app = Prepare(db.get(), "PRAGMA application_id");
-    if (!app.ok()) return Status::Corruption(path.string() + ": " + app.status().message());
+    if (!app.ok()) return Status::Corruption(foreign + app.status().message());
     int64_t app_id = app->Step() ? app->Int(0) : 0;
-    if (!app->status().ok()) return Status::Corruption(path.string() + ": " + app->status().message());
+    if (!app->status().ok()) return Status::Corruption(foreign + app->status().message());
     auto tables = Prepare(db.get(), "SELECT count(*) FROM sqlite_master");
     if (!tables.ok()) return Status::Corruption(path.string() + ": " + tables.status().message());
     int64_t ntables = tables->Step() ? tables->Int(0) : 0;
