@@ -93,6 +93,7 @@ int main(int argc, char** argv) {
       "engram"};
   app.set_version_flag("--version", "engram 0.1.0");
   app.require_subcommand(1);
+  app.fallthrough();  // global options (--json, --brain) also after the command: `engram token create --json`
   app.footer(
       "A brain is found from --brain DIR, then $ENGRAM_BRAIN, then the current directory upwards.\n"
       "Exit codes: 0 ok, 1 the operation failed, 2 usage error.\n"

@@ -168,7 +168,7 @@ CHECKS=$((CHECKS + 1))
 expect_exit 0 -- run --json token create --scope read --name reader
 READ_TOKEN=$(json_get "$OUT" 'd["token"]')
 READ_ID=$(json_get "$OUT" 'd["id"]')
-expect_exit 0 -- run --json token create --scope write --name writer
+expect_exit 0 -- run token create --scope write --name writer --json  # --json after the command too
 WRITE_TOKEN=$(json_get "$OUT" 'd["token"]')
 expect_not_contains "$(cat "$B/.engram/tokens.json")" "$READ_TOKEN" "tokens are stored hashed"
 expect_exit 0 -- run --json token list
@@ -198,8 +198,19 @@ stop_server
 
 # Rate limit: 1 request/s (bursts of 2) per caller.
 start_server "$WORK/serve4.log" --rate-limit 1
-for _ in 1 2 3 4; do http POST /v1/search '{"query": "zhang"}' "$WRITE_TOKEN"; done
-expect_status 429 "rate limit"
+CHECKS=$((CHECKS + 1))
+python3 - "$PORT" "$WRITE_TOKEN" <<'PY' || fail "rate limit: no 429 in ten quick requests"
+import http.client, sys
+conn = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=10)
+statuses = []
+for _ in range(10):
+    conn.request("POST", "/v1/search", '{"query": "zhang"}', {"Authorization": "Bearer " + sys.argv[2]})
+    r = conn.getresponse()
+    r.read()
+    statuses.append((r.status, r.getheader("Retry-After")))
+assert statuses[0][0] == 200, statuses
+assert (429, "1") in statuses, statuses
+PY
 stop_server
 
 # Slow and disconnecting clients: a connection that stalls past timeout_ms is
