@@ -1,27 +1,40 @@
 #include "common/hash.h"
 
 #include <openssl/evp.h>
+#include <openssl/rand.h>
 
 namespace engram::common {
 namespace {
+
+std::string Hex(const unsigned char* bytes, size_t n) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string hex;
+  hex.reserve(n * 2);
+  for (size_t i = 0; i < n; ++i) {
+    hex.push_back(kHex[bytes[i] >> 4]);
+    hex.push_back(kHex[bytes[i] & 15]);
+  }
+  return hex;
+}
 
 std::string Digest(const EVP_MD* md, std::string_view data) {
   unsigned char out[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   EVP_Digest(data.data(), data.size(), out, &len, md, nullptr);
-  static const char kHex[] = "0123456789abcdef";
-  std::string hex;
-  hex.reserve(len * 2);
-  for (unsigned int i = 0; i < len; ++i) {
-    hex.push_back(kHex[out[i] >> 4]);
-    hex.push_back(kHex[out[i] & 15]);
-  }
-  return hex;
+  return Hex(out, len);
 }
 
 }  // namespace
 
 std::string Sha256Hex(std::string_view data) { return Digest(EVP_sha256(), data); }
 std::string Md5Hex(std::string_view data) { return Digest(EVP_md5(), data); }
+
+Result<std::string> RandomHex(size_t bytes) {
+  std::string raw(bytes, '\0');
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(raw.data()), static_cast<int>(raw.size())) != 1) {
+    return Status::Internal("no secure randomness (OpenSSL RAND_bytes failed)");
+  }
+  return Hex(reinterpret_cast<const unsigned char*>(raw.data()), raw.size());
+}
 
 }  // namespace engram::common

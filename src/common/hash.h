@@ -1,8 +1,10 @@
-// Content hashes (OpenSSL libcrypto).
+// Content hashes and random ids (OpenSSL libcrypto).
 #pragma once
 
 #include <string>
 #include <string_view>
+
+#include "engram/status.h"
 
 namespace engram::common {
 
@@ -11,5 +13,9 @@ std::string Sha256Hex(std::string_view data);
 
 // Lower-case hex MD5 of the bytes (ids compatible with the knowledge API).
 std::string Md5Hex(std::string_view data);
+
+// `bytes` bytes from OpenSSL's CSPRNG as lower-case hex (2 × bytes
+// characters): tokens, session ids.
+Result<std::string> RandomHex(size_t bytes);
 
 }  // namespace engram::common

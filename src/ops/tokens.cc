@@ -1,7 +1,6 @@
 #include "ops/tokens.h"
 
 #include <openssl/crypto.h>
-#include <openssl/rand.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -20,20 +19,6 @@ namespace {
 constexpr const char* kPrefix = "engram_";
 constexpr size_t kIdHex = 8;
 constexpr size_t kSecretHex = 48;
-
-Result<std::string> RandomHex(size_t hex_chars) {
-  std::string bytes(hex_chars / 2, '\0');
-  if (RAND_bytes(reinterpret_cast<unsigned char*>(bytes.data()), static_cast<int>(bytes.size())) != 1) {
-    return Status::Internal("no randomness for a token (OpenSSL RAND_bytes failed)");
-  }
-  static const char* kHex = "0123456789abcdef";
-  std::string out;
-  for (unsigned char b : bytes) {
-    out.push_back(kHex[b >> 4]);
-    out.push_back(kHex[b & 15]);
-  }
-  return out;
-}
 
 bool IsHex(std::string_view s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
@@ -85,9 +70,9 @@ Result<NewToken> TokenStore::Create(Scope scope, const std::string& name) {
   ENGRAM_ASSIGN_OR_RETURN(std::vector<Entry> entries, Load());
   NewToken t;
   do {
-    ENGRAM_ASSIGN_OR_RETURN(t.info.id, RandomHex(kIdHex));
+    ENGRAM_ASSIGN_OR_RETURN(t.info.id, common::RandomHex(kIdHex / 2));
   } while (std::any_of(entries.begin(), entries.end(), [&](const Entry& e) { return e.info.id == t.info.id; }));
-  ENGRAM_ASSIGN_OR_RETURN(std::string secret, RandomHex(kSecretHex));
+  ENGRAM_ASSIGN_OR_RETURN(std::string secret, common::RandomHex(kSecretHex / 2));
   t.token = kPrefix + t.info.id + "_" + secret;
   t.info.name = name;
   t.info.scope = scope;

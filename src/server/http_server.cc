@@ -1,7 +1,6 @@
 #include "server/http_server.h"
 
 #include <httplib.h>
-#include <openssl/rand.h>
 #include <sys/stat.h>
 
 #include <chrono>
@@ -15,6 +14,7 @@
 #include <vector>
 
 #include "common/files.h"
+#include "common/hash.h"
 #include "engram/brain.h"
 #include "ops/operations.h"
 #include "ops/render.h"
@@ -143,18 +143,6 @@ struct McpEntry {
   std::mutex mu;
   Clock::time_point used;
 };
-
-std::string RandomId() {
-  unsigned char b[16];
-  if (RAND_bytes(b, sizeof b) != 1) return {};
-  std::string out;
-  static const char* kHex = "0123456789abcdef";
-  for (unsigned char c : b) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-  }
-  return out;
-}
 
 // Per request, for the access log (the logger runs on the handling thread).
 thread_local Clock::time_point t_start;
@@ -303,7 +291,8 @@ void Server::Mcp(const httplib::Request& req, httplib::Response& res) {
     response = entry->session->Handle(message);
   }
   if (initialize && response && response->contains("result")) {
-    const std::string id = RandomId();
+    auto id = common::RandomHex(16);
+    if (!id.ok()) return SendError(res, id.status());
     std::lock_guard<std::mutex> lock(sessions_mu_);
     if (sessions_.size() >= 1000) {  // drop the longest idle
       auto oldest = sessions_.begin();
@@ -312,8 +301,8 @@ void Server::Mcp(const httplib::Request& req, httplib::Response& res) {
       }
       sessions_.erase(oldest);
     }
-    sessions_[id] = entry;
-    res.set_header("Mcp-Session-Id", id);
+    sessions_[*id] = entry;
+    res.set_header("Mcp-Session-Id", *id);
   }
   if (!response) {
     res.status = 202;
