@@ -95,7 +95,8 @@ Json McpSession::Initialize(const Json& params) {
 Json McpSession::ToolsList() const {
   Json tools = Json::array();
   for (const ops::Operation& op : ops::Operations()) {
-    if (op.local_only) continue;
+    // Only what this caller may run: local-only operations never, others within its scope.
+    if (op.local_only || static_cast<int>(op.scope) > static_cast<int>(ctx_.scope)) continue;
     tools.push_back({{"name", op.name}, {"description", op.description}, {"inputSchema", ops::InputSchema(op)}});
   }
   return {{"tools", tools}};

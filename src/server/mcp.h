@@ -1,7 +1,8 @@
 // The Model Context Protocol server (revision 2025-06-18; 2025-03-26 and
 // 2024-11-05 clients are answered in their own revision): JSON-RPC 2.0
 // requests in, responses out, transport-neutral. Tools are the operation
-// layer's operations that remote callers may run (ops/operations.h), each
+// layer's operations that this caller may run (ops/operations.h: not
+// local-only, within its scope), each
 // with its JSON Schema; a call runs with the session's OperationContext.
 //   initialize, notifications/initialized, ping, tools/list, tools/call;
 //   anything else is -32601 (method not found). Invalid arguments and
