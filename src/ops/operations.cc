@@ -362,19 +362,23 @@ Json InputSchema(const Operation& op) {
 
 Status CheckArguments(const Operation& op, Json* args) { return Validate("", op.params, args); }
 
+Result<Json> Run(Brain& brain, const OperationContext& ctx, const Operation& op, const Json& checked_args) {
+  if (op.local_only && ctx.remote) {
+    return Status::PermissionDenied(op.name + " is a local-only operation (run it with the engram CLI on this machine)");
+  }
+  if (static_cast<int>(ctx.scope) < static_cast<int>(op.scope)) {
+    return Status::PermissionDenied(op.name + " needs the " + ScopeName(op.scope) + " scope; this caller has " +
+                                    ScopeName(ctx.scope));
+  }
+  return op.run(brain, ctx, Args(&checked_args));
+}
+
 Result<Json> Call(Brain& brain, const OperationContext& ctx, std::string_view name, const Json& args) {
   const Operation* op = FindOperation(name);
   if (op == nullptr) return Status::NotFound("unknown operation '" + std::string(name) + "'");
   Json checked = args;
   ENGRAM_RETURN_IF_ERROR(CheckArguments(*op, &checked));
-  if (op->local_only && ctx.remote) {
-    return Status::PermissionDenied(op->name + " is a local-only operation (run it with the engram CLI on this machine)");
-  }
-  if (static_cast<int>(ctx.scope) < static_cast<int>(op->scope)) {
-    return Status::PermissionDenied(op->name + " needs the " + ScopeName(op->scope) + " scope; this caller has " +
-                                    ScopeName(ctx.scope));
-  }
-  return op->run(brain, ctx, Args(&checked));
+  return Run(brain, ctx, *op, checked);
 }
 
 }  // namespace engram::ops

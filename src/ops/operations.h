@@ -72,6 +72,11 @@ nlohmann::json InputSchema(const Operation& op);
 // InvalidArgument naming the field); normalises it in place.
 Status CheckArguments(const Operation& op, nlohmann::json* args);
 
+// Runs op with arguments that already passed CheckArguments, after the
+// caller's scope and the local-only flag (PermissionDenied).
+Result<nlohmann::json> Run(Brain& brain, const OperationContext& ctx, const Operation& op,
+                           const nlohmann::json& checked_args);
+
 // Checks args against the parameters (an object or null; unknown fields,
 // missing required ones, wrong types and values out of range are
 // InvalidArgument naming the field), then the caller's scope and the

@@ -77,14 +77,25 @@ class Auth {
     Refresh();
     return any_;
   }
-  Result<std::optional<ops::TokenInfo>> Verify(const std::string& token) {
+  // One look at the token file per request: nothing when no token exists
+  // (open, loopback only), the entry of the bearer token in `authorization`,
+  // else Unauthenticated.
+  Result<std::optional<ops::TokenInfo>> Check(const std::string& authorization) {
     std::lock_guard<std::mutex> lock(mu_);
     Refresh();
-    if (auto it = cache_.find(token); it != cache_.end()) return it->second;
-    ENGRAM_ASSIGN_OR_RETURN(std::optional<ops::TokenInfo> info, store_.Verify(token));
-    if (cache_.size() > 10000) cache_.clear();  // random tokens cannot grow it without bound
-    cache_.emplace(token, info);
-    return info;
+    if (!any_) return std::optional<ops::TokenInfo>();
+    if (authorization.rfind("Bearer ", 0) != 0) {
+      return Status::Unauthenticated("missing bearer token (Authorization: Bearer engram_…; see `engram token create`)");
+    }
+    const std::string token = authorization.substr(7);
+    auto it = cache_.find(token);
+    if (it == cache_.end()) {
+      ENGRAM_ASSIGN_OR_RETURN(std::optional<ops::TokenInfo> info, store_.Verify(token));
+      if (cache_.size() > 10000) cache_.clear();  // random tokens cannot grow it without bound
+      it = cache_.emplace(token, std::move(info)).first;
+    }
+    if (!it->second) return Status::Unauthenticated("invalid or revoked token");
+    return it->second;
   }
 
  private:
@@ -189,17 +200,12 @@ Result<OperationContext> Server::Authenticate(const httplib::Request& req, const
   OperationContext ctx;
   ctx.remote = true;
   ctx.transport = transport;
-  const std::string header = req.get_header_value("Authorization");
-  if (!auth_.AnyTokens()) {  // loopback only (checked at start): the local user's agents
+  ENGRAM_ASSIGN_OR_RETURN(std::optional<ops::TokenInfo> info, auth_.Check(req.get_header_value("Authorization")));
+  if (!info) {  // no token exists: loopback only (checked at start), the local user's agents
     ctx.caller = "local:" + req.remote_addr;
     ctx.scope = Scope::kWrite;
     return ctx;
   }
-  if (header.rfind("Bearer ", 0) != 0) {
-    return Status::Unauthenticated("missing bearer token (Authorization: Bearer engram_…; see `engram token create`)");
-  }
-  ENGRAM_ASSIGN_OR_RETURN(std::optional<ops::TokenInfo> info, auth_.Verify(header.substr(7)));
-  if (!info) return Status::Unauthenticated("invalid or revoked token");
   ctx.caller = info->id + (info->name.empty() ? "" : ":" + info->name);
   ctx.scope = info->scope;
   return ctx;

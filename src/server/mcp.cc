@@ -113,7 +113,7 @@ Result<Json> McpSession::ToolsCall(const Json& params) {
   // Arguments that do not fit the tool's schema are a protocol error; a
   // tool that fails is a result with isError.
   ENGRAM_RETURN_IF_ERROR(ops::CheckArguments(*op, &args));
-  auto r = with_brain_([&](Brain& brain) { return ops::Call(brain, ctx_, name, args); });
+  auto r = with_brain_([&](Brain& brain) { return ops::Run(brain, ctx_, *op, args); });
   if (r.ok()) {
     return Json{{"content", Json::array({{{"type", "text"}, {"text", ops::Dump(*r, 2)}}})},
                 {"structuredContent", *r},
