@@ -36,6 +36,9 @@ class ChatClient;
 namespace embed {
 class Embedder;
 }
+namespace common {
+class RootedDir;
+}
 
 // What a caller may do; each scope includes the ones before it.
 enum class Scope { kRead = 0, kWrite = 1, kAdmin = 2 };
@@ -241,9 +244,9 @@ class Brain {
 
  private:
   Brain(std::filesystem::path root, BrainOptions options, std::unique_ptr<Engine> engine);
-  // The file of a page path under the source root; for remote callers after
-  // the trust boundary's checks (ops/trust.h).
-  Result<std::filesystem::path> PageFile(const OperationContext& ctx, std::string_view relative);
+  // The pages' folder, opened so that no file operation leaves it: remote
+  // callers never pass a symbolic link (common/rooted_dir.h).
+  Result<std::unique_ptr<common::RootedDir>> Files(const OperationContext& ctx);
   // Put with the write lock already held.
   Result<PutReport> PutLocked(const OperationContext& ctx, std::string_view slug, std::string_view content);
   // Reads the page, applies edit to its content, writes it back when it changed.

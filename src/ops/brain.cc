@@ -6,6 +6,8 @@
 #include <set>
 
 #include "common/files.h"
+#include "common/rooted_dir.h"
+#include "common/utf8.h"
 #include "embed/embedder.h"
 #include "ops/config.h"
 #include "search/keyword_search.h"
@@ -300,31 +302,95 @@ Result<PutReport> Brain::Put(const OperationContext& ctx, std::string_view slug,
   return PutLocked(ctx, slug, content);
 }
 
+namespace {
+
+// The file a page slug names: "notes/a" -> "notes/a.md"; a name that already
+// ends in .md or .markdown is kept.
+std::string PageFileName(std::string_view slug) {
+  std::string rel(slug);
+  const std::string lower = common::AsciiLower(rel);
+  auto ends = [&](std::string_view suffix) {
+    return lower.size() >= suffix.size() && lower.compare(lower.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  if (!ends(".md") && !ends(".markdown")) rel += ".md";
+  return rel;
+}
+
+}  // namespace
+
 Result<PutReport> Brain::PutLocked(const OperationContext& ctx, std::string_view slug, std::string_view content) {
   ENGRAM_RETURN_IF_ERROR(text::ValidateSlugInput(slug));
-  std::string rel(slug);
-  if (rel.size() < 3 || rel.compare(rel.size() - 3, 3, ".md") != 0) rel += ".md";
+  const std::string rel = PageFileName(slug);
   if (content.size() > options_.import_max_file_bytes) {
     return Status::InvalidArgument("page is " + std::to_string(content.size()) + " bytes, over import.max_file_bytes");
   }
+  // Everything that can refuse the write is decided before a byte is written.
+  const std::string path_slug = text::SlugFromPath(rel);
+  if (path_slug.empty()) {
+    return Status::InvalidArgument("'" + std::string(slug) + "' has no letter or digit to name a page");
+  }
+  std::string why;
+  if (!ScopeOf(options_).Contains(rel, &why)) {
+    return Status::InvalidArgument("'" + rel + "' would not be a page (" + why + "); choose another name");
+  }
   ENGRAM_ASSIGN_OR_RETURN(PageWrite write, sync::PreparePage(rel, content, ChunkerOf(options_)));
   write.source = kSource;
+  if (write.page.slug != path_slug) {
+    // The request names the page; a frontmatter `slug:` must not redirect
+    // the write to (or over) another page.
+    return Status::InvalidArgument("the content's frontmatter slug '" + write.page.slug + "' differs from '" +
+                                   path_slug + "', the page this request names; remove it or put to that name");
+  }
   if (auto rule = sync::FindSensitive(rel, content, SensitiveOf(options_))) {
     (void)engine_->AppendAudit(kSource, {common::NowIso8601(), rel, *rule});
     return Status::FailedPrecondition("refused: the page looks sensitive (rule " + *rule +
                                       "); it was not written. See `engram audit`, or allow it in config.toml");
   }
   auto existing = engine_->GetPage(kSource, write.page.slug);
-  if (existing.ok() && ctx.remote && existing->is_private) {
-    return Status::NotFound("no page '" + write.page.slug + "'");
+  if (existing.ok() && existing->path != rel) {
+    return Status::AlreadyExists("page '" + write.page.slug + "' is the file '" + existing->path +
+                                 "'; put to that name to change it");
   }
-  ENGRAM_ASSIGN_OR_RETURN(fs::path file, PageFile(ctx, rel));
-  std::error_code ec;
-  fs::create_directories(file.parent_path(), ec);
-  if (ec) return Status::IOError(file.parent_path().string() + ": " + ec.message());
-  // Markdown first: the file is the truth, the database follows it.
-  ENGRAM_RETURN_IF_ERROR(common::WriteFileAtomic(file, std::string(content)));
-  ENGRAM_RETURN_IF_ERROR(engine_->PutPage(write).status());
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<common::RootedDir> dir, Files(ctx));
+  ENGRAM_ASSIGN_OR_RETURN(common::RootedDir::Kind kind, dir->Stat(rel));
+  if (ctx.remote) {
+    if (existing.ok() && existing->is_private) return Status::NotFound("no page '" + write.page.slug + "'");
+    ENGRAM_ASSIGN_OR_RETURN(std::optional<SourceFile> owner, engine_->FindSourceFile(kSource, rel));
+    if (owner) {
+      auto page = engine_->GetPage(kSource, owner->slug);
+      if (page.ok() && page->is_private) return Status::NotFound("no page '" + write.page.slug + "'");
+    }
+    if (kind == common::RootedDir::Kind::kLink) {
+      return Status::PermissionDenied("'" + rel + "' is a symbolic link; remote callers cannot write through links");
+    }
+    if (kind != common::RootedDir::Kind::kMissing && !existing.ok()) {
+      return Status::PermissionDenied("'" + rel + "' exists but is not an indexed page (quarantined, skipped or "
+                                      "unreadable); remote callers cannot overwrite it");
+    }
+    ENGRAM_ASSIGN_OR_RETURN(std::string variant, dir->FindNameVariant(rel));
+    if (!variant.empty()) {
+      return Status::AlreadyExists("'" + rel + "' differs only in case or Unicode form from the existing '" + variant +
+                                   "'; use that name");
+    }
+  }
+  std::optional<std::string> before;
+  if (kind == common::RootedDir::Kind::kFile) {
+    ENGRAM_ASSIGN_OR_RETURN(std::string old, dir->ReadFile(rel, UINT64_MAX));
+    before = std::move(old);
+  }
+  // Markdown first: the file is the truth, the database follows it. When the
+  // database refuses, the file goes back to what it was.
+  int folders_created = 0;
+  ENGRAM_RETURN_IF_ERROR(dir->WriteFile(rel, content, /*create_folders=*/true, &folders_created));
+  if (auto put = engine_->PutPage(write); !put.ok()) {
+    if (before) {
+      (void)dir->WriteFile(rel, *before, false);
+    } else {
+      (void)dir->RemoveFile(rel);
+      dir->RemoveEmptyFolders(rel, folders_created);
+    }
+    return put.status();
+  }
   for (const std::string& w : write.page.warnings) {
     (void)engine_->AppendIngestLog({common::NowIso8601(), rel, "warn", w});
   }
@@ -335,11 +401,12 @@ Result<PutReport> Brain::PutLocked(const OperationContext& ctx, std::string_view
   return report;
 }
 
-Result<fs::path> Brain::PageFile(const OperationContext& ctx, std::string_view relative) {
+Result<std::unique_ptr<common::RootedDir>> Brain::Files(const OperationContext& ctx) {
   ENGRAM_ASSIGN_OR_RETURN(fs::path source_root, SourceRoot());
-  if (!ctx.remote) return source_root / fs::path(std::string(relative));
-  // Remote callers stay inside the pages' folder, whatever links it holds.
-  return ops::ResolveInsideRoot(source_root, relative);
+  // Remote callers never pass a link, whatever the folder holds; the owner's
+  // own links (a linked folder in a vault) are followed for local callers.
+  return common::RootedDir::Open(source_root, ctx.remote ? common::RootedDir::Links::kRefuse
+                                                         : common::RootedDir::Links::kFollow);
 }
 
 Result<StoredPage> Brain::Get(const OperationContext& ctx, std::string_view slug) {
@@ -363,11 +430,18 @@ Status Brain::Delete(const OperationContext& ctx, std::string_view slug) {
   ENGRAM_ASSIGN_OR_RETURN(auto lock, LockForWrite("delete " + std::string(slug)));
   ENGRAM_ASSIGN_OR_RETURN(StoredPage page, Get(ctx, slug));
   ENGRAM_RETURN_IF_ERROR(text::ValidateSlugInput(page.path));
-  ENGRAM_ASSIGN_OR_RETURN(fs::path file, PageFile(ctx, page.path));
+  if (ctx.remote) ENGRAM_RETURN_IF_ERROR(ops::CheckRemoteSlug(page.path));
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<common::RootedDir> dir, Files(ctx));
+  ENGRAM_ASSIGN_OR_RETURN(common::RootedDir::Kind kind, dir->Stat(page.path));
+  if (ctx.remote && kind == common::RootedDir::Kind::kLink) {
+    return Status::PermissionDenied("'" + page.path + "' is a symbolic link; remote callers cannot delete through links");
+  }
   ENGRAM_RETURN_IF_ERROR(engine_->DeletePage(kSource, page.slug));
-  std::error_code ec;
-  fs::remove(file, ec);
-  if (ec) return Status::IOError("page deleted from the index, but its file " + file.string() + " remains: " + ec.message());
+  // unlinkat in the opened parent: a link swapped in is removed itself, its target never.
+  Status removed = dir->RemoveFile(page.path);
+  if (!removed.ok() && removed.code() != StatusCode::kNotFound) {
+    return Status::IOError("page deleted from the index, but its file remains: " + removed.message());
+  }
   (void)engine_->AppendIngestLog({common::NowIso8601(), page.path, "delete", "delete command"});
   return Status::Ok();
 }

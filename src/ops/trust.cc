@@ -8,20 +8,6 @@
 
 namespace engram::ops {
 
-namespace fs = std::filesystem;
-
-namespace {
-
-bool Inside(const fs::path& path, const fs::path& root) {
-  auto p = path.begin(), r = root.begin();
-  for (; r != root.end(); ++r, ++p) {
-    if (p == path.end() || *p != *r) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
 Status CheckRemoteSlug(std::string_view slug) {
   ENGRAM_RETURN_IF_ERROR(text::ValidateSlugInput(slug));
   std::string quoted = "'";
@@ -51,39 +37,6 @@ Status CheckRemoteSlug(std::string_view slug) {
     return Status::InvalidArgument(std::move(message));
   }
   return Status::Ok();
-}
-
-Result<fs::path> ResolveInsideRoot(const fs::path& root, std::string_view relative) {
-  std::error_code ec;
-  const fs::path real_root = fs::canonical(root, ec);
-  if (ec) return Status::IOError("brain root " + root.string() + ": " + ec.message());
-  std::string quoted = "'";
-  quoted.append(relative).append("'");
-  const fs::path rel = fs::path(std::string(relative)).lexically_normal();
-  if (rel.empty() || rel.is_absolute() || *rel.begin() == "..") {
-    return Status::PermissionDenied(quoted.append(" is outside the brain"));
-  }
-  fs::path current = real_root;
-  size_t n = 0;
-  const size_t total = static_cast<size_t>(std::distance(rel.begin(), rel.end()));
-  for (const fs::path& part : rel) {
-    current /= part;
-    ++n;
-    const fs::file_status st = fs::symlink_status(current, ec);
-    if (ec || !fs::exists(st)) break;  // the rest does not exist yet: nothing to follow
-    if (!fs::is_symlink(st)) continue;
-    if (n == total) {
-      return Status::PermissionDenied(
-          quoted.append(" is a symbolic link; remote callers cannot read or write through links"));
-    }
-    const fs::path target = fs::canonical(current, ec);
-    if (ec || !Inside(target, real_root)) {
-      return Status::PermissionDenied(quoted.append(": folder '")
-                                          .append(current.lexically_relative(real_root).string())
-                                          .append("' is a symbolic link leading outside the brain"));
-    }
-  }
-  return real_root / rel;
 }
 
 }  // namespace engram::ops

@@ -3,7 +3,6 @@
 // checks; remote ones go through them before anything touches a file.
 #pragma once
 
-#include <filesystem>
 #include <string_view>
 
 #include "engram/status.h"
@@ -19,12 +18,5 @@ namespace engram::ops {
 // division slash…), zero-width and bidirectional controls, "%" (an encoded
 // path) and spaces are refused. InvalidArgument naming the problem.
 Status CheckRemoteSlug(std::string_view slug);
-
-// root / relative for a remote caller, after checking it stays inside the
-// brain: root is resolved with realpath; a symlinked parent must resolve
-// inside it; the final component must not be a symlink (even one pointing
-// inside). relative must already have passed CheckRemoteSlug.
-// PermissionDenied naming the component.
-Result<std::filesystem::path> ResolveInsideRoot(const std::filesystem::path& root, std::string_view relative);
 
 }  // namespace engram::ops

@@ -246,7 +246,15 @@ Result<std::string> GitRepo::ReadFile(const std::string& commit, const std::stri
   }
   git_blob* b = nullptr;
   rc = git_blob_lookup(&b, impl_->repo.get(), git_tree_entry_id(entry.get()));
-  if (rc != 0) return GitError(rc, path);
+  if (rc != 0) {
+    // The commit names the file but its content cannot be had: a damaged
+    // repository, never a deletion (NotFound is kept for "no such file").
+    char oid[GIT_OID_HEXSZ + 1];
+    git_oid_tostr(oid, sizeof oid, git_tree_entry_id(entry.get()));
+    return Status::Corruption(GitError(rc, path + ": its content (object " + std::string(oid) +
+                                               ") is missing from the repository or damaged")
+                                  .message());
+  }
   BlobPtr blob(b);
   auto size = static_cast<uint64_t>(git_blob_rawsize(blob.get()));
   if (size > max_bytes) {

@@ -86,13 +86,18 @@ class Syncer {
     if (report_->mode != "up to date" || options_.full) {
       ENGRAM_RETURN_IF_ERROR(engine_.BeginBatch());
       Status st = Apply(head, plan);
-      if (st.ok()) st = engine_.SetSyncAnchor(options_.source, head);
+      // The anchor never moves past a file the repository could not give.
+      if (st.ok() && !unreadable_) st = engine_.SetSyncAnchor(options_.source, head);
       if (st.ok()) st = engine_.SetConfigValue(scope_key, options_.scope.Fingerprint());
       if (st.ok()) st = engine_.CommitBatch();
       if (!st.ok()) {
         engine_.RollbackBatch();
         return st;
       }
+    }
+    if (unreadable_) {
+      report_->mode += "; the synced commit stays " + (anchor.empty() ? std::string("unset") : anchor.substr(0, 12)) +
+                       " until every file can be read";
     }
     if (options_.worktree) ENGRAM_RETURN_IF_ERROR(ApplyWorktree(head));
     report_->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -221,6 +226,13 @@ class Syncer {
       if (content.status().code() == StatusCode::kNotFound) {  // gone since (a retried failure)
         ENGRAM_RETURN_IF_ERROR(engine_.ClearSyncFailure(options_.source, path));
         return Delete(path);
+      }
+      if (content.status().code() == StatusCode::kCorruption || content.status().code() == StatusCode::kIOError) {
+        // The repository could not give the file: keep what the brain has,
+        // name the failure, and hold the anchor so the next sync reads it again.
+        Fail(path, content.status().message());
+        unreadable_ = true;
+        return Status::Ok();
       }
       Fail(path, content.status().message());
       if (!old_path.empty()) ENGRAM_RETURN_IF_ERROR(Delete(old_path));
@@ -359,6 +371,7 @@ class Syncer {
   GitRepo& repo_;
   const SyncOptions& options_;
   SyncReport* report_;
+  bool unreadable_ = false;  // a file of the commit could not be read: the anchor stays
 };
 
 }  // namespace
@@ -402,6 +415,9 @@ Status CheckAgainstCommit(Engine& engine, GitRepo& repo, const std::string& sour
     if (!f.is_regular || !scope.Contains(f.path)) continue;
     present.insert(f.path);
     auto content = repo.ReadFile(anchor, f.path, UINT64_MAX);
+    if (!content.ok() && content.status().code() == StatusCode::kCorruption) {
+      problems->push_back({f.path, "cannot be read from the synced commit: " + content.status().message()});
+    }
     std::optional<std::string> rule;
     if (content.ok()) rule = FindSensitive(f.path, *content, sensitive);
     auto it = by_path.find(f.path);

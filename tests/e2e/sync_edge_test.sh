@@ -117,6 +117,32 @@ expect_contains "$(slugs "$W" tapir)" "c" "watch --worktree synced a file change
 kill -TERM "$watcher"; wait "$watcher"; rc=$?
 CHECKS=$((CHECKS + 1)); [[ $rc -eq 0 ]] || fail "watch exited $rc on SIGTERM"
 
+# Regression: a modified file whose blob is missing from the object store is
+# a named failure, never a deletion; the anchor stays until it can be read.
+R="$WORK/damaged"; newrepo "$R"; printf 'orig quokka page\n' > "$R/q.md"; printf 'other page\n' > "$R/o.md"; commit "$R" first
+"$E" init "$R" > /dev/null
+expect_exit 0 -- "$E" --brain "$R" sync --quiet
+first=$(git -C "$R" rev-parse HEAD)
+printf 'changed quokka page\n' > "$R/q.md"; printf 'other page edited\n' > "$R/o.md"; commit "$R" second
+blob=$(git -C "$R" rev-parse HEAD:q.md)
+mv "$R/.git/objects/${blob:0:2}/${blob:2}" "$WORK/saved-blob"
+expect_exit 1 -- "$E" --brain "$R" --json sync
+expect_json "$OUT" '[f["path"] for f in d["failed"]]' "['q.md']"
+expect_json "$OUT" '(d["deleted"], d["updated"])' "(0, 1)"
+expect_contains "$(json_get "$OUT" 'd["failed"][0]["reason"]')" "missing" "missing blob named"
+expect_exit 0 -- "$E" --brain "$R" --json get q
+expect_contains "$OUT" "orig quokka" "the page is kept while its blob is missing"
+expect_exit 0 -- "$E" --brain "$R" --json status
+expect_json "$OUT" 'd["synced_commit"]' "$first"
+expect_exit 1 -- "$E" --brain "$R" --json sync   # still unreadable: failed again, not deleted
+expect_json "$OUT" '(d["deleted"], len(d["failed"]))' "(0, 1)"
+mkdir -p "$R/.git/objects/${blob:0:2}"; mv "$WORK/saved-blob" "$R/.git/objects/${blob:0:2}/${blob:2}"
+expect_exit 0 -- "$E" --brain "$R" --json sync
+expect_json "$OUT" 'd["updated"]' "1"
+expect_exit 0 -- "$E" --brain "$R" --json get q
+expect_contains "$OUT" "changed quokka" "the page follows once the blob is back"
+expect_exit 0 -- "$E" --brain "$R" check
+
 # Readers do not wait for a writer.
 "$E" --brain "$V" sync --full --quiet &
 writer=$!

@@ -13,6 +13,16 @@
 
 #include "engram/brain.h"
 #include "ops/trust.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "common/rooted_dir.h"
 #include "test_support.h"
 
 namespace engram::ops {
@@ -121,6 +131,8 @@ class TrustFs : public ::testing::Test {
 };
 
 TEST_F(TrustFs, SymlinkTricks) {
+  // Remote callers never pass a link, whether it stays inside or not; both
+  // ways of resolving (openat2 and the O_NOFOLLOW walk) agree.
   const std::vector<std::pair<std::string, StatusCode>> cases = {
       {"out/secret.md", StatusCode::kPermissionDenied},
       {"out/new.md", StatusCode::kPermissionDenied},
@@ -129,24 +141,89 @@ TEST_F(TrustFs, SymlinkTricks) {
       {"notes/dangling.md", StatusCode::kPermissionDenied},
       {"notes/up/secret.md", StatusCode::kPermissionDenied},
       {"chain/secret.md", StatusCode::kPermissionDenied},
-      {"in/real.md", StatusCode::kOk},
+      {"in/real.md", StatusCode::kPermissionDenied},
       {"notes/real.md", StatusCode::kOk},
       {"notes/new/deeper/page.md", StatusCode::kOk},
   };
-  for (const auto& [rel, code] : cases) {
-    auto r = ResolveInsideRoot(root_, rel);
-    EXPECT_EQ(r.ok() ? StatusCode::kOk : r.status().code(), code) << rel;
-    if (r.ok()) {
-      EXPECT_EQ(r->string().rfind(fs::canonical(root_).string(), 0), 0u) << rel;
-    } else {
-      EXPECT_NE(r.status().message().find(rel), std::string::npos) << r.status().message();
+  for (bool openat2 : {true, false}) {
+    common::RootedDir::UseOpenat2ForTesting(openat2);
+    auto dir = common::RootedDir::Open(root_, common::RootedDir::Links::kRefuse);
+    ASSERT_TRUE(dir.ok());
+    for (const auto& [rel, code] : cases) {
+      Status st = (*dir)->WriteFile(rel, "# written\n", true);
+      EXPECT_EQ(st.code(), code) << rel << " openat2=" << openat2 << ": " << st.ToString();
+      if (!st.ok()) {
+        EXPECT_NE(st.message().find(rel.substr(0, rel.find('/'))), std::string::npos) << st.message();
+      }
+      auto read = (*dir)->ReadFile(rel, 1 << 20);
+      EXPECT_EQ(read.ok() ? StatusCode::kOk : read.status().code(), code) << rel;
     }
   }
+  common::RootedDir::UseOpenat2ForTesting(true);
+  std::ifstream secret(outside_ / "secret.md");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(secret), {}), "# secret\n");
+  EXPECT_FALSE(fs::exists(outside_ / "new.md"));
+  // Removing a link removes the link, never its target.
+  auto dir = common::RootedDir::Open(root_, common::RootedDir::Links::kRefuse);
+  ASSERT_TRUE(dir.ok());
+  EXPECT_TRUE((*dir)->RemoveFile("notes/leak.md").ok());
+  EXPECT_TRUE(fs::exists(outside_ / "secret.md"));
   // A brain reached through a symlinked root is still itself.
   fs::create_directory_symlink(root_, dir_.path() / "via");
-  auto r = ResolveInsideRoot(dir_.path() / "via", "notes/real.md");
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(*r, fs::canonical(root_) / "notes/real.md");
+  auto via = common::RootedDir::Open(dir_.path() / "via", common::RootedDir::Links::kRefuse);
+  ASSERT_TRUE(via.ok());
+  auto read = (*via)->ReadFile("notes/real.md", 1 << 20);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+}
+
+TEST_F(TrustFs, LinksPlantedAtTemporaryAndFinalNamesWriteNothingOutside) {
+  ASSERT_TRUE(Brain::Init(root_).ok());
+  auto brain = Brain::Open(root_);
+  ASSERT_TRUE(brain.ok()) << brain.status().ToString();
+  OperationContext remote{true, "test", "agent"};
+  OperationContext local;
+  // The temporary names earlier versions used, and the final name.
+  const std::string pid = std::to_string(::getpid());
+  for (const std::string& name : {"notes/page.md.tmp." + pid, std::string("notes/page.md")}) {
+    fs::create_symlink(outside_ / "target.md", root_ / name);
+  }
+  for (int i = 0; i < 3; ++i) {
+    (void)(*brain)->Put(remote, "notes/page", "# page\nwritten " + std::to_string(i) + "\n");
+  }
+  EXPECT_FALSE(fs::exists(outside_ / "target.md"));
+  // A local write replaces the link at the final name; it never writes through it.
+  ASSERT_TRUE((*brain)->Put(local, "notes/page", "# page\nlocal\n").ok());
+  EXPECT_FALSE(fs::exists(outside_ / "target.md"));
+  EXPECT_FALSE(fs::is_symlink(root_ / "notes/page.md"));
+}
+
+TEST_F(TrustFs, FolderSwappedForALinkDuringWritesLeavesNothingOutside) {
+  ASSERT_TRUE(Brain::Init(root_).ok());
+  auto brain = Brain::Open(root_);
+  ASSERT_TRUE(brain.ok()) << brain.status().ToString();
+  OperationContext remote{true, "test", "agent"};
+  const fs::path real = root_ / "swap";
+  const fs::path spare = root_ / "swap-real";
+  fs::create_directories(spare);
+  fs::create_directory_symlink(outside_, root_ / "swap-link");
+  fs::create_directories(real);
+  // Swap "swap" between a real folder and a link to outside as fast as possible.
+  std::atomic<bool> stop{false};
+  std::thread swapper([&] {
+    for (int i = 0; i < 200000 && !stop.load(); ++i) {
+      ::renameat2(AT_FDCWD, real.c_str(), AT_FDCWD, (root_ / "swap-link").c_str(), RENAME_EXCHANGE);
+    }
+  });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(1500);
+  int written = 0;
+  for (int i = 0; i < 400 && std::chrono::steady_clock::now() < deadline; ++i) {
+    if ((*brain)->Put(remote, "swap/page-" + std::to_string(i), "# swap\n").ok()) ++written;
+  }
+  stop = true;
+  swapper.join();
+  size_t outside_files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(outside_)) outside_files += e.is_regular_file() ? 1 : 0;
+  EXPECT_EQ(outside_files, 1u) << "only secret.md may be there; written inside: " << written;
 }
 
 TEST_F(TrustFs, RemoteCallersThroughTheBrain) {
@@ -182,6 +259,61 @@ TEST_F(TrustFs, RemoteCallersThroughTheBrain) {
   EXPECT_EQ((*brain)->Hooks(remote, "install").status().code(), StatusCode::kPermissionDenied);
   EXPECT_EQ((*brain)->Check(remote, false).status().code(), StatusCode::kPermissionDenied);
   EXPECT_EQ((*brain)->AuditLog(remote, 10).status().code(), StatusCode::kPermissionDenied);
+}
+
+TEST_F(TrustFs, ARemoteWriteTouchesOnlyThePageItNamesAndMaySee) {
+  ASSERT_TRUE(Brain::Init(root_).ok());
+  auto brain = Brain::Open(root_);
+  ASSERT_TRUE(brain.ok()) << brain.status().ToString();
+  OperationContext local;
+  OperationContext remote{true, "test", "agent"};
+  auto read = [&](const std::string& rel) {
+    std::ifstream in(root_ / rel);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string diary = "---\nvisibility: private\n---\nmine\n";
+  ASSERT_TRUE((*brain)->Put(local, "notes/diary", diary).ok());
+  // A frontmatter slug inside the content cannot redirect the write to a private page.
+  auto put = (*brain)->Put(remote, "notes/other", "---\nslug: notes/diary\n---\ntaken over\n");
+  EXPECT_FALSE(put.ok());
+  EXPECT_EQ(read("notes/diary.md"), diary);
+  EXPECT_FALSE(fs::exists(root_ / "notes/other.md"));
+  // A file that is not an indexed page (never imported, quarantined, unreadable).
+  WriteFile(root_ / "notes/raw.md", "raw\n");
+  EXPECT_EQ((*brain)->Put(remote, "notes/raw", "# mine\n").status().code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(read("notes/raw.md"), "raw\n");
+  // A file the scope skips is not a page for anyone.
+  WriteFile(root_ / "README.md", "the vault's readme\n");
+  EXPECT_EQ((*brain)->Put(remote, "README", "# readme\n").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(read("README.md"), "the vault's readme\n");
+  // Another spelling of an existing name (case, width, NFC/NFD) is refused.
+  ASSERT_TRUE((*brain)->Put(local, "notes/hello", "# Hello\nowner\n").ok());
+  ASSERT_TRUE((*brain)->Put(local, "notes/caf\xC3\xA9", "# Cafe\nowner\n").ok());
+  for (const std::string& variant : {std::string("notes/HELLO"), std::string("Notes/hello"),
+                                     std::string("notes/\xEF\xBD\x88\xEF\xBD\x85llo"),
+                                     std::string("notes/cafe\xCC\x81"), std::string("notes/CAF\xC3\x89")}) {
+    auto r = (*brain)->Put(remote, variant, "# taken over\n");
+    EXPECT_FALSE(r.ok()) << variant;
+  }
+  EXPECT_EQ(read("notes/hello.md"), "# Hello\nowner\n");
+  size_t files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(root_)) {
+    if (e.path().string().find(".engram") == std::string::npos && e.is_regular_file() && !e.is_symlink()) ++files;
+  }
+  // notes/real.md, diary, raw, README, hello, café — and nothing else.
+  EXPECT_EQ(files, 6u);
+  // A refused write leaves nothing behind, and the brain stays importable.
+  for (const char* slug : {"-", "_", "--/__"}) {
+    EXPECT_FALSE((*brain)->Put(remote, slug, "# nothing\n").ok()) << slug;
+    EXPECT_FALSE((*brain)->Put(local, slug, "# nothing\n").ok()) << slug;
+  }
+  EXPECT_FALSE(fs::exists(root_ / "-.md"));
+  EXPECT_FALSE(fs::exists(root_ / "--"));
+  EXPECT_FALSE((*brain)->Put(remote, "new-folder/keys", "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n").ok());
+  EXPECT_FALSE(fs::exists(root_ / "new-folder"));
+  fs::remove(root_ / "notes/raw.md");
+  auto imported = (*brain)->Import(local, root_, false);
+  ASSERT_TRUE(imported.ok()) << imported.status().ToString();
 }
 
 }  // namespace
