@@ -99,9 +99,16 @@ struct SyncReport {
   std::string embedding_note;         // why embedding was skipped or failed ("" when fine)
 };
 
+struct CheckOptions {
+  bool repair = false;  // re-index what is wrong, then check again
+  bool full = false;    // compare every page with a rebuild, not a sample
+  size_t sample = 100;  // pages compared with a rebuild when not full
+};
+
 struct CheckReport {
   std::string synced_commit;           // what the database was checked against ("" for plain folders)
   std::vector<ImportIssue> problems;   // path ("" when not about one file) and what is wrong
+  size_t rebuilt_pages = 0;            // pages whose derived rows were compared with a rebuild
   bool repaired = false;               // --repair ran a re-sync
   std::vector<ImportIssue> remaining;  // problems still there after the repair
 };
@@ -194,9 +201,14 @@ class Brain {
   // progress (optional) is called with (files done, files in the batch).
   Result<SyncReport> Sync(const OperationContext& ctx, bool full, bool worktree,
                           std::function<void(size_t, size_t)> progress = {});
-  // Verifies the database against the synced commit and against itself;
-  // with repair, re-syncs what is wrong and checks again.
-  Result<CheckReport> Check(const OperationContext& ctx, bool repair);
+  // Verifies the database against the synced commit, against itself, and
+  // the derived rows of a sample of pages (all with options.full) against a
+  // rebuild from their Markdown; with options.repair, re-indexes what is
+  // wrong and checks again.
+  Result<CheckReport> Check(const OperationContext& ctx, const CheckOptions& options);
+  Result<CheckReport> Check(const OperationContext& ctx, bool repair) {
+    return Check(ctx, CheckOptions{.repair = repair});
+  }
   // Quarantine audit rows, newest first.
   Result<std::vector<AuditEntry>> AuditLog(const OperationContext& ctx, size_t limit);
   // Git hooks that run `engram sync --quiet` in the background after commits,

@@ -183,6 +183,14 @@ struct IntegrityProblem {
   std::string path;  // the page's file when one page is concerned ("" otherwise)
 };
 
+// A page's derived rows in a canonical form free of ids (terms by name,
+// chunks by ordinal, rows sorted), one text per structure: "page" (the
+// derived columns of the page row, title terms included), "chunks",
+// "chunk postings", "title postings" (decoded from the posting lists),
+// "links", "tags", "aliases", "timeline". Two stores hold the same derived
+// rows for a page exactly when these compare equal.
+using DerivedRows = std::map<std::string, std::string>;
+
 struct EngineOptions {
   bool create_if_missing = false;
   int busy_timeout_ms = 5000;
@@ -249,8 +257,9 @@ class Engine {
   // inside the batch that applies that commit's changes, so both commit together.
   virtual Result<std::string> SyncAnchor(std::string_view source) = 0;
   virtual Status SetSyncAnchor(std::string_view source, std::string_view anchor) = 0;
-  // Gives a page a new slug and path, keeping its id, versions and chunks,
-  // and points inbound links at the new slug. NotFound if old_slug is absent,
+  // Gives a page a new slug and path, keeping its id, versions and chunks.
+  // Links from other pages stay as their files write them (a rebuild of the
+  // same files stores the same). NotFound if old_slug is absent,
   // AlreadyExists if new_slug is taken.
   virtual Status RenamePage(std::string_view source, std::string_view old_slug, std::string_view new_slug,
                             std::string_view new_path) = 0;
@@ -264,12 +273,23 @@ class Engine {
   virtual Result<std::vector<SyncFailure>> SyncFailures(std::string_view source) = 0;
 
   // Checks the database against itself: SQLite's own check, rows whose page
-  // is gone, chunks and posting lists that disagree, corpus statistics.
+  // is gone, chunk and title posting lists that disagree with the chunks'
+  // and pages' term lists (terms, docs, lengths), corpus statistics against
+  // the sums over rows, and the vector log (its triggers, a log entry for
+  // every stored vector, none left visible for a vanished chunk, no vector
+  // of text that changed since it was embedded). Problems about one page
+  // name its path: writing the page again fixes them.
   virtual Result<std::vector<IntegrityProblem>> CheckIntegrity() = 0;
   // Removes what CheckIntegrity finds left over: rows of deleted pages,
-  // postings of vanished chunks; recomputes the corpus statistics. Pages whose
-  // own postings disagree are fixed by writing them again.
+  // postings of vanished chunks and pages, damaged lists; recomputes the
+  // corpus statistics; restores the vector log (triggers, missing entries)
+  // and drops vectors of changed text. Pages whose own rows disagree are
+  // fixed by writing them again.
   virtual Status Repair() = 0;
+  // The derived rows of the named pages of a source (absent pages are left
+  // out), for comparison with a rebuild written to a scratch store.
+  virtual Result<std::map<std::string, DerivedRows>> PageDerivedRows(std::string_view source,
+                                                                     const std::vector<std::string>& slugs) = 0;
 
   virtual Status BeginBatch() = 0;
   virtual Status CommitBatch() = 0;

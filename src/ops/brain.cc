@@ -21,6 +21,7 @@
 #include "sync/watch.h"
 #include "sync/write_lock.h"
 #include "sync/page_indexer.h"
+#include "sync/rebuild_check.h"
 #include "ops/trust.h"
 #include "text/slug.h"
 
@@ -239,31 +240,69 @@ Status Brain::Watch(const OperationContext& ctx, int interval_ms, bool worktree,
   return Status::Ok();
 }
 
-Result<CheckReport> Brain::Check(const OperationContext& ctx, bool repair) {
+namespace {
+
+// A repair outside git: each page named by a problem is written again from
+// the Markdown its row holds (a folder brain's files are what the last
+// import read; a changed file is the next import's business).
+Status ReindexFromStoredContent(Engine& engine, const std::set<std::string>& paths,
+                                const text::ChunkerOptions& chunker) {
+  for (const std::string& path : paths) {
+    ENGRAM_ASSIGN_OR_RETURN(std::optional<SourceFile> file, engine.FindSourceFile(kSource, path));
+    if (!file) continue;
+    ENGRAM_ASSIGN_OR_RETURN(StoredPage page, engine.GetPage(kSource, file->slug));
+    ENGRAM_ASSIGN_OR_RETURN(PageWrite write, sync::PreparePage(page.path, page.content, chunker));
+    write.source = kSource;
+    if (write.page.slug != page.slug) {
+      ENGRAM_RETURN_IF_ERROR(engine.DeletePage(kSource, page.slug));
+    }
+    ENGRAM_RETURN_IF_ERROR(engine.PutPage(write).status().WithContext("re-indexing " + path));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<CheckReport> Brain::Check(const OperationContext& ctx, const CheckOptions& options) {
   if (ctx.remote) return Status::PermissionDenied("check is a local-only operation");
   CheckReport report;
   auto repo = sync::GitRepo::Open(root_);
   std::set<std::string> reindex;
+  sync::RebuildCheckOptions rebuild;
+  rebuild.source = kSource;
+  rebuild.chunker = ChunkerOf(options_);
+  rebuild.full = options.full;
+  rebuild.sample = options.sample;
   auto run_check = [&](std::vector<ImportIssue>* problems) -> Status {
     reindex.clear();
     if (!repo.ok()) {  // a plain folder: the database against itself
       ENGRAM_ASSIGN_OR_RETURN(std::vector<IntegrityProblem> internal, engine_->CheckIntegrity());
-      for (const auto& p : internal) problems->push_back({p.path, p.what});
-      return Status::Ok();
+      for (const auto& p : internal) {
+        problems->push_back({p.path, p.what});
+        if (!p.path.empty()) reindex.insert(p.path);
+      }
+    } else {
+      ENGRAM_RETURN_IF_ERROR(sync::CheckAgainstCommit(*engine_, **repo, kSource, ScopeOf(options_),
+                                                      SensitiveOf(options_), problems, &reindex,
+                                                      &report.synced_commit));
     }
-    return sync::CheckAgainstCommit(*engine_, **repo, kSource, ScopeOf(options_), SensitiveOf(options_), problems,
-                                    &reindex, &report.synced_commit);
+    // Derived rows against a rebuild of each (sampled) page's Markdown.
+    return sync::CheckAgainstRebuild(*engine_, rebuild, problems, &reindex, &report.rebuilt_pages);
   };
   ENGRAM_RETURN_IF_ERROR(run_check(&report.problems));
-  if (repair && !report.problems.empty()) {
-    if (!repo.ok()) return Status::FailedPrecondition("--repair needs a git brain; re-run `engram import`");
+  if (options.repair && !report.problems.empty()) {
     ENGRAM_ASSIGN_OR_RETURN(auto lock, LockForWrite("check --repair"));
-    sync::SyncOptions so = SyncOptionsOf(options_, root_);
-    so.full = true;
-    so.force = reindex;
     ENGRAM_RETURN_IF_ERROR(engine_->Repair());
-    ENGRAM_RETURN_IF_ERROR(sync::SyncGit(*engine_, **repo, so).status());
+    if (repo.ok()) {
+      sync::SyncOptions so = SyncOptionsOf(options_, root_);
+      so.full = true;
+      so.force = reindex;
+      ENGRAM_RETURN_IF_ERROR(sync::SyncGit(*engine_, **repo, so).status());
+    } else {
+      ENGRAM_RETURN_IF_ERROR(ReindexFromStoredContent(*engine_, reindex, ChunkerOf(options_)));
+    }
     report.repaired = true;
+    rebuild.include = reindex;  // what was repaired is compared again, with a fresh sample
     ENGRAM_RETURN_IF_ERROR(run_check(&report.remaining));
   }
   return report;

@@ -87,6 +87,34 @@ expect_exit 0 -- "$E" --brain "$V" --json search "drones"
 expect_json "$OUT" 'd["results"][0]["slug"]' "people/alice"
 expect_exit 0 -- "$E" --brain "$V" --json search "invests"
 expect_json "$OUT" 'len(d["results"])' "0"
+# Issue 12 item 7: a body-only edit dropped the page's title words from the index.
+printf -- '---\ntitle: Quokka Field Notes\n---\nSmall marsupials on an island.\n' > "$V/people/carol.md"
+expect_exit 0 -- "$E" --brain "$V" import
+printf -- '---\ntitle: Quokka Field Notes\n---\nThe body changed, the title did not.\n' > "$V/people/carol.md"
+expect_exit 0 -- "$E" --brain "$V" --json import
+expect_json "$OUT" 'd["updated"]' "1"
+expect_exit 0 -- "$E" --brain "$V" --json search "quokka"
+expect_json "$OUT" '[r["slug"] for r in d["results"]]' "['people/carol']"
+expect_exit 0 -- bash -c "printf -- '---\ntitle: Quokka Field Notes\n---\nEdited through put.\n' | \"$E\" --brain \"$V\" put people/carol"
+expect_exit 0 -- "$E" --brain "$V" --json search "quokka"
+expect_json "$OUT" '[r["slug"] for r in d["results"]]' "['people/carol']"
+expect_exit 0 -- "$E" --brain "$V" --json check --full
+expect_json "$OUT" '(d["ok"], d["rebuilt_pages"])' "(True, 2)"
+# check finds a title posting that went missing, names page and structure, and --repair restores it
+# (a folder brain is re-indexed from its stored Markdown).
+python3 - "$V/.engram/engram.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("DELETE FROM title_postings WHERE term_id = (SELECT id FROM terms WHERE term = 'quokka')")
+db.commit()
+PY
+expect_exit 1 -- "$E" --brain "$V" check --full
+expect_contains "$OUT" "people/carol.md: title postings differ from a rebuild" "check names the page and structure"
+expect_contains "$OUT" "people/carol.md: title index disagrees" "check's self-consistency sees titles"
+expect_exit 0 -- "$E" --brain "$V" --json check --full --repair
+expect_json "$OUT" '(d["repaired"], d["remaining"])' "(True, [])"
+expect_exit 0 -- "$E" --brain "$V" --json search "quokka"
+expect_json "$OUT" '[r["slug"] for r in d["results"]]' "['people/carol']"
 
 # delete removes the page and its file.
 expect_exit 0 -- "$E" --brain "$B" delete concepts/bm25

@@ -163,6 +163,34 @@ expect_json "$OUT" '(d["repaired"], d["remaining"])' "(True, [])"
 expect_exit 0 -- "$E" --brain "$R" check
 expect_contains "$(slugs café)" "notes/latin1" "repaired page searchable"
 
+# Issue 12 item 7: after a body-only edit synced from git, the title's words are still found;
+# drift in any derived structure is named by check --full and restored by --repair.
+printf -- '---\ntitle: Axolotl Habitat\n---\nLakes near the city.\n' > "$R/notes/axolotl.md"
+git -C "$R" add -A && git -C "$R" commit -qm "axolotl"
+expect_exit 0 -- "$E" --brain "$R" sync --quiet
+printf -- '---\ntitle: Axolotl Habitat\n---\nCanals, now, in the body only.\n' > "$R/notes/axolotl.md"
+git -C "$R" commit -qam "axolotl body"
+expect_exit 0 -- "$E" --brain "$R" sync --quiet
+expect_contains "$(slugs axolotl)" "notes/axolotl" "title-only word found after a synced body edit"
+expect_exit 0 -- "$E" --brain "$R" --json check --full
+expect_json "$OUT" 'd["ok"]' "True"
+python3 - "$R/.engram/engram.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+page = "(SELECT id FROM pages WHERE slug = 'notes/axolotl')"
+db.execute(f"DELETE FROM tags WHERE page_id = {page}")
+db.execute(f"INSERT INTO tags(page_id, tag) VALUES ({page}, 'stray')")
+db.execute(f"UPDATE links SET to_slug = 'elsewhere' WHERE from_page = (SELECT id FROM pages ORDER BY id LIMIT 1)")
+db.execute("UPDATE corpus_stats SET titles = titles + 3")
+db.commit()
+PY
+expect_exit 1 -- "$E" --brain "$R" check --full
+expect_contains "$OUT" "notes/axolotl.md: tags differ from a rebuild" "tag drift named"
+expect_contains "$OUT" "corpus statistics" "statistics drift named"
+expect_exit 0 -- "$E" --brain "$R" --json check --full --repair
+expect_json "$OUT" '(d["repaired"], d["remaining"])' "(True, [])"
+expect_exit 0 -- "$E" --brain "$R" check --full
+
 # Hooks: idempotent, keep other content, respect core.hooksPath, sync in the background.
 printf '#!/bin/sh\necho user-hook\n' > "$R/.git/hooks/post-commit" && chmod +x "$R/.git/hooks/post-commit"
 expect_exit 0 -- "$E" --brain "$R" hook install

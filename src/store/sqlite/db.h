@@ -65,6 +65,7 @@ class Stmt {
     return p ? std::string_view(static_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(stmt_.get(), col)))
              : std::string_view();
   }
+  int ColumnCount() const { return sqlite3_column_count(stmt_.get()); }
   bool IsNull(int col) const { return sqlite3_column_type(stmt_.get(), col) == SQLITE_NULL; }
   const Status& status() const { return status_; }
   bool valid() const { return stmt_ != nullptr; }

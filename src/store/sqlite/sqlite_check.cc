@@ -1,12 +1,91 @@
-// CheckIntegrity: the database checked against itself.
+// CheckIntegrity: the database checked against itself. (The comparison with
+// a rebuild from the files is PageDerivedRows plus sync/rebuild_check.)
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "store/sqlite/sqlite_engine.h"
 
 namespace engram::store::sqlite {
 
+namespace {
+
+// The vector log's triggers, as migration 6 creates them (IF NOT EXISTS so a
+// repair can put back whichever is missing).
+constexpr const char* kVectorTriggers[][2] = {
+    {"chunks_vector_insert",
+     "CREATE TRIGGER IF NOT EXISTS chunks_vector_insert AFTER INSERT ON chunks WHEN NEW.embedding IS NOT NULL "
+     "BEGIN INSERT INTO vector_log(chunk_id) VALUES (NEW.id); END;"},
+    {"chunks_vector_update",
+     "CREATE TRIGGER IF NOT EXISTS chunks_vector_update AFTER UPDATE OF embedding, embedding_model ON chunks "
+     "BEGIN INSERT INTO vector_log(chunk_id) VALUES (NEW.id); END;"},
+    {"chunks_vector_delete",
+     "CREATE TRIGGER IF NOT EXISTS chunks_vector_delete AFTER DELETE ON chunks WHEN OLD.embedding IS NOT NULL "
+     "BEGIN INSERT INTO vector_log(chunk_id) VALUES (OLD.id); END;"},
+};
+
+}  // namespace
+
+// What the vector log says about chunks, for the check and the repair.
+struct SqliteEngine::VectorLogState {
+  std::vector<std::string> missing_triggers;
+  int64_t beyond_generation = 0;           // entries with seq above the generation
+  std::vector<int64_t> ghosts;             // vanished chunks an index catching up would keep
+  std::map<int64_t, std::string> unlogged;  // chunk id -> path: a stored vector the log never saw
+  std::map<int64_t, std::string> stale;     // chunk id -> path: vector of text that changed since
+};
+
+Result<SqliteEngine::VectorLogState> SqliteEngine::ReadVectorLogState() {
+  VectorLogState st;
+  for (const auto& [name, sql] : kVectorTriggers) {
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = ?"));
+    q->Bind(1, std::string_view(name));
+    if (!q->Step()) st.missing_triggers.push_back(name);
+    ENGRAM_RETURN_IF_ERROR(q->status());
+    q->Reset();
+  }
+  ENGRAM_ASSIGN_OR_RETURN(int64_t generation, VectorGeneration());
+  std::unordered_map<int64_t, int64_t> entries;  // chunk id -> log entries
+  int64_t oldest = 0;
+  {
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT seq, chunk_id FROM vector_log"));
+    while (q->Step()) {
+      if (oldest == 0 || q->Int(0) < oldest) oldest = q->Int(0);
+      if (q->Int(0) > generation) ++st.beyond_generation;
+      ++entries[q->Int(1)];
+    }
+    ENGRAM_RETURN_IF_ERROR(q->status());
+  }
+  // Only a log that still reaches back to its first entry tells which
+  // vectors it never saw; a trimmed one lost the entries of old vectors.
+  bool complete = entries.empty() ? generation == 0 : oldest == 1;
+  std::set<int64_t> live;
+  {
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT c.id, p.path, p.title, c.text, c.embedded_hash, "
+                                        "c.embedding IS NOT NULL FROM chunks c JOIN pages p ON p.id = c.page_id"));
+    while (q->Step()) {
+      int64_t id = q->Int(0);
+      live.insert(id);
+      if (q->Int(5) == 0) continue;
+      if (complete && !entries.count(id)) st.unlogged[id] = q->Text(1);
+      if (q->IsNull(4) || q->Text(4) != EmbeddingTextHash(ChunkEmbeddingText(q->Text(2), q->Text(3)))) {
+        st.stale[id] = q->Text(1);
+      }
+    }
+    ENGRAM_RETURN_IF_ERROR(q->status());
+  }
+  if (complete) {
+    // Storing a vector logs once and deleting its chunk once more; a vanished
+    // chunk logged only once left its vector in every index built from the log.
+    for (const auto& [id, n] : entries) {
+      if (n == 1 && !live.count(id)) st.ghosts.push_back(id);
+    }
+  }
+  return st;
+}
+
 Result<std::vector<IntegrityProblem>> SqliteEngine::CheckIntegrity() {
+  FinishReads();
   std::vector<IntegrityProblem> problems;
   {
     ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("PRAGMA quick_check"));
@@ -31,64 +110,127 @@ Result<std::vector<IntegrityProblem>> SqliteEngine::CheckIntegrity() {
     if (n > 0) problems.push_back({std::to_string(n) + " " + what, ""});
   }
 
-  // Chunks and posting lists must describe the same (term, chunk) pairs.
-  std::map<int64_t, std::pair<std::string, std::set<int64_t>>> chunk_terms;  // chunk -> (path, term ids)
-  int64_t chunk_tokens = 0;
+  // Posting lists must describe the same (term, doc) pairs as the term-id
+  // lists stored with chunks (doc = chunk) and pages (doc = page, the title),
+  // each posting naming the doc's page and its field length.
+  struct Doc {
+    std::string path;
+    int64_t page = 0;
+    int64_t length = 0;
+    std::set<int64_t> terms;
+  };
+  std::set<std::string> bad_paths;
+  int64_t chunk_tokens = 0, titles = 0, title_tokens = 0;
+  std::map<int64_t, Doc> chunk_docs, title_docs;
   {
-    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT c.id, p.path, c.terms, c.term_length FROM chunks c "
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT c.id, p.path, c.page_id, c.terms, c.term_length FROM chunks c "
                                         "JOIN pages p ON p.id = c.page_id"));
     while (q->Step()) {
-      std::vector<int64_t> ids = DecodeIds(q->Blob(2));
-      chunk_terms[q->Int(0)] = {q->Text(1), std::set<int64_t>(ids.begin(), ids.end())};
-      chunk_tokens += q->Int(3);
+      std::vector<int64_t> ids = DecodeIds(q->Blob(3));
+      chunk_docs[q->Int(0)] = {q->Text(1), q->Int(2), q->Int(4), std::set<int64_t>(ids.begin(), ids.end())};
+      chunk_tokens += q->Int(4);
     }
     ENGRAM_RETURN_IF_ERROR(q->status());
   }
-  std::set<std::string> bad_paths;
-  std::map<int64_t, std::set<int64_t>> posted;  // chunk -> term ids with a posting
-  int64_t stray = 0;
   {
-    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT term_id, data FROM postings"));
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id, path, title_terms, title_length FROM pages"));
+    while (q->Step()) {
+      std::vector<int64_t> ids = DecodeIds(q->Blob(2));
+      title_docs[q->Int(0)] = {q->Text(1), q->Int(0), q->Int(3), std::set<int64_t>(ids.begin(), ids.end())};
+      title_tokens += q->Int(3);
+      if (q->Int(3) > 0) ++titles;
+    }
+    ENGRAM_RETURN_IF_ERROR(q->status());
+  }
+  for (bool title_lists : {false, true}) {
+    std::map<int64_t, Doc>& docs = title_lists ? title_docs : chunk_docs;
+    const std::string field = title_lists ? "title" : "full-text";
+    std::map<int64_t, std::set<int64_t>> posted;  // doc -> term ids with a posting
+    int64_t stray = 0;
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(title_lists ? "SELECT term_id, data FROM title_postings"
+                                                    : "SELECT term_id, data FROM postings"));
     std::vector<Posting> list;
     while (q->Step()) {
       int64_t term = q->Int(0);
       Status st = DecodePostings(q->Blob(1), &list);
-      if (!st.ok()) {
-        problems.push_back({"posting list of term " + std::to_string(term) + " is damaged: " + st.message(), ""});
+      if (!st.ok() || list.empty()) {
+        problems.push_back({field + " posting list of term " + std::to_string(term) +
+                                (st.ok() ? " is stored empty" : " is damaged: " + st.message()),
+                            ""});
+        // Its docs are unknown; the pages that list the term are the ones to write again.
+        for (const auto& [id, doc] : docs) {
+          if (doc.terms.count(term)) bad_paths.insert(doc.path);
+        }
         continue;
       }
       for (const Posting& p : list) {
-        auto it = chunk_terms.find(p.doc);
-        if (it == chunk_terms.end()) {
+        auto it = docs.find(p.doc);
+        if (it == docs.end()) {
           ++stray;
           continue;
         }
         posted[p.doc].insert(term);
-        if (!it->second.second.count(term)) bad_paths.insert(it->second.first);
+        if (!it->second.terms.count(term) || p.page != it->second.page ||
+            static_cast<int64_t>(p.dl) != it->second.length || p.tf == 0) {
+          bad_paths.insert(it->second.path);
+        }
       }
     }
     ENGRAM_RETURN_IF_ERROR(q->status());
-  }
-  if (stray > 0) problems.push_back({std::to_string(stray) + " postings point at chunks that no longer exist", ""});
-  for (const auto& [chunk, entry] : chunk_terms) {
-    if (posted[chunk] != entry.second) bad_paths.insert(entry.first);
-  }
-  for (const std::string& path : bad_paths) {
-    problems.push_back({"full-text index disagrees with the page's chunks", path});
+    q->Reset();
+    if (stray > 0) {
+      problems.push_back({std::to_string(stray) + " " + field + " postings point at " +
+                              (title_lists ? "pages" : "chunks") + " that no longer exist",
+                          ""});
+    }
+    for (const auto& [id, doc] : docs) {
+      auto it = posted.find(id);
+      if (it == posted.end() ? !doc.terms.empty() : it->second != doc.terms) bad_paths.insert(doc.path);
+    }
+    for (const std::string& path : bad_paths) {
+      problems.push_back({field + " index disagrees with the page's " + (title_lists ? "title" : "chunks"), path});
+    }
+    bad_paths.clear();
   }
 
-  // Corpus statistics drive BM25: they must equal the sums.
+  // Corpus statistics drive BM25: they must equal the sums over the rows.
   {
-    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT chunks, chunk_tokens FROM corpus_stats WHERE id = 1"));
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT chunks, chunk_tokens, titles, title_tokens FROM corpus_stats WHERE id = 1"));
     if (q->Step()) {
-      if (q->Int(0) != static_cast<int64_t>(chunk_terms.size()) || q->Int(1) != chunk_tokens) {
-        problems.push_back({"corpus statistics (" + std::to_string(q->Int(0)) + " chunks, " +
-                                std::to_string(q->Int(1)) + " tokens) differ from the chunks (" +
-                                std::to_string(chunk_terms.size()) + ", " + std::to_string(chunk_tokens) + ")",
+      auto num = [](int64_t a, int64_t b) { return std::to_string(a) + ", " + std::to_string(b); };
+      if (q->Int(0) != static_cast<int64_t>(chunk_docs.size()) || q->Int(1) != chunk_tokens) {
+        problems.push_back({"corpus statistics (" + num(q->Int(0), q->Int(1)) + " chunks, tokens) differ from the chunks (" +
+                                num(static_cast<int64_t>(chunk_docs.size()), chunk_tokens) + ")",
                             ""});
       }
+      if (q->Int(2) != titles || q->Int(3) != title_tokens) {
+        problems.push_back({"corpus statistics (" + num(q->Int(2), q->Int(3)) + " titles, tokens) differ from the pages (" +
+                                num(titles, title_tokens) + ")",
+                            ""});
+      }
+    } else {
+      problems.push_back({"corpus statistics are missing", ""});
     }
     ENGRAM_RETURN_IF_ERROR(q->status());
+  }
+
+  ENGRAM_ASSIGN_OR_RETURN(VectorLogState vectors, ReadVectorLogState());
+  for (const std::string& name : vectors.missing_triggers) {
+    problems.push_back({"vector log trigger " + name + " is missing: vector changes go unlogged", ""});
+  }
+  if (vectors.beyond_generation > 0) {
+    problems.push_back({std::to_string(vectors.beyond_generation) + " vector log entries lie beyond the vector generation", ""});
+  }
+  if (!vectors.ghosts.empty()) {
+    problems.push_back({std::to_string(vectors.ghosts.size()) +
+                            " deleted chunks left their vectors visible to vector indexes (deletion never logged)",
+                        ""});
+  }
+  for (const auto& [id, path] : vectors.unlogged) {
+    problems.push_back({"chunk " + std::to_string(id) + " has a vector the vector log never recorded", path});
+  }
+  for (const auto& [id, path] : vectors.stale) {
+    problems.push_back({"chunk " + std::to_string(id) + " has a vector of text that changed since it was embedded", path});
   }
   return problems;
 }
@@ -103,7 +245,8 @@ Status SqliteEngine::Repair() {
                                 "DELETE FROM tags WHERE page_id NOT IN (SELECT id FROM pages);"
                                 "DELETE FROM aliases WHERE page_id NOT IN (SELECT id FROM pages);"
                                 "DELETE FROM timeline_entries WHERE page_id NOT IN (SELECT id FROM pages);"));
-    // Drop postings of vanished chunks (and of vanished pages' titles).
+    // Drop postings of vanished chunks (and of vanished pages' titles), and
+    // damaged lists (the pages listing their terms are written again by the caller).
     for (bool titles : {false, true}) {
       std::set<int64_t> live;
       ENGRAM_ASSIGN_OR_RETURN(Stmt * ids, S(titles ? "SELECT id FROM pages" : "SELECT id FROM chunks"));
@@ -116,9 +259,11 @@ Status SqliteEngine::Repair() {
       while (q->Step()) {
         Status decoded = DecodePostings(q->Blob(1), &list);
         size_t before = decoded.ok() ? list.size() : SIZE_MAX;
-        if (!decoded.ok()) list.clear();  // damaged: its pages are re-indexed by the caller
+        if (!decoded.ok()) list.clear();
         std::erase_if(list, [&](const Posting& p) { return !live.count(p.doc); });
-        if (list.size() != before) rewrites.emplace_back(q->Int(0), list.empty() ? std::string() : EncodePostings(list));
+        if (list.size() != before || list.empty()) {
+          rewrites.emplace_back(q->Int(0), list.empty() ? std::string() : EncodePostings(list));
+        }
       }
       ENGRAM_RETURN_IF_ERROR(q->status());
       ENGRAM_ASSIGN_OR_RETURN(Stmt * put, S(titles ? "INSERT OR REPLACE INTO title_postings(term_id, data) VALUES (?, ?)"
@@ -135,11 +280,29 @@ Status SqliteEngine::Repair() {
         }
       }
     }
+    // The vector log: triggers back first, then an entry for each vector an
+    // index could hold wrongly, so that indexes catching up re-read it.
+    for (const auto& [name, sql] : kVectorTriggers) ENGRAM_RETURN_IF_ERROR(Exec(db_.get(), sql));
+    ENGRAM_ASSIGN_OR_RETURN(VectorLogState vectors, ReadVectorLogState());
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * log, S("INSERT INTO vector_log(chunk_id) VALUES (?)"));
+    std::vector<int64_t> relog = vectors.ghosts;
+    for (const auto& [id, path] : vectors.unlogged) relog.push_back(id);
+    for (int64_t id : relog) {
+      log->Bind(1, id);
+      ENGRAM_RETURN_IF_ERROR(log->Run());
+    }
+    // A vector of changed text is dropped (logged by the trigger); the next embed redoes it.
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * drop, S("UPDATE chunks SET embedding = NULL, embedding_model = NULL, "
+                                           "embedded_hash = NULL WHERE id = ?"));
+    for (const auto& [id, path] : vectors.stale) {
+      drop->Bind(1, id);
+      ENGRAM_RETURN_IF_ERROR(drop->Run());
+    }
     return Exec(db_.get(),
-                "UPDATE corpus_stats SET chunks = (SELECT count(*) FROM chunks), "
-                "chunk_tokens = (SELECT coalesce(sum(term_length), 0) FROM chunks), "
-                "titles = (SELECT count(*) FROM pages WHERE title_length > 0), "
-                "title_tokens = (SELECT coalesce(sum(title_length), 0) FROM pages) WHERE id = 1");
+                "INSERT OR REPLACE INTO corpus_stats(id, chunks, chunk_tokens, titles, title_tokens) VALUES (1, "
+                "(SELECT count(*) FROM chunks), (SELECT coalesce(sum(term_length), 0) FROM chunks), "
+                "(SELECT count(*) FROM pages WHERE title_length > 0), "
+                "(SELECT coalesce(sum(title_length), 0) FROM pages))");
   }();
   if (!st.ok()) {
     (void)Exec(db_.get(), "ROLLBACK");

@@ -45,6 +45,8 @@ class SqliteEngine final : public Engine {
 
   Result<std::vector<IntegrityProblem>> CheckIntegrity() override;
   Status Repair() override;
+  Result<std::map<std::string, DerivedRows>> PageDerivedRows(std::string_view source,
+                                                             const std::vector<std::string>& slugs) override;
 
   Status BeginBatch() override;
   void FinishReads() override;
@@ -103,12 +105,21 @@ class SqliteEngine final : public Engine {
   Result<std::vector<KeywordHit>> Search(const KeywordQuery& query, bool titles);
 
   // Posting-list changes not yet written: per term, postings to add and docs
+  struct VectorLogState;
+  Result<VectorLogState> ReadVectorLogState();
   // to remove, for the open transaction (a single page, or a whole batch).
   // Inside a batch each page is a savepoint: undo_ records the list sizes
   // before each change so a failed page can be taken back out.
   struct TermDelta {
     std::vector<Posting> adds;
-    std::vector<int64_t> removes;
+  // A removal applies to the stored list and to the adds made before it,
+  // never to later ones: rewriting a page removes its title posting and adds
+  // it back under the same doc (the page id), and that add must survive.
+  struct Removal {
+    int64_t doc = 0;
+    uint32_t adds_before = 0;  // adds.size() when the doc was removed
+  };
+    std::vector<Removal> removes;
   };
   // Indexed by term id (ids are dense); touched lists the ids with changes.
   struct Deltas {

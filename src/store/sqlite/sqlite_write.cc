@@ -1,6 +1,7 @@
 // Page writes: every derived row of a page commits with the page row.
 #include <map>
 #include <algorithm>
+#include <iterator>
 
 #include "common/files.h"
 #include "common/hash.h"
@@ -53,7 +54,7 @@ void SqliteEngine::AddPosting(Deltas* deltas, int64_t term, const Posting& p) {
 void SqliteEngine::RemovePosting(Deltas* deltas, int64_t term, int64_t doc) {
   TermDelta& d = (*deltas)[term];
   if (in_batch_) undo_.push_back({deltas, term, static_cast<uint32_t>(d.adds.size()), static_cast<uint32_t>(d.removes.size())});
-  d.removes.push_back(doc);
+  d.removes.push_back({doc, static_cast<uint32_t>(d.adds.size())});
 }
 
 void SqliteEngine::UndoPageDeltas() {
@@ -117,15 +118,24 @@ Status SqliteEngine::FlushDeltas(Deltas* deltas, bool titles) {
       ENGRAM_RETURN_IF_ERROR(ReadPostings(term_id, titles, &list).WithContext("term " + std::to_string(term_id)));
     }
     if (!delta.removes.empty()) {
-      std::sort(delta.removes.begin(), delta.removes.end());
-      auto removed = [&](int64_t doc) {
-        return std::binary_search(delta.removes.begin(), delta.removes.end(), doc);
+      // Per removed doc, how many of the adds came before its last removal:
+      // those adds are gone, later ones (the same doc written again) stay.
+      std::sort(delta.removes.begin(), delta.removes.end(), [](const Removal& a, const Removal& b) {
+        return a.doc != b.doc ? a.doc < b.doc : a.adds_before < b.adds_before;
+      });
+      auto last_removal = [&](int64_t doc) -> const Removal* {
+        auto it = std::upper_bound(delta.removes.begin(), delta.removes.end(), doc,
+                                   [](int64_t d, const Removal& r) { return d < r.doc; });
+        return it == delta.removes.begin() || std::prev(it)->doc != doc ? nullptr : &*std::prev(it);
       };
-      list.erase(std::remove_if(list.begin(), list.end(), [&](const Posting& p) { return removed(p.doc); }),
+      list.erase(std::remove_if(list.begin(), list.end(), [&](const Posting& p) { return last_removal(p.doc); }),
                  list.end());
-      delta.adds.erase(std::remove_if(delta.adds.begin(), delta.adds.end(),
-                                      [&](const Posting& p) { return removed(p.doc); }),
-                       delta.adds.end());
+      size_t kept = 0;
+      for (size_t i = 0; i < delta.adds.size(); ++i) {
+        const Removal* r = last_removal(delta.adds[i].doc);
+        if (r == nullptr || i >= r->adds_before) delta.adds[kept++] = delta.adds[i];
+      }
+      delta.adds.resize(kept);
     }
     bool append_in_order = list.empty() || delta.adds.empty() || delta.adds.front().doc > list.back().doc;
     list.insert(list.end(), delta.adds.begin(), delta.adds.end());
@@ -373,11 +383,9 @@ Status SqliteEngine::RenamePage(std::string_view source, std::string_view old_sl
            upd->Bind(1, new_slug).Bind(2, new_path).Bind(3, common::NowIso8601()).Bind(4, source_id).Bind(5, old_slug);
            ENGRAM_RETURN_IF_ERROR(upd->Run());
            if (sqlite3_changes(db_.get()) == 0) return Status::NotFound("no page '" + std::string(old_slug) + "'");
-           // Inbound links follow the page (links are stored by slug as written).
-           ENGRAM_ASSIGN_OR_RETURN(Stmt * links, S("UPDATE links SET to_slug = ? WHERE to_slug = ? AND from_page IN "
-                                                   "(SELECT id FROM pages WHERE source_id = ?)"));
-           links->Bind(1, new_slug).Bind(2, old_slug).Bind(3, source_id);
-           return links->Run();
+           // Links stay as the linking files write them: rewriting them to the
+           // new slug made the rows differ from a rebuild of the same files.
+           return Status::Ok();
          })
       .WithContext("renaming page '" + std::string(old_slug) + "'");
 }
