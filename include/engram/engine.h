@@ -350,8 +350,13 @@ class Engine {
                                                             const std::vector<int64_t>& ids) = 0;
   // Ids of the chunks whose page passes the filter, ascending.
   virtual Result<std::vector<int64_t>> FilterChunks(const ChunkFilter& filter) = 0;
-  // Inbound links of each page (pages without any are absent).
-  virtual Result<std::map<int64_t, int64_t>> BacklinkCounts(const std::vector<int64_t>& page_ids) = 0;
+  // Inbound links of each page (pages without any are absent); links from
+  // private pages count only with include_private.
+  virtual Result<std::map<int64_t, int64_t>> BacklinkCounts(const std::vector<int64_t>& page_ids,
+                                                            bool include_private) = 0;
+  // Ids of the chunks of private pages, ascending (what a remote caller's
+  // vector arm must neither return nor sample).
+  virtual Result<std::vector<int64_t>> PrivateChunkIds() = 0;
 
   virtual Result<BrainStats> Stats() = 0;
   virtual Status AppendIngestLog(const IngestLogEntry& entry) = 0;

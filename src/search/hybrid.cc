@@ -159,6 +159,15 @@ Result<SearchResponse> HybridSearch(Engine& engine, std::string_view query, cons
     allowed.emplace(ids.begin(), ids.end());
   }
 
+  // A caller who may not see private pages gets a vector arm, a chance
+  // sample and a collection size without them: nothing it can observe
+  // depends on private content.
+  std::unordered_set<int64_t> hidden;
+  if (vector_on && !options.include_private) {
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<int64_t> ids, engine.PrivateChunkIds());
+    hidden.insert(ids.begin(), ids.end());
+  }
+
   Arms arms;
   if (keyword_on) ENGRAM_RETURN_IF_ERROR(KeywordArms(engine, query, options, depth, intent, w, allowed, vector_on, &arms));
   if (vector_on) {
@@ -166,12 +175,13 @@ Result<SearchResponse> HybridSearch(Engine& engine, std::string_view query, cons
     for (size_t i = 0; i < vq.vectors.size(); ++i) {
       RankedList list{i == 0 ? "vector" : "vector:" + std::to_string(i), w.vector, {}, {}};
       const float* q = vq.vectors[i].data();
-      const auto neighbors = vq.arm->Search(q, vector_depth, allowed ? &*allowed : nullptr);
+      const auto neighbors = vq.arm->Search(q, vector_depth, allowed ? &*allowed : nullptr, &hidden);
       for (const auto& n : neighbors) list.ids.push_back(n.label);
       const double confidence =
           neighbors.empty() ? 0.0
-                            : VectorConfidence(neighbors.front().score, vq.arm->SampleCosines(q, kBackgroundSample),
-                                               vq.arm->size());
+                            : VectorConfidence(neighbors.front().score,
+                                               vq.arm->SampleCosines(q, kBackgroundSample, &hidden),
+                                               vq.arm->VisibleSize(&hidden));
       // Alone (vector mode) the arm ranks whatever its confidence.
       if (keyword_on) list.weight *= confidence;
       arms.confidence.push_back({list.arm, confidence});
@@ -221,7 +231,7 @@ Result<SearchResponse> HybridSearch(Engine& engine, std::string_view query, cons
   std::vector<DedupCandidate> shown = Dedup(std::move(candidates), limit);
   std::vector<int64_t> pages;
   for (const auto& c : shown) pages.push_back(c.page_id);
-  ENGRAM_ASSIGN_OR_RETURN(auto backlinks, engine.BacklinkCounts(pages));
+  ENGRAM_ASSIGN_OR_RETURN(auto backlinks, engine.BacklinkCounts(pages, options.include_private));
   for (auto& c : shown) {
     auto it = backlinks.find(c.page_id);
     const int64_t n = it == backlinks.end() ? 0 : it->second;

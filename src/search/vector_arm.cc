@@ -171,17 +171,23 @@ Result<std::unique_ptr<VectorArm>> VectorArm::Open(Engine& engine, const std::fi
   return arm;
 }
 
-std::vector<vector::Neighbor> VectorArm::Search(const float* q, size_t k,
-                                                const std::unordered_set<int64_t>* allowed) const {
+std::vector<vector::Neighbor> VectorArm::Search(const float* q, size_t k, const std::unordered_set<int64_t>* allowed,
+                                                const std::unordered_set<int64_t>* excluded) const {
   std::vector<vector::Neighbor> out;
   const size_t d = static_cast<size_t>(dims_);
+  if (excluded != nullptr && excluded->empty()) excluded = nullptr;
+  auto pass = [allowed, excluded](int64_t id) {
+    return (allowed == nullptr || allowed->count(id) != 0) && (excluded == nullptr || excluded->count(id) == 0);
+  };
+  const bool filtered = allowed != nullptr || excluded != nullptr;
   if (hnsw_ && (allowed == nullptr || allowed->size() >= options_.exact_filter_max)) {
-    vector::LabelFilter filter = [allowed](int64_t id) { return allowed->count(id) != 0; };
+    vector::LabelFilter filter = pass;
     return hnsw_->Search(q, k, static_cast<size_t>(std::max(options_.ef_search, static_cast<int>(k))),
-                         allowed != nullptr ? &filter : nullptr);
+                         filtered ? &filter : nullptr);
   }
   if (hnsw_) {  // a selective filter: exact over the allowed ids
     for (int64_t id : *allowed) {
+      if (!pass(id)) continue;
       if (const float* v = hnsw_->Find(id)) out.push_back({id, vector::Dot(q, v, d)});
     }
     std::sort(out.begin(), out.end(), [](const vector::Neighbor& a, const vector::Neighbor& b) {
@@ -190,23 +196,36 @@ std::vector<vector::Neighbor> VectorArm::Search(const float* q, size_t k,
     if (out.size() > k) out.resize(k);
     return out;
   }
-  std::function<bool(size_t)> keep = [&](size_t row) { return allowed->count(ids_[row]) != 0; };
-  for (const auto& s : vector::ExactTopK(data_.data(), ids_.size(), d, q, k, allowed != nullptr ? &keep : nullptr)) {
+  std::function<bool(size_t)> keep = [&](size_t row) { return pass(ids_[row]); };
+  for (const auto& s : vector::ExactTopK(data_.data(), ids_.size(), d, q, k, filtered ? &keep : nullptr)) {
     out.push_back({ids_[s.row], s.score});
   }
   return out;
 }
 
-std::vector<float> VectorArm::SampleCosines(const float* q, size_t n) const {
-  if (hnsw_) return hnsw_->SampleScores(q, n);
+std::vector<float> VectorArm::SampleCosines(const float* q, size_t n, const std::unordered_set<int64_t>* excluded) const {
+  if (excluded != nullptr && excluded->empty()) excluded = nullptr;
+  if (hnsw_) {
+    vector::LabelFilter filter = [excluded](int64_t id) { return excluded->count(id) == 0; };
+    return hnsw_->SampleScores(q, n, excluded != nullptr ? &filter : nullptr);
+  }
   std::vector<float> out;
   if (n == 0 || ids_.empty()) return out;
   const size_t d = static_cast<size_t>(dims_);
-  const size_t stride = std::max<size_t>(ids_.size() / n, 1);
-  for (size_t row = 0; row < ids_.size() && out.size() < n; row += stride) {
-    out.push_back(vector::Dot(q, data_.data() + row * d, d));
+  const size_t stride = std::max<size_t>(VisibleSize(excluded) / n, 1);
+  size_t seen = 0;
+  for (size_t row = 0; row < ids_.size() && out.size() < n; ++row) {
+    if (excluded != nullptr && excluded->count(ids_[row]) != 0) continue;
+    if (seen++ % stride == 0) out.push_back(vector::Dot(q, data_.data() + row * d, d));
   }
   return out;
+}
+
+size_t VectorArm::VisibleSize(const std::unordered_set<int64_t>* excluded) const {
+  size_t n = size();
+  if (excluded == nullptr) return n;
+  for (int64_t id : *excluded) n -= Find(id) != nullptr ? 1 : 0;
+  return n;
 }
 
 std::optional<float> VectorArm::Cosine(const float* q, int64_t chunk_id) const {

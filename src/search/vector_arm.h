@@ -45,11 +45,16 @@ class VectorArm {
   bool graph() const { return hnsw_ != nullptr; }
   int dims() const { return dims_; }
   // The k chunks closest to q (unit length) by cosine, best first; allowed
-  // restricts the ids (nullptr: any).
-  std::vector<vector::Neighbor> Search(const float* q, size_t k, const std::unordered_set<int64_t>* allowed) const;
-  // q's cosines with up to n chunks spread over the collection: the scores a
-  // query gets by chance, against which its best hits are judged.
-  std::vector<float> SampleCosines(const float* q, size_t n) const;
+  // restricts the ids (nullptr: any), excluded removes ids (nullptr: none).
+  std::vector<vector::Neighbor> Search(const float* q, size_t k, const std::unordered_set<int64_t>* allowed,
+                                       const std::unordered_set<int64_t>* excluded = nullptr) const;
+  // q's cosines with up to n chunks spread over the collection less
+  // excluded: the scores a query gets by chance, against which its best hits
+  // are judged. Which chunks are drawn depends only on those not excluded.
+  std::vector<float> SampleCosines(const float* q, size_t n,
+                                   const std::unordered_set<int64_t>* excluded = nullptr) const;
+  // Vectors in the index that are not excluded.
+  size_t VisibleSize(const std::unordered_set<int64_t>* excluded) const;
   // cos(q, chunk) for a chunk of the index, else nothing.
   std::optional<float> Cosine(const float* q, int64_t chunk_id) const;
 

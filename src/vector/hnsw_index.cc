@@ -321,13 +321,19 @@ void HnswIndex::ForEach(const std::function<void(int64_t, const float*)>& fn) co
   }
 }
 
-std::vector<float> HnswIndex::SampleScores(const float* q, size_t n) const {
+std::vector<float> HnswIndex::SampleScores(const float* q, size_t n, const LabelFilter* filter) const {
   std::vector<float> out;
   if (n == 0 || slots_ == 0) return out;
   const size_t d = static_cast<size_t>(dims_);
-  const size_t stride = std::max<size_t>(slots_ / n, 1);
-  for (size_t s = 0; s < slots_ && out.size() < n; s += stride) {
-    if (deleted_[s] == 0) out.push_back(Dot(q, Vec(static_cast<uint32_t>(s)), d));
+  // Spread over the labels that pass, in slot order: which ones are drawn
+  // depends only on them, never on what the filter hides.
+  size_t passing = 0;
+  for (size_t s = 0; s < slots_; ++s) passing += Hidden(static_cast<uint32_t>(s), filter) ? 0 : 1;
+  const size_t stride = std::max<size_t>(passing / n, 1);
+  size_t seen = 0;
+  for (size_t s = 0; s < slots_ && out.size() < n; ++s) {
+    if (Hidden(static_cast<uint32_t>(s), filter)) continue;
+    if (seen++ % stride == 0) out.push_back(Dot(q, Vec(static_cast<uint32_t>(s)), d));
   }
   return out;
 }

@@ -73,7 +73,7 @@ class HnswIndex {
   // q's scores against up to n live vectors spread evenly over the slots (a
   // sample of the collection, for callers that need the background
   // distribution of scores); deterministic for one index state.
-  std::vector<float> SampleScores(const float* q, size_t n) const;
+  std::vector<float> SampleScores(const float* q, size_t n, const LabelFilter* filter = nullptr) const;
   // Every live (label, vector), for callers that rebuild or check.
   void ForEach(const std::function<void(int64_t label, const float* v)>& fn) const;
 

@@ -568,7 +568,7 @@ TEST(SqliteEngine, VectorLogFiltersAndBacklinks) {
   // Backlinks: Bob links to the hybrid page.
   auto page = e->GetPage("default", "concepts/hybrid");
   ASSERT_TRUE(page.ok());
-  auto counts = e->BacklinkCounts({page->id});
+  auto counts = e->BacklinkCounts({page->id}, true);
   ASSERT_TRUE(counts.ok());
   EXPECT_EQ(counts->at(page->id), 1);
 }

@@ -213,16 +213,27 @@ Result<std::vector<int64_t>> SqliteEngine::FilterChunks(const ChunkFilter& f) {
   return out;
 }
 
-Result<std::map<int64_t, int64_t>> SqliteEngine::BacklinkCounts(const std::vector<int64_t>& page_ids) {
+Result<std::map<int64_t, int64_t>> SqliteEngine::BacklinkCounts(const std::vector<int64_t>& page_ids,
+                                                                 bool include_private) {
   std::map<int64_t, int64_t> out;
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT count(*) FROM links l JOIN pages p ON p.id = ? WHERE l.to_slug = "
-                                      "p.slug AND l.from_page != p.id"));
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT count(*) FROM links l JOIN pages p ON p.id = ? JOIN pages f ON f.id = "
+                                      "l.from_page WHERE l.to_slug = p.slug AND l.from_page != p.id AND "
+                                      "(? OR f.visibility != 'private')"));
   for (int64_t id : page_ids) {
-    q->Bind(1, id);
+    q->Bind(1, id).Bind(2, int64_t{include_private ? 1 : 0});
     if (q->Step() && q->Int(0) > 0) out[id] = q->Int(0);
     ENGRAM_RETURN_IF_ERROR(q->status());
     q->Reset();
   }
+  return out;
+}
+
+Result<std::vector<int64_t>> SqliteEngine::PrivateChunkIds() {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT c.id FROM pages p INDEXED BY pages_private JOIN chunks c ON "
+                                      "c.page_id = p.id WHERE p.visibility = 'private' ORDER BY c.id"));
+  std::vector<int64_t> out;
+  while (q->Step()) out.push_back(q->Int(0));
+  ENGRAM_RETURN_IF_ERROR(q->status());
   return out;
 }
 

@@ -76,7 +76,9 @@ class SqliteEngine final : public Engine {
   Result<std::vector<ChunkVector>> ChunkVectors(std::string_view model, int64_t after_id, size_t limit) override;
   Result<std::vector<ChunkVector>> ChunkVectorsById(std::string_view model, const std::vector<int64_t>& ids) override;
   Result<std::vector<int64_t>> FilterChunks(const ChunkFilter& filter) override;
-  Result<std::map<int64_t, int64_t>> BacklinkCounts(const std::vector<int64_t>& page_ids) override;
+  Result<std::map<int64_t, int64_t>> BacklinkCounts(const std::vector<int64_t>& page_ids,
+                                                    bool include_private) override;
+  Result<std::vector<int64_t>> PrivateChunkIds() override;
   Status CacheQueryVector(std::string_view model, std::string_view query, const std::vector<float>& v) override;
   Result<BrainStats> Stats() override;
   Status AppendIngestLog(const IngestLogEntry& entry) override;
@@ -172,6 +174,16 @@ class SqliteEngine final : public Engine {
     double Score(const Term& t, double tf, double dl) const { return t.w * tf / (tf + base + len_norm * dl); }
   };
   Result<PreparedQuery> PrepareQuery(const KeywordQuery& query, bool titles);
+  // What private pages add to the corpus statistics: a query that may not see
+  // them is scored as if they did not exist (its scores, and so anything a
+  // caller can observe, never depend on private content).
+  struct PrivateStats {
+    int64_t chunks = 0, chunk_tokens = 0, titles = 0, title_tokens = 0;
+    std::unordered_map<int64_t, int64_t> chunk_df, title_df;  // term id -> private docs holding it
+    std::pair<int64_t, int64_t> key{-1, -1};                  // (data_version, total_changes) computed at
+  };
+  // Brings private_stats_ up to date (recomputed only after a commit).
+  Status RefreshPrivateStats();
   Status DroppedPages(const KeywordQuery& query, bool titles, std::unordered_set<int64_t>* dropped);
   void ClearDeltas();
 
@@ -196,6 +208,7 @@ class SqliteEngine final : public Engine {
   // Buffers for the posting lists of the query being scored. A PreparedQuery
   // points into them and lives only for one Search or ScorePages call.
   std::vector<std::string> blob_pool_;
+  PrivateStats private_stats_;
 };
 
 // Varint-encoded list of term ids stored with each chunk (and page title) so

@@ -45,6 +45,14 @@ Result<SqliteEngine::PreparedQuery> SqliteEngine::PrepareQuery(const KeywordQuer
   double n_docs = static_cast<double>(titles ? stats->Int(2) : stats->Int(0));
   double tokens = static_cast<double>(titles ? stats->Int(3) : stats->Int(1));
   stats->Reset();
+  const std::unordered_map<int64_t, int64_t>* private_df = nullptr;
+  if (!query.include_private) {
+    ENGRAM_RETURN_IF_ERROR(RefreshPrivateStats());
+    const PrivateStats& p = private_stats_;
+    n_docs -= static_cast<double>(titles ? p.titles : p.chunks);
+    tokens -= static_cast<double>(titles ? p.title_tokens : p.chunk_tokens);
+    private_df = titles ? &p.title_df : &p.chunk_df;
+  }
   if (n_docs <= 0) {
     pq.impossible = true;
     return pq;
@@ -72,11 +80,15 @@ Result<SqliteEngine::PreparedQuery> SqliteEngine::PrepareQuery(const KeywordQuer
     pt.blob = buffer;
     auto info = ReadPostingInfo(pt.blob);
     if (!info.ok()) return info.status().WithContext("posting list of '" + t.term + "'");
-    if (info->count == 0) {
+    double df = static_cast<double>(info->count);
+    if (private_df != nullptr && tid.ok()) {
+      auto hidden = private_df->find(*tid);
+      if (hidden != private_df->end()) df -= static_cast<double>(hidden->second);
+    }
+    if (df <= 0) {
       if (t.required) pq.impossible = true;  // a required term that never occurs: nothing matches
       continue;
     }
-    double df = static_cast<double>(info->count);
     double idf = std::log(1.0 + (n_docs - df + 0.5) / (df + 0.5));
     pt.term = t.term;
     pt.bit = bit;
@@ -90,6 +102,40 @@ Result<SqliteEngine::PreparedQuery> SqliteEngine::PrepareQuery(const KeywordQuer
     return x.ub != y.ub ? x.ub > y.ub : x.term < y.term;
   });
   return pq;
+}
+
+Status SqliteEngine::RefreshPrivateStats() {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * version, S("PRAGMA data_version"));
+  if (!version->Step()) return version->status();
+  const std::pair<int64_t, int64_t> key{version->Int(0), sqlite3_total_changes64(db_.get())};
+  version->Reset();
+  if (key == private_stats_.key) return Status::Ok();
+  PrivateStats p;
+  p.key = key;
+  {
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT c.terms, c.term_length FROM pages p INDEXED BY pages_private "
+                                        "JOIN chunks c ON c.page_id = p.id WHERE p.visibility = 'private'"));
+    while (q->Step()) {
+      ++p.chunks;
+      p.chunk_tokens += q->Int(1);
+      for (int64_t t : DecodeIds(q->Blob(0))) ++p.chunk_df[t];
+    }
+    ENGRAM_RETURN_IF_ERROR(q->status());
+  }
+  {
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT title_terms, title_length FROM pages INDEXED BY pages_private "
+                                        "WHERE visibility = 'private'"));
+    while (q->Step()) {
+      const int64_t length = q->Int(1);
+      if (length <= 0) continue;
+      ++p.titles;
+      p.title_tokens += length;
+      for (int64_t t : DecodeIds(q->Blob(0))) ++p.title_df[t];
+    }
+    ENGRAM_RETURN_IF_ERROR(q->status());
+  }
+  private_stats_ = std::move(p);
+  return Status::Ok();
 }
 
 // Pages a query must not return: those with a chunk holding every term of an
