@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/files.h"
+#include "common/json_limits.h"
 #include "embed/known_models.h"
 
 namespace engram::embed {
@@ -23,6 +24,9 @@ Result<Json> ReadJson(const fs::path& file, bool required) {
     return Json::object();
   }
   ENGRAM_ASSIGN_OR_RETURN(std::string text, common::ReadFile(file, kMaxConfigBytes));
+  // Before parsing: a deeply nested value would exhaust the stack when an
+  // error message renders it (IntField dumps the offending value).
+  if (Status st = common::CheckJsonLimits(text, "the file"); !st.ok()) return st.WithContext(file.string());
   Json j = Json::parse(text, nullptr, false);
   if (j.is_discarded()) return Status::InvalidArgument(file.string() + ": not valid JSON");
   if (!j.is_object() && !j.is_array()) return Status::InvalidArgument(file.string() + ": not a JSON object");

@@ -9,6 +9,9 @@
 #include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <string_view>
+
+#include "common/json_limits.h"
 
 namespace engram::embed {
 
@@ -105,8 +108,9 @@ Status SafeTensors::Parse(const std::string& name) {
   }
   data_start_ = 8 + static_cast<size_t>(header_len);
   const uint64_t data_size = size_ - data_start_;
-  Json header = Json::parse(reinterpret_cast<const char*>(data_ + 8), reinterpret_cast<const char*>(data_ + data_start_),
-                            nullptr, false);
+  const std::string_view header_text(reinterpret_cast<const char*>(data_ + 8), static_cast<size_t>(header_len));
+  if (Status st = common::CheckJsonLimits(header_text, "header"); !st.ok()) return bad(st.message());
+  Json header = Json::parse(header_text, nullptr, false);
   if (header.is_discarded() || !header.is_object()) return bad("header is not a JSON object");
   for (auto& item : header.items()) {
     const std::string tensor = item.key();  // a named copy: clang 14 cannot capture structured bindings

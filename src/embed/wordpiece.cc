@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/files.h"
+#include "common/json_limits.h"
 #include "common/utf8.h"
 
 namespace engram::embed {
@@ -101,8 +102,9 @@ Result<std::unique_ptr<WordPieceTokenizer>> WordPieceTokenizer::FromVocab(std::s
 Result<std::unique_ptr<WordPieceTokenizer>> WordPieceTokenizer::FromTokenizerJson(const std::filesystem::path& file,
                                                                                  const WordPieceOptions& options) {
   ENGRAM_ASSIGN_OR_RETURN(std::string text, common::ReadFile(file, 256u << 20));
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   auto bad = [&](const std::string& what) { return Status::InvalidArgument(file.string() + ": " + what); };
+  if (Status st = common::CheckJsonLimits(text, "the file"); !st.ok()) return bad(st.message());
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return bad("not a JSON object");
   if (!j.contains("model") || !j["model"].is_object()) return bad("missing field 'model'");
   const auto& model = j["model"];

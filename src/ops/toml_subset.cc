@@ -130,6 +130,13 @@ class LineParser {
 }  // namespace
 
 Result<std::vector<TomlEntry>> ParseTomlSubset(std::string_view text, const std::string& file_name) {
+  // Limits of outside input, checked before anything else: a size cap here
+  // (whoever calls), and no nesting at all — arrays hold strings only and
+  // inline tables do not exist, so nothing recurses.
+  if (text.size() > kMaxTomlBytes) {
+    return Status::InvalidArgument(file_name + ": " + std::to_string(text.size()) + " bytes, over the limit of " +
+                                   std::to_string(kMaxTomlBytes) + " for a config file");
+  }
   if (size_t bad = common::FindInvalidUtf8(text); bad != std::string_view::npos) {
     return Status::InvalidArgument(file_name + ": not valid UTF-8 at byte " + std::to_string(bad));
   }

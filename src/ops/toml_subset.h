@@ -28,7 +28,10 @@ struct TomlEntry {
   int line = 0;
 };
 
-// Entries in file order. Duplicate keys in one table are errors.
+constexpr size_t kMaxTomlBytes = 1u << 20;
+
+// Entries in file order. Duplicate keys in one table are errors, and so is
+// a text over kMaxTomlBytes.
 Result<std::vector<TomlEntry>> ParseTomlSubset(std::string_view text, const std::string& file_name);
 
 }  // namespace engram::ops

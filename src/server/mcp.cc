@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_limits.h"
 #include "ops/operations.h"
 #include "ops/render.h"
 
@@ -38,6 +39,11 @@ McpSession::McpSession(WithBrain with_brain, OperationContext ctx)
     : with_brain_(std::move(with_brain)), ctx_(std::move(ctx)) {}
 
 std::optional<Json> McpSession::HandleText(std::string_view text) {
+  // Nesting is refused before parsing: copying or rendering a deeply nested
+  // value recurses once per level and would exhaust the stack.
+  if (Status st = common::CheckJsonLimits(text, "the message"); !st.ok()) {
+    return JsonRpcError(nullptr, kInvalidRequest, st.message());
+  }
   Json message = Json::parse(text, nullptr, false);
   if (message.is_discarded()) return JsonRpcError(nullptr, kParseError, "parse error: the message is not valid JSON");
   if (message.is_array()) {
