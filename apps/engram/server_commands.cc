@@ -67,6 +67,10 @@ int RunServe(const ServeArgs& a, const std::string& brain_dir) {
   h.max_body_bytes = o.server_max_body_bytes;
   h.rate_limit = a.rate_limit >= 0 ? a.rate_limit : o.server_rate_limit;
   h.timeout_ms = o.server_timeout_ms;
+  h.header_timeout_ms = o.server_header_timeout_ms;
+  h.max_connections_per_peer = static_cast<size_t>(o.server_max_connections_per_peer);
+  h.allowed_hosts = o.server_allowed_hosts;
+  h.allowed_origins = o.server_allowed_origins;
   h.access_log = !a.quiet;
   const std::filesystem::path root = (*brain)->root();
   brain->reset();
@@ -150,10 +154,14 @@ void AddServerCommands(CLI::App& app, const bool* json, const std::string* brain
       "arguments); GET /v1/pages?type=&tag=&limit=; GET|PUT|DELETE /v1/pages/{slug} (PUT body {\"content\"});\n"
       "GET /v1/backlinks/{slug}; GET|POST /v1/timeline/{slug}; GET|POST /v1/tags/{slug}; POST /v1/links;\n"
       "GET /v1/status; POST /v1/call/{operation}; POST|DELETE /mcp (Streamable HTTP).\n"
+      "POST and PUT bodies need 'Content-Type: application/json' (curl: -H 'Content-Type: application/json').\n"
       "Auth: 'Authorization: Bearer TOKEN' once any token exists (`engram token create`); without tokens the\n"
-      "server binds to loopback only. Errors are {\"error\": {\"code\", \"message\"}} with 400/401/403/404/409/413/\n"
-      "429/500/503. [server] in config.toml sets host, port, threads, max_body_bytes, rate_limit, timeout_ms.\n"
-      "Stops on SIGINT/SIGTERM.");
+      "server binds to loopback only. A server started with tokens stays in token mode until restarted.\n"
+      "The Host header must name this server (loopback, its address, [server] allowed_hosts) and a browser\n"
+      "Origin must be a loopback page or in allowed_origins. Errors are {\"error\": {\"code\", \"message\"}}\n"
+      "with 400/401/403/404/409/413/415/429/500/503. [server] in config.toml sets host, port, threads,\n"
+      "max_body_bytes, rate_limit, timeout_ms, header_timeout_ms, max_connections_per_peer, allowed_hosts,\n"
+      "allowed_origins. Stops on SIGINT/SIGTERM.");
   serve->callback([sa, brain_dir, exit_code] { *exit_code = RunServe(*sa, *brain_dir); });
 
   auto ta = std::make_shared<TokenArgs>();

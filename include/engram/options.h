@@ -63,10 +63,14 @@ struct BrainOptions {
   // [server] `engram serve`
   std::string server_host = "127.0.0.1";  // a non-loopback address needs a token (`engram token create`)
   int server_port = 8765;
-  int server_threads = 8;                 // workers; each open keep-alive connection holds one
+  int server_threads = 8;                 // workers; one is held only while a request is handled
   uint64_t server_max_body_bytes = 8u << 20;
   double server_rate_limit = 50;          // requests per second per caller (bursts of twice that); 0: none
-  int server_timeout_ms = 30000;          // read and write time-outs
+  int server_timeout_ms = 30000;          // a request body must arrive within this; also the write time-out
+  int server_header_timeout_ms = 10000;   // a request head (request line + headers) must arrive within this
+  int server_max_connections_per_peer = 64;  // open connections from one address
+  std::vector<std::string> server_allowed_hosts;    // Host names served besides loopback ones and `host`
+  std::vector<std::string> server_allowed_origins;  // browser Origins allowed besides loopback pages
 };
 
 }  // namespace engram

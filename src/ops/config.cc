@@ -70,6 +70,10 @@ const std::vector<Setting>& Settings() {
       {"server", "rate_limit", 0, 1e9, false, [](BrainOptions* o, double v) { o->server_rate_limit = v; }},
       {"server", "timeout_ms", 100, 3600000, true,
        [](BrainOptions* o, double v) { o->server_timeout_ms = static_cast<int>(v); }},
+      {"server", "header_timeout_ms", 100, 600000, true,
+       [](BrainOptions* o, double v) { o->server_header_timeout_ms = static_cast<int>(v); }},
+      {"server", "max_connections_per_peer", 1, 100000, true,
+       [](BrainOptions* o, double v) { o->server_max_connections_per_peer = static_cast<int>(v); }},
       {"store", "busy_timeout_ms", 0, 600000, true,
        [](BrainOptions* o, double v) { o->busy_timeout_ms = static_cast<int>(v); }},
       {"store", "lock_timeout_ms", 0, 3600000, true,
@@ -131,6 +135,21 @@ Status Validate(const BrainOptions& o) {
     }
   }
   ENGRAM_RETURN_IF_ERROR(sync::Scope::Make(o.scope_include, o.scope_exclude, o.scope_skip_files).status());
+  for (const std::string& h : o.server_allowed_hosts) {
+    if (h.empty() || h.find_first_of("/: \t") != std::string::npos || h == "*") {
+      return Status::InvalidArgument("server.allowed_hosts: '" + h +
+                                     "' must be a host name or IPv4 address, without scheme, port or wildcard");
+    }
+  }
+  for (const std::string& origin : o.server_allowed_origins) {
+    const size_t sep = origin.find("://");
+    const std::string scheme = sep == std::string::npos ? "" : origin.substr(0, sep);
+    if ((scheme != "http" && scheme != "https") || origin.size() == sep + 3 ||
+        origin.find_first_of("/?#* ", sep + 3) != std::string::npos) {
+      return Status::InvalidArgument("server.allowed_origins: '" + origin +
+                                     "' must be scheme://host[:port] (http or https, no path, no wildcard)");
+    }
+  }
   if (o.chunk_overlap_words * 2 > o.chunk_target_words) {
     return Status::InvalidArgument("chunker.overlap_words (" + std::to_string(o.chunk_overlap_words) +
                                    ") must be at most half of chunker.target_words (" +
@@ -279,8 +298,20 @@ threads = 8
 max_body_bytes = 8388608
 # Requests per second per caller (token), in bursts of up to twice that; 0: none.
 rate_limit = 50
-# Read and write time-outs of a connection.
+# Milliseconds a request's body may take to arrive (from the end of its
+# headers); also how long one write waits for a slow reader.
 timeout_ms = 30000
+# Milliseconds a request's line and headers may take to arrive. Until they
+# have, the connection holds no worker.
+header_timeout_ms = 10000
+# Open connections from one address; more get 503 at once.
+max_connections_per_peer = 64
+# Host header values served besides loopback names, the address a request
+# arrived on and `host` (DNS rebinding protection), e.g. ["brain.lan"].
+allowed_hosts = []
+# Browser Origins allowed besides loopback pages and the server's own origin,
+# each "scheme://host[:port]", e.g. ["https://notes.example"].
+allowed_origins = []
 )";
 }
 
@@ -294,9 +325,11 @@ Result<BrainOptions> ParseConfig(const std::string& text, const std::string& fil
     for (const Setting& s : Settings()) {
       if (e.table == s.section && e.key == s.key) setting = &s;
     }
-    if (e.table == "scope" || e.table == "quarantine") {
+    const bool server_list = e.table == "server" && (e.key == "allowed_hosts" || e.key == "allowed_origins");
+    if (e.table == "scope" || e.table == "quarantine" || server_list) {
       std::vector<std::string>* list =
-          e.table == "scope" ? (e.key == "include"      ? &options.scope_include
+          server_list ? (e.key == "allowed_hosts" ? &options.server_allowed_hosts : &options.server_allowed_origins)
+          : e.table == "scope" ? (e.key == "include"      ? &options.scope_include
                                 : e.key == "exclude"    ? &options.scope_exclude
                                 : e.key == "skip_files" ? &options.scope_skip_files
                                                         : nullptr)
@@ -338,6 +371,8 @@ Status ApplyEnvironment(BrainOptions* options) {
       {"ENGRAM_SCOPE_INCLUDE", &options->scope_include},
       {"ENGRAM_SCOPE_EXCLUDE", &options->scope_exclude},
       {"ENGRAM_SCOPE_SKIP_FILES", &options->scope_skip_files},
+      {"ENGRAM_SERVER_ALLOWED_HOSTS", &options->server_allowed_hosts},
+      {"ENGRAM_SERVER_ALLOWED_ORIGINS", &options->server_allowed_origins},
   };
   for (const auto& [name, list] : lists) {
     const char* raw = std::getenv(name);

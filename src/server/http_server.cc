@@ -15,12 +15,15 @@
 
 #include "common/files.h"
 #include "common/hash.h"
+#include "common/json_limits.h"
 #include "engram/brain.h"
 #include "ops/operations.h"
 #include "ops/render.h"
 #include "ops/tokens.h"
+#include "server/http_gate.h"
 #include "server/mcp.h"
 #include "server/openapi.h"
+#include "server/request_guard.h"
 
 namespace engram::server {
 
@@ -28,9 +31,7 @@ namespace fs = std::filesystem;
 using Json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-bool IsLoopback(const std::string& host) {
-  return host == "127.0.0.1" || host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
-}
+bool IsLoopback(const std::string& host) { return IsLoopbackHost(host); }
 
 namespace {
 
@@ -68,22 +69,32 @@ class BrainPool {
 
 // The token file, re-read when it changes (a revoked token stops working
 // while the server runs).
+//
+// Token mode is sticky: once the server has seen a token (at start or
+// later), an empty token file means "nobody may call", never "anybody may
+// call" — revoking the last token must not open a running server, and a
+// server on a non-loopback address must never be open at all.
 class Auth {
  public:
-  explicit Auth(fs::path file) : store_(file), file_(std::move(file)) {}
+  Auth(fs::path file, bool loopback_only) : store_(file), file_(std::move(file)), loopback_only_(loopback_only) {}
   // Whether any token exists now.
   bool AnyTokens() {
     std::lock_guard<std::mutex> lock(mu_);
     Refresh();
     return any_;
   }
-  // One look at the token file per request: nothing when no token exists
-  // (open, loopback only), the entry of the bearer token in `authorization`,
-  // else Unauthenticated.
+  // One look at the token file per request: nothing when the server is open
+  // (no token ever seen, loopback only), the entry of the bearer token in
+  // `authorization`, else Unauthenticated.
   Result<std::optional<ops::TokenInfo>> Check(const std::string& authorization) {
     std::lock_guard<std::mutex> lock(mu_);
     Refresh();
-    if (!any_) return std::optional<ops::TokenInfo>();
+    if (!token_mode_) return std::optional<ops::TokenInfo>();
+    if (!any_) {
+      return Status::Unauthenticated(
+          "every token of this server has been revoked: it refuses all requests until it is restarted "
+          "(create a token with `engram token create`)");
+    }
     if (authorization.rfind("Bearer ", 0) != 0) {
       return Status::Unauthenticated("missing bearer token (Authorization: Bearer engram_…; see `engram token create`)");
     }
@@ -110,11 +121,15 @@ class Auth {
     cache_.clear();
     auto list = store_.List();
     any_ = !list.ok() || !list->empty();  // an unreadable file counts as "tokens required"
+    // The bind rule, re-checked on every change of the token file: only a
+    // loopback server that has never seen a token is open.
+    if (any_ || !loopback_only_) token_mode_ = true;
   }
   ops::TokenStore store_;
   fs::path file_;
+  const bool loopback_only_;
   std::mutex mu_;
-  bool loaded_ = false, any_ = false;
+  bool loaded_ = false, any_ = false, token_mode_ = false;
   std::pair<int64_t, int64_t> stamp_{-2, -2};
   std::unordered_map<std::string, std::optional<ops::TokenInfo>> cache_;
 };
@@ -151,13 +166,17 @@ class RateLimiter {
 struct McpEntry {
   std::unique_ptr<McpSession> session;
   std::string owner;  // the caller that opened it
-  std::mutex mu;
-  Clock::time_point used;
+  std::mutex mu;      // one message at a time per session
+  std::atomic<int64_t> used{0};  // steady-clock nanoseconds of the last message
 };
 
-// Per request, for the access log (the logger runs on the handling thread).
+int64_t NowNs() { return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count(); }
+
+// Per request, set by the guard before routing (the guard, the handler and
+// the logger run on the same worker thread).
 thread_local Clock::time_point t_start;
 thread_local std::string t_caller;
+thread_local std::optional<OperationContext> t_ctx;
 
 void SendJson(httplib::Response& res, int status, const Json& body) {
   res.status = status;
@@ -166,42 +185,82 @@ void SendJson(httplib::Response& res, int status, const Json& body) {
 
 void SendError(httplib::Response& res, const Status& st) { SendJson(res, HttpStatusFor(st), ops::ErrorJson(st)); }
 
+// Whether the request carries a body the handler has not read.
+bool DeclaresBody(const httplib::Request& req) {
+  const std::string length = req.get_header_value("Content-Length");
+  return (!length.empty() && length != "0") || req.has_header("Transfer-Encoding");
+}
+
+// The connection closes after this response (a body may be left unread,
+// and must not be taken for the next request); the client is told so.
+void CloseAfter(httplib::Response& res) {
+  res.set_header("Connection", "close");
+  GatedServer::CloseAfterThisResponse();
+}
+
 class Server {
  public:
-  Server(const fs::path& root, const HttpOptions& options)
-      : options_(options), pool_(root), auth_(ops::TokenStore::FileOf(root)), limiter_(options.rate_limit) {}
+  Server(const fs::path& root, const HttpOptions& options);
 
   Status Run(std::atomic<bool>& stop, const std::function<void(int)>& on_listening);
 
  private:
-  // The caller's context once authenticated and within its rate; otherwise
-  // the error response is sent and nothing is returned.
-  std::optional<OperationContext> Admit(const httplib::Request& req, httplib::Response& res,
-                                        const std::string& transport);
-  // Admits, then runs fn with the caller's context.
-  void Handle(const httplib::Request& req, httplib::Response& res, const std::string& transport,
-              const std::function<Result<Json>(const OperationContext&)>& fn);
+  // Host, Origin, content type, then authentication and the rate limit —
+  // all before the body is read. Handled (the error is sent) or Unhandled.
+  httplib::Server::HandlerResponse Guard(const httplib::Request& req, httplib::Response& res);
   Result<OperationContext> Authenticate(const httplib::Request& req, const std::string& transport);
-  void Operation(const httplib::Request& req, httplib::Response& res, const std::string& op,
-                 const std::function<Result<Json>(const httplib::Request&)>& args);
-  void Mcp(const httplib::Request& req, httplib::Response& res);
+  // Reads the body through httplib's content reader (max_body_bytes and
+  // the body deadline apply); false when it could not, the error sent.
+  bool ReadBody(httplib::Response& res, const httplib::ContentReader& reader, std::string* body);
+  void Operation(const httplib::Request& req, httplib::Response& res, const std::string& op, const Result<Json>& args);
+  void Mcp(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader);
+  Status AddMcpSession(const std::string& id, const std::shared_ptr<McpEntry>& entry);
   void Routes();
 
   HttpOptions options_;
+  HostPolicy hosts_;
   BrainPool pool_;
   Auth auth_;
   RateLimiter limiter_;
-  httplib::Server http_;
+  GatedServer http_;
   std::mutex sessions_mu_;
   std::map<std::string, std::shared_ptr<McpEntry>> sessions_;
 };
+
+GateOptions GateOptionsFor(const HttpOptions& o) {
+  GateOptions g;
+  g.workers = static_cast<size_t>(std::max(1, o.threads));
+  g.header_timeout = std::chrono::milliseconds(o.header_timeout_ms);
+  g.body_timeout = std::chrono::milliseconds(o.timeout_ms);
+  g.max_connections_per_peer = std::max<size_t>(1, o.max_connections_per_peer);
+  return g;
+}
+
+Server::Server(const fs::path& root, const HttpOptions& options)
+    : options_(options),
+      pool_(root),
+      auth_(ops::TokenStore::FileOf(root), IsLoopback(options.host)),
+      limiter_(options.rate_limit),
+      http_(GateOptionsFor(options)) {
+  for (std::string h : options.allowed_hosts) {
+    for (char& c : h) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    hosts_.allowed_hosts.push_back(h);
+  }
+  if (auto bound = ParseAuthority(options.host); bound && bound->host != "0.0.0.0" && bound->host != "::") {
+    hosts_.allowed_hosts.push_back(bound->host);  // the name or address the user asked to serve on
+  }
+  hosts_.allowed_origins = options.allowed_origins;
+}
 
 Result<OperationContext> Server::Authenticate(const httplib::Request& req, const std::string& transport) {
   OperationContext ctx;
   ctx.remote = true;
   ctx.transport = transport;
   ENGRAM_ASSIGN_OR_RETURN(std::optional<ops::TokenInfo> info, auth_.Check(req.get_header_value("Authorization")));
-  if (!info) {  // no token exists: loopback only (checked at start), the local user's agents
+  if (!info) {  // no token exists: loopback only, the local user's agents
+    if (!IsLoopbackHost(req.remote_addr)) {
+      return Status::Unauthenticated("this server has no tokens and only answers loopback callers");
+    }
     ctx.caller = "local:" + req.remote_addr;
     ctx.scope = Scope::kWrite;
     return ctx;
@@ -211,66 +270,130 @@ Result<OperationContext> Server::Authenticate(const httplib::Request& req, const
   return ctx;
 }
 
-std::optional<OperationContext> Server::Admit(const httplib::Request& req, httplib::Response& res,
-                                              const std::string& transport) {
-  auto ctx = Authenticate(req, transport);
+httplib::Server::HandlerResponse Server::Guard(const httplib::Request& req, httplib::Response& res) {
+  using HR = httplib::Server::HandlerResponse;
+  t_start = Clock::now();
+  t_caller.clear();
+  t_ctx.reset();
+  auto refuse = [&](const Status& st, int http_status) {
+    SendJson(res, http_status, ops::ErrorJson(st));
+    if (DeclaresBody(req)) CloseAfter(res);  // the body stays unread
+    return HR::Handled;
+  };
+  const std::string host = req.get_header_value("Host");
+  if (Status st = CheckHost(host, req.local_addr, hosts_); !st.ok()) return refuse(st, 403);
+  if (Status st = CheckOrigin(req.get_header_value("Origin"), host, hosts_); !st.ok()) return refuse(st, 403);
+  if ((req.method == "POST" || req.method == "PUT" || req.method == "PATCH") &&
+      !IsJsonContentType(req.get_header_value("Content-Type"))) {
+    // Not only a matter of form: text/plain, form and multipart bodies are
+    // what any web page may send cross-site without a preflight.
+    const std::string got = req.get_header_value("Content-Type");
+    const bool form = got.rfind("application/x-www-form-urlencoded", 0) == 0;
+    return refuse(Status::InvalidArgument(
+                      "send the body as JSON with 'Content-Type: application/json' (got " +
+                      (got.empty() ? std::string("no Content-Type") : "'" + got.substr(0, 100) + "'") +
+                      (form ? ", which curl -d sends unless told otherwise: add -H 'Content-Type: application/json'" : "") +
+                      ")"),
+                  415);
+  }
+  if (req.path == "/healthz" || req.path == "/v1/openapi.json") return HR::Unhandled;
+  auto ctx = Authenticate(req, req.path == "/mcp" ? "mcp-http" : "http");
   if (!ctx.ok()) {
     res.set_header("WWW-Authenticate", "Bearer");
-    SendError(res, ctx.status());
-    return std::nullopt;
+    return refuse(ctx.status(), HttpStatusFor(ctx.status()));
   }
   t_caller = ctx->caller;
   if (!limiter_.Allow(ctx->caller)) {
     res.set_header("Retry-After", "1");
-    SendError(res, Status::ResourceExhausted("rate limit: over " + std::to_string(options_.rate_limit) +
-                                             " requests per second for this caller"));
-    return std::nullopt;
+    return refuse(Status::ResourceExhausted("rate limit: over " + std::to_string(options_.rate_limit) +
+                                            " requests per second for this caller"),
+                  429);
   }
-  return std::move(*ctx);
+  t_ctx = std::move(*ctx);
+  return HR::Unhandled;
 }
 
-void Server::Handle(const httplib::Request& req, httplib::Response& res, const std::string& transport,
-                    const std::function<Result<Json>(const OperationContext&)>& fn) {
-  std::optional<OperationContext> ctx = Admit(req, res, transport);
-  if (!ctx) return;
-  auto r = fn(*ctx);
-  if (!r.ok()) return SendError(res, r.status());
-  SendJson(res, 200, *r);
+bool Server::ReadBody(httplib::Response& res, const httplib::ContentReader& reader, std::string* body) {
+  if (reader([&](const char* data, size_t n) {
+        body->append(data, n);
+        return true;
+      })) {
+    return true;
+  }
+  CloseAfter(res);  // part of the body may still be on its way
+  if (res.status == 413) {
+    SendError(res, Status::ResourceExhausted("request body over the size limit of " +
+                                             std::to_string(options_.max_body_bytes) + " bytes ([server] max_body_bytes)"));
+    res.status = 413;
+  } else {
+    SendError(res, Status::InvalidArgument("the request body did not arrive in full within " +
+                                           std::to_string(options_.timeout_ms) + " ms ([server] timeout_ms)"));
+  }
+  return false;
 }
 
-Result<Json> BodyJson(const httplib::Request& req) {
-  if (req.body.empty()) return Json::object();
-  Json j = Json::parse(req.body, nullptr, false);
+// A JSON body, its nesting checked before it is parsed (common/json_limits.h).
+Result<Json> ParseBody(const std::string& body) {
+  if (body.empty()) return Json::object();
+  ENGRAM_RETURN_IF_ERROR(common::CheckJsonLimits(body, "the request body"));
+  Json j = Json::parse(body, nullptr, false);
   if (j.is_discarded()) return Status::InvalidArgument("the request body is not valid JSON");
   return j;
 }
 
 void Server::Operation(const httplib::Request& req, httplib::Response& res, const std::string& op,
-                       const std::function<Result<Json>(const httplib::Request&)>& args) {
-  Handle(req, res, "http", [&](const OperationContext& ctx) -> Result<Json> {
-    ENGRAM_ASSIGN_OR_RETURN(Json a, args(req));
-    return pool_.With([&](Brain& brain) { return ops::Call(brain, ctx, op, a); });
-  });
+                       const Result<Json>& args) {
+  (void)req;
+  if (!t_ctx) return SendError(res, Status::Internal("request was not admitted"));
+  if (!args.ok()) return SendError(res, args.status());
+  const OperationContext& ctx = *t_ctx;
+  auto r = pool_.With([&](Brain& brain) { return ops::Call(brain, ctx, op, *args); });
+  if (!r.ok()) return SendError(res, r.status());
+  SendJson(res, 200, *r);
+}
+
+Status Server::AddMcpSession(const std::string& id, const std::shared_ptr<McpEntry>& entry) {
+  std::lock_guard<std::mutex> lock(sessions_mu_);
+  // Sessions idle for an hour are gone; a client that comes back initializes again.
+  const int64_t now = NowNs();
+  constexpr int64_t kIdleNs = 3600LL * 1000000000LL;
+  for (auto it = sessions_.begin(); it != sessions_.end();) {
+    it = now - it->second->used.load() > kIdleNs ? sessions_.erase(it) : std::next(it);
+  }
+  // A caller over its own cap loses its own least recently used session,
+  // never anyone else's.
+  size_t own = 0;
+  auto oldest_own = sessions_.end();
+  for (auto it = sessions_.begin(); it != sessions_.end(); ++it) {
+    if (it->second->owner != entry->owner) continue;
+    ++own;
+    if (oldest_own == sessions_.end() || it->second->used.load() < oldest_own->second->used.load()) oldest_own = it;
+  }
+  if (own >= options_.max_mcp_sessions_per_caller && oldest_own != sessions_.end()) sessions_.erase(oldest_own);
+  if (sessions_.size() >= options_.max_mcp_sessions) {
+    return Status::Unavailable("too many open MCP sessions (" + std::to_string(sessions_.size()) +
+                               "); close unused ones with DELETE /mcp");
+  }
+  sessions_[id] = entry;
+  return Status::Ok();
 }
 
 // Streamable HTTP (MCP 2025-06-18): one JSON-RPC message per POST; the
 // session id comes with the initialize response and goes with every later
 // request; notifications get 202; GET (a server stream) is not offered.
-void Server::Mcp(const httplib::Request& req, httplib::Response& res) {
-  const std::string origin = req.get_header_value("Origin");
-  if (!origin.empty() && origin.rfind("http://localhost", 0) != 0 && origin.rfind("http://127.0.0.1", 0) != 0 &&
-      origin.rfind("http://[::1]", 0) != 0) {
-    return SendError(res, Status::PermissionDenied("origin " + origin + " is not allowed"));
-  }
+void Server::Mcp(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
+  std::string body;
+  if (!ReadBody(res, reader, &body)) return;
+  if (!t_ctx) return SendError(res, Status::Internal("request was not admitted"));
+  const OperationContext& ctx = *t_ctx;
   const std::string version = req.get_header_value("MCP-Protocol-Version");
   if (!version.empty() && !McpVersionSupported(version)) {
     return SendError(res, Status::InvalidArgument("unsupported MCP-Protocol-Version " + version));
   }
-  std::optional<OperationContext> ctx = Admit(req, res, "mcp-http");
-  if (!ctx) return;
-  Json message = Json::parse(req.body, nullptr, false);
+  // HandleText answers parse errors, deep nesting and batches itself.
+  Json message = common::CheckJsonLimits(body, "the message").ok() ? Json::parse(body, nullptr, false) : Json(Json::value_t::discarded);
   if (message.is_discarded() || message.is_array()) {
-    std::optional<Json> error = McpSession([](const auto&) -> Result<Json> { return Json(); }, *ctx).HandleText(req.body);
+    std::optional<Json> error = McpSession([](const auto&) -> Result<Json> { return Json(); }, ctx).HandleText(body);
     return SendJson(res, 400, *error);
   }
   const bool initialize = message.is_object() && message.value("method", Json()) == "initialize";
@@ -279,35 +402,28 @@ void Server::Mcp(const httplib::Request& req, httplib::Response& res) {
   if (initialize) {
     entry = std::make_shared<McpEntry>();
     entry->session = std::make_unique<McpSession>(
-        [this](const std::function<Result<Json>(Brain&)>& fn) { return pool_.With(fn); }, *ctx);
-    entry->owner = ctx->caller;
+        [this](const std::function<Result<Json>(Brain&)>& fn) { return pool_.With(fn); }, ctx);
+    entry->owner = ctx.caller;
   } else {
     if (sid.empty()) return SendError(res, Status::InvalidArgument("missing Mcp-Session-Id header (initialize first)"));
     std::lock_guard<std::mutex> lock(sessions_mu_);
     auto it = sessions_.find(sid);
-    if (it == sessions_.end() || it->second->owner != ctx->caller) {
-      return SendError(res, Status::NotFound("no MCP session " + sid + " (expired or never opened): initialize again"));
+    if (it == sessions_.end() || it->second->owner != ctx.caller) {
+      return SendError(res, Status::NotFound("no MCP session " + sid.substr(0, 100) +
+                                             " (expired or never opened): initialize again"));
     }
     entry = it->second;
   }
   std::optional<Json> response;
   {
     std::lock_guard<std::mutex> lock(entry->mu);
-    entry->used = Clock::now();
+    entry->used.store(NowNs());
     response = entry->session->Handle(message);
   }
   if (initialize && response && response->contains("result")) {
     auto id = common::RandomHex(16);
     if (!id.ok()) return SendError(res, id.status());
-    std::lock_guard<std::mutex> lock(sessions_mu_);
-    if (sessions_.size() >= 1000) {  // drop the longest idle
-      auto oldest = sessions_.begin();
-      for (auto it = sessions_.begin(); it != sessions_.end(); ++it) {
-        if (it->second->used < oldest->second->used) oldest = it;
-      }
-      sessions_.erase(oldest);
-    }
-    sessions_[*id] = entry;
+    if (Status st = AddMcpSession(*id, entry); !st.ok()) return SendError(res, st);
     res.set_header("Mcp-Session-Id", *id);
   }
   if (!response) {
@@ -319,74 +435,77 @@ void Server::Mcp(const httplib::Request& req, httplib::Response& res) {
 
 void Server::Routes() {
   auto slug_of = [](const httplib::Request& req) { return req.matches.size() > 1 ? std::string(req.matches[1]) : ""; };
+  // A route whose body is the operation's arguments (an object, plus the
+  // slug from the path when `with_slug`).
+  auto body_route = [this, slug_of](std::string op, bool with_slug, std::string shape) {
+    return [this, slug_of, op, with_slug, shape](const httplib::Request& req, httplib::Response& res,
+                                                 const httplib::ContentReader& reader) {
+      std::string body;
+      if (!ReadBody(res, reader, &body)) return;
+      Result<Json> args = ParseBody(body);
+      const std::string name = op.empty() ? slug_of(req) : op;
+      if (args.ok() && with_slug) {
+        if (!args->is_object()) {
+          args = Status::InvalidArgument("the body must be " + shape);
+        } else {
+          (*args)["slug"] = slug_of(req);
+        }
+      }
+      Operation(req, res, name, args);
+    };
+  };
+  auto no_body = [this](std::string op, auto make_args) {
+    return [this, op, make_args](const httplib::Request& req, httplib::Response& res) {
+      Operation(req, res, op, make_args(req));
+    };
+  };
+  auto slug_args = [slug_of](const httplib::Request& r) -> Result<Json> { return Json{{"slug", slug_of(r)}}; };
+  auto empty_args = [](const httplib::Request&) -> Result<Json> { return Json::object(); };
+
   http_.Get("/healthz", [](const httplib::Request&, httplib::Response& res) { SendJson(res, 200, {{"status", "ok"}}); });
   http_.Get("/v1/openapi.json", [](const httplib::Request&, httplib::Response& res) { SendJson(res, 200, OpenApi()); });
-  http_.Post("/v1/search", [this](const httplib::Request& req, httplib::Response& res) { Operation(req, res, "search", BodyJson); });
-  http_.Post("/v1/context", [this](const httplib::Request& req, httplib::Response& res) { Operation(req, res, "context", BodyJson); });
-  http_.Get("/v1/status", [this](const httplib::Request& req, httplib::Response& res) { Operation(req, res, "status", BodyJson); });
-  http_.Get("/v1/pages", [this](const httplib::Request& req, httplib::Response& res) {
-    Operation(req, res, "list_pages", [](const httplib::Request& r) -> Result<Json> {
-      Json a = Json::object();
-      for (const char* key : {"type", "tag"}) {
-        if (r.has_param(key)) a[key] = r.get_param_value(key);
-      }
-      if (r.has_param("limit")) {
-        const std::string v = r.get_param_value("limit");
-        char* end = nullptr;
-        const long long n = std::strtoll(v.c_str(), &end, 10);
-        if (v.empty() || *end != '\0') return Status::InvalidArgument("query parameter 'limit' must be an integer");
-        a["limit"] = n;
-      }
-      return a;
-    });
-  });
-  http_.Get(R"(/v1/pages/(.+))", [this, slug_of](const httplib::Request& req, httplib::Response& res) {
-    Operation(req, res, "get_page", [&](const httplib::Request& r) -> Result<Json> { return Json{{"slug", slug_of(r)}}; });
-  });
-  http_.Put(R"(/v1/pages/(.+))", [this, slug_of](const httplib::Request& req, httplib::Response& res) {
-    Operation(req, res, "put_page", [&](const httplib::Request& r) -> Result<Json> {
-      ENGRAM_ASSIGN_OR_RETURN(Json body, BodyJson(r));
-      if (!body.is_object()) return Status::InvalidArgument("the body must be {\"content\": \"...\"}");
-      body["slug"] = slug_of(r);
-      return body;
-    });
-  });
-  http_.Delete(R"(/v1/pages/(.+))", [this, slug_of](const httplib::Request& req, httplib::Response& res) {
-    Operation(req, res, "delete_page", [&](const httplib::Request& r) -> Result<Json> { return Json{{"slug", slug_of(r)}}; });
-  });
+  http_.Post("/v1/search", body_route("search", false, ""));
+  http_.Post("/v1/context", body_route("context", false, ""));
+  http_.Get("/v1/status", no_body("status", empty_args));
+  http_.Get("/v1/pages", no_body("list_pages", [](const httplib::Request& r) -> Result<Json> {
+              Json a = Json::object();
+              for (const char* key : {"type", "tag"}) {
+                if (r.has_param(key)) a[key] = r.get_param_value(key);
+              }
+              if (r.has_param("limit")) {
+                const std::string v = r.get_param_value("limit");
+                char* end = nullptr;
+                const long long n = std::strtoll(v.c_str(), &end, 10);
+                if (v.empty() || *end != '\0') return Status::InvalidArgument("query parameter 'limit' must be an integer");
+                a["limit"] = n;
+              }
+              return a;
+            }));
+  http_.Get(R"(/v1/pages/(.+))", no_body("get_page", slug_args));
+  http_.Put(R"(/v1/pages/(.+))", body_route("put_page", true, "{\"content\": \"...\"}"));
+  http_.Delete(R"(/v1/pages/(.+))", no_body("delete_page", slug_args));
   // GET reads, POST adds: /v1/backlinks|timeline|tags/{slug}.
   const std::vector<std::tuple<std::string, std::string, std::string>> page_parts = {
       {"backlinks", "get_backlinks", ""}, {"timeline", "get_timeline", "add_timeline_entry"}, {"tags", "get_tags", "add_tag"}};
   for (const auto& [part, get_op, post_op] : page_parts) {
     const std::string pattern = "/v1/" + part + "/(.+)";
-    http_.Get(pattern, [this, slug_of, op = get_op](const httplib::Request& req, httplib::Response& res) {
-      Operation(req, res, op, [&](const httplib::Request& r) -> Result<Json> { return Json{{"slug", slug_of(r)}}; });
-    });
-    if (post_op.empty()) continue;
-    http_.Post(pattern, [this, slug_of, op = post_op](const httplib::Request& req, httplib::Response& res) {
-      Operation(req, res, op, [&](const httplib::Request& r) -> Result<Json> {
-        ENGRAM_ASSIGN_OR_RETURN(Json body, BodyJson(r));
-        if (!body.is_object()) return Status::InvalidArgument("the body must be a JSON object");
-        body["slug"] = slug_of(r);
-        return body;
-      });
-    });
+    http_.Get(pattern, no_body(get_op, slug_args));
+    if (!post_op.empty()) http_.Post(pattern, body_route(post_op, true, "a JSON object"));
   }
-  http_.Post("/v1/links", [this](const httplib::Request& req, httplib::Response& res) { Operation(req, res, "add_link", BodyJson); });
-  http_.Post(R"(/v1/call/([a-z_]+))", [this, slug_of](const httplib::Request& req, httplib::Response& res) {
-    Operation(req, res, slug_of(req), BodyJson);
+  http_.Post("/v1/links", body_route("add_link", false, ""));
+  http_.Post(R"(/v1/call/([a-z_]+))", body_route("", false, ""));
+  http_.Post("/mcp", [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
+    Mcp(req, res, reader);
   });
-  http_.Post("/mcp", [this](const httplib::Request& req, httplib::Response& res) { Mcp(req, res); });
   http_.Get("/mcp", [](const httplib::Request&, httplib::Response& res) {
     res.set_header("Allow", "POST, DELETE");
     SendJson(res, 405, ops::ErrorJson(Status::InvalidArgument("this server does not offer a server-to-client stream")));
   });
   http_.Delete("/mcp", [this](const httplib::Request& req, httplib::Response& res) {
-    std::optional<OperationContext> ctx = Admit(req, res, "mcp-http");
-    if (!ctx) return;
+    if (!t_ctx) return SendError(res, Status::Internal("request was not admitted"));
     std::lock_guard<std::mutex> lock(sessions_mu_);
     auto it = sessions_.find(req.get_header_value("Mcp-Session-Id"));
-    if (it == sessions_.end() || it->second->owner != ctx->caller) return SendError(res, Status::NotFound("no such MCP session"));
+    if (it == sessions_.end() || it->second->owner != t_ctx->caller) return SendError(res, Status::NotFound("no such MCP session"));
     sessions_.erase(it);
     res.status = 204;
   });
@@ -398,22 +517,16 @@ Status Server::Run(std::atomic<bool>& stop, const std::function<void(int)>& on_l
                                       " without a token: create one with `engram token create --scope read`, "
                                       "or bind to 127.0.0.1");
   }
-  const size_t threads = static_cast<size_t>(std::max(1, options_.threads));
-  http_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  (void)auth_.Check("");  // reads the token file now: a server started with tokens stays in token mode
   http_.set_payload_max_length(options_.max_body_bytes);
   const auto timeout = std::chrono::milliseconds(options_.timeout_ms);
   http_.set_read_timeout(timeout);
   http_.set_write_timeout(timeout);
-  http_.set_keep_alive_timeout(5);
-  http_.set_keep_alive_max_count(1000);  // requests per connection before it is closed
   http_.set_tcp_nodelay(true);  // headers and body go out in two writes: without it, delayed ACKs add 40 ms
-  http_.set_pre_routing_handler([](const httplib::Request&, httplib::Response&) {
-    t_start = Clock::now();
-    t_caller.clear();
-    return httplib::Server::HandlerResponse::Unhandled;
-  });
+  http_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) { return Guard(req, res); });
   http_.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;  // a handler's own JSON error
+    if (res.status == 413 || res.status == 400) CloseAfter(res);  // a body may be left unread
     Status st = res.status == 413   ? Status::ResourceExhausted("request body over the size limit")
                 : res.status == 404 ? Status::NotFound("no route " + req.method + " " + req.path)
                 : res.status == 405 ? Status::InvalidArgument("method not allowed")

@@ -3,6 +3,10 @@
 # MCP over stdio (raw JSON-RPC, then the official TypeScript SDK client),
 # `engram serve` (HTTP API, auth with tokens and scopes, limits, errors, MCP
 # over Streamable HTTP with the SDK), and readers answering while a sync writes.
+# Security (issue 12): deep JSON nesting never kills a server; no cross-site
+# writes or DNS rebinding (Host, Origin, JSON content type); revoking the last
+# token locks a running server; slow clients and session floods cannot starve
+# others. Every loop is bounded in count and time.
 source "$(dirname "$0")/lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 B="$WORK/brain"
@@ -62,6 +66,17 @@ assert by[6]["error"]["code"] == -32602 and "bogus" in by[6]["error"]["message"]
 assert by[7]["result"] == {}
 PY
 expect_contains "$(cat "$WORK/mcp.err")" "MCP server on stdio" "mcp logs go to stderr"
+# 400 KB of nested arguments: an error answer, and the server lives on to answer the next line.
+python3 -c 'import sys; n = 200000; sys.stdout.write("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"search\",\"arguments\":" + "[" * n + "]" * n + "}}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n")' > "$WORK/deep.jsonl"
+DEEP=$(run mcp < "$WORK/deep.jsonl" 2>/dev/null)
+CHECKS=$((CHECKS + 1))
+python3 - "$DEEP" <<'PY' || fail "MCP stdio survives 400 KB of nested arguments: $DEEP"
+import json, sys
+msgs = [json.loads(l) for l in sys.argv[1].split("\n") if l]
+assert len(msgs) == 2, msgs
+assert msgs[0]["error"]["code"] == -32600 and "deeper than" in msgs[0]["error"]["message"], msgs[0]
+assert msgs[1] == {"jsonrpc": "2.0", "id": 2, "result": {}}, msgs[1]
+PY
 
 # --- the official TypeScript SDK client ---
 NPM_DIR=${ENGRAM_NPM_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/engram-e2e-npm}
@@ -106,6 +121,30 @@ try:
         print(r.status); print(r.read().decode())
 except urllib.error.HTTPError as e:
     print(e.code); print(e.read().decode())
+PY
+)
+  STATUS=$(head -1 <<<"$out")
+  BODY=$(tail -n +2 <<<"$out")
+}
+# req METHOD PATH BODY [Header: value]... -> $STATUS, $BODY, exactly the
+# headers given (plus Host and Content-Length unless given). BODY @FILE
+# sends the file.
+req() {
+  local out
+  out=$(python3 - "$@" <<'PY'
+import http.client, os, sys
+method, path, body = sys.argv[1], sys.argv[2], sys.argv[3]
+body = open(body[1:], "rb").read() if body.startswith("@") else body.encode()
+headers = dict(h.split(": ", 1) for h in sys.argv[4:])
+conn = http.client.HTTPConnection("127.0.0.1", int(os.environ["PORT"]), timeout=30)
+conn.putrequest(method, path, skip_host="Host" in headers, skip_accept_encoding=True)
+for k, v in headers.items():
+    conn.putheader(k, v)
+if body or method in ("POST", "PUT"):
+    conn.putheader("Content-Length", str(len(body)))
+conn.endheaders(body)
+r = conn.getresponse()
+print(r.status); print(r.read().decode())
 PY
 )
   STATUS=$(head -1 <<<"$out")
@@ -161,6 +200,49 @@ http POST /v1/search '{}'; expect_status 400 "missing field"
 http GET /v1/nowhere; expect_status 404 "unknown route"
 expect_json "$BODY" 'd["error"]["code"]' NotFound
 http GET /mcp; expect_status 405 "no server stream"
+# Deep nesting (item 2): refused before parsing; the server lives on.
+python3 -c 'import sys; n = 200000; sys.stdout.write("{\"query\":" + "[" * n + "]" * n + "}")' > "$WORK/deep.json"
+req POST /v1/search @"$WORK/deep.json" "Content-Type: application/json"; expect_status 400 "400 KB of nested arrays"
+expect_contains "$BODY" "deeper than" "nesting error names the limit"
+head -n 1 "$WORK/deep.jsonl" | tr -d '\n' > "$WORK/deep-rpc.json"
+req POST /mcp @"$WORK/deep-rpc.json" "Content-Type: application/json"; expect_status 400 "MCP over HTTP with nested arguments"
+expect_json "$BODY" 'd["error"]["code"]' -32600
+http GET /healthz; expect_status 200 "alive after deep nesting"
+# Cross-site requests and DNS rebinding (item 4). A web page can POST
+# text/plain or a form anywhere; it must change nothing.
+http PUT /v1/pages/notes/csrf '{"content": "# CSRF target\n"}'; expect_status 200 "csrf target page"
+req POST /v1/call/delete_page '{"slug": "notes/csrf"}' "Content-Type: text/plain"; expect_status 415 "text/plain POST"
+req POST /v1/call/delete_page '{"slug": "notes/csrf"}'; expect_status 415 "POST without a content type"
+req PUT /v1/pages/notes/csrf 'content=x' "Content-Type: application/x-www-form-urlencoded"; expect_status 415 "form PUT"
+req POST /v1/tags/notes/csrf '--b--' "Content-Type: multipart/form-data; boundary=b"; expect_status 415 "multipart POST"
+http GET /v1/pages/notes/csrf; expect_status 200 "page survives cross-site requests"
+expect_json "$BODY" 'd["title"]' "CSRF target"
+req POST /v1/search '{"query": "zhang"}' "Content-Type: application/json; charset=utf-8"; expect_status 200 "json with charset"
+req GET /healthz '' "Host: evil.example:$PORT"; expect_status 403 "rebinding Host"
+expect_contains "$BODY" "allowed_hosts" "Host error names the setting"
+req POST /v1/call/delete_page '{"slug": "notes/csrf"}' "Host: evil.example" "Content-Type: application/json"
+expect_status 403 "rebinding Host cannot write"
+for h in "localhost:$PORT" "127.0.0.1:$PORT" "[::1]:$PORT" "LOCALHOST"; do
+  req GET /v1/status '' "Host: $h"; expect_status 200 "loopback Host $h"
+done
+req POST /mcp '{"jsonrpc":"2.0","id":1,"method":"ping"}' "Origin: http://localhost.evil.example" "Content-Type: application/json"
+expect_status 403 "Origin prefix trick"
+req POST /mcp '{"jsonrpc":"2.0","id":1,"method":"ping"}' "Origin: http://127.0.0.1.evil.example:$PORT" "Content-Type: application/json"
+expect_status 403 "Origin prefix trick with an address"
+req POST /v1/search '{"query": "zhang"}' "Origin: https://evil.example" "Content-Type: application/json"
+expect_status 403 "cross-site Origin on the API"
+req POST /v1/search '{"query": "zhang"}' "Origin: null" "Content-Type: application/json"; expect_status 403 "null Origin"
+req POST /v1/search '{"query": "zhang"}' "Origin: http://localhost:6274" "Content-Type: application/json"
+expect_status 200 "a local page (the MCP Inspector)"
+req POST /v1/search '{"query": "zhang"}' "Origin: http://127.0.0.1:$PORT" "Content-Type: application/json"
+expect_status 200 "same origin"
+# curl -d sends application/x-www-form-urlencoded; over 8 KB that used to be
+# a misleading 413 from the HTTP library (item 11). Now it is an accurate
+# 415 at any size, and the same body as JSON works.
+Q=$(head -c 9000 /dev/zero | tr '\0' q)
+req POST /v1/search "{\"query\": \"$Q\"}" "Content-Type: application/x-www-form-urlencoded"; expect_status 415 "9 KB form body"
+expect_contains "$BODY" "Content-Type: application/json" "the 415 says what to send"
+req POST /v1/search "{\"query\": \"$Q\"}" "Content-Type: application/json"; expect_status 200 "9 KB JSON body"
 stop_server
 grep -q '"path":"/v1/search"' "$WORK/serve1.log" || fail "access log line for /v1/search"
 CHECKS=$((CHECKS + 1))
@@ -205,7 +287,7 @@ import http.client, sys
 conn = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=10)
 statuses = []
 for _ in range(10):
-    conn.request("POST", "/v1/search", '{"query": "zhang"}', {"Authorization": "Bearer " + sys.argv[2]})
+    conn.request("POST", "/v1/search", '{"query": "zhang"}', {"Authorization": "Bearer " + sys.argv[2], "Content-Type": "application/json"})
     r = conn.getresponse()
     r.read()
     statuses.append((r.status, r.getheader("Retry-After")))
@@ -226,11 +308,11 @@ def healthz():
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as r:
         assert r.status == 200
 gone = socket.create_connection(("127.0.0.1", port))
-gone.sendall(b"POST /v1/search HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n{\"query\":")
+gone.sendall(b"POST /v1/search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500\r\n\r\n{\"query\":")
 gone.close()
 slow = socket.create_connection(("127.0.0.1", port))
-slow.sendall(b"POST /v1/search HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + token.encode() +
-             b"\r\nContent-Length: 500\r\n\r\n{\"query\":")
+slow.sendall(b"POST /v1/search HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + token.encode() +
+             b"\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"query\":")
 healthz()  # served while the slow one stalls
 slow.settimeout(10)
 t0 = time.time()
@@ -252,11 +334,12 @@ stop_server
 # --threads takes effect: with one worker, a stalled client delays everyone else.
 start_server "$WORK/serve7.log" --threads 1
 CHECKS=$((CHECKS + 1))
-python3 - "$PORT" <<'PY' || fail "--threads 1 serialises requests"
+python3 - "$PORT" "$WRITE_TOKEN" <<'PY' || fail "--threads 1 serialises requests"
 import socket, sys, time, urllib.request
-port = int(sys.argv[1])
+port, token = int(sys.argv[1]), sys.argv[2]
 slow = socket.create_connection(("127.0.0.1", port))
-slow.sendall(b"POST /v1/search HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n{")
+slow.sendall(b"POST /v1/search HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + token.encode() +
+             b"\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{")
 time.sleep(0.2)
 t0 = time.time()
 with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=10) as r:
@@ -266,6 +349,86 @@ assert waited > 0.5, f"healthz took {waited:.2f} s: the single worker was not bu
 PY
 stop_server
 sed -i 's/^timeout_ms = 1000$/timeout_ms = 30000/' "$B/.engram/config.toml"
+
+# Slow clients and floods (item 10). Ten connections that never finish
+# their headers hold no worker (two here): others are served at once, and
+# the stalled ones get 408 after header_timeout_ms. Connections per peer are
+# capped (503 at once). 1,001 MCP initialize calls by one caller close only
+# that caller's own sessions, never another caller's.
+sed -i -e 's/^header_timeout_ms = .*/header_timeout_ms = 1500/' -e 's/^max_connections_per_peer = .*/max_connections_per_peer = 12/' \
+  "$B/.engram/config.toml"
+expect_exit 0 -- run --json token create --scope write --name other
+OTHER_TOKEN=$(json_get "$OUT" 'd["token"]')
+start_server "$WORK/serve8.log" --threads 2 --rate-limit 0 --quiet
+CHECKS=$((CHECKS + 1))
+timeout 60 python3 - "$PORT" <<'PY' || fail "slow headers and connections per peer"
+import socket, sys, time, urllib.request
+port = int(sys.argv[1])
+def healthz(limit):
+    t0 = time.time()
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as r:
+        assert r.status == 200
+    took = time.time() - t0
+    assert took < limit, f"healthz took {took:.2f} s"
+slow = []
+for _ in range(10):
+    c = socket.create_connection(("127.0.0.1", port))
+    c.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # the head never ends
+    slow.append(c)
+time.sleep(0.3)
+healthz(1.0)
+c = slow[0]
+c.settimeout(6)
+t0, data = time.time(), b""
+while chunk := c.recv(4096):
+    data += chunk
+assert b" 408 " in data.split(b"\r\n")[0], data
+assert time.time() - t0 < 4, f"stalled head kept {time.time() - t0:.1f} s"
+for c in slow:
+    c.close()
+time.sleep(0.5)
+idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(12)]
+extra = socket.create_connection(("127.0.0.1", port))
+extra.settimeout(3)
+first = extra.recv(4096)
+assert first.startswith(b"HTTP/1.1 503"), first
+assert b"max_connections_per_peer" in first, first
+for c in idle:
+    c.close()
+time.sleep(0.5)
+healthz(1.0)
+PY
+CHECKS=$((CHECKS + 1))
+timeout 120 python3 - "$PORT" "$WRITE_TOKEN" "$OTHER_TOKEN" <<'PY' || fail "an MCP session flood evicts only the flooder's sessions"
+import http.client, json, sys
+port, a, b = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+def post(conn, token, body, sid=None):
+    h = {"Authorization": "Bearer " + token, "Content-Type": "application/json"}
+    if sid:
+        h["Mcp-Session-Id"] = sid
+    conn.request("POST", "/mcp", json.dumps(body), h)
+    r = conn.getresponse()
+    data = r.read()
+    return r.status, r.getheader("Mcp-Session-Id"), data
+init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+cb = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+status, b_sid, _ = post(cb, b, init)
+assert status == 200 and b_sid, status
+ca = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+a_first = None
+for _ in range(1001):
+    status, sid, data = post(ca, a, init)
+    assert status == 200, (status, data)
+    a_first = a_first or sid
+status, _, data = post(cb, b, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, b_sid)
+assert status == 200 and b"search" in data, (status, data[:200])
+status, _, data = post(ca, a, {"jsonrpc": "2.0", "id": 2, "method": "ping"}, a_first)
+assert status == 404, (status, data[:200])  # the flooder's own oldest session went first
+PY
+stop_server
+sed -i -e 's/^header_timeout_ms = .*/header_timeout_ms = 10000/' -e 's/^max_connections_per_peer = .*/max_connections_per_peer = 64/' \
+  "$B/.engram/config.toml"
 
 # Readers keep answering while syncs write: ten concurrent clients (joining
 # one by one, so the server opens more connections mid-write) search while
@@ -284,7 +447,7 @@ def client(n):
         body = json.dumps({"query": ["robots warehouse", "bulk words", "zhang san", "hybrid search"][i % 4], "limit": 5})
         i += 1
         try:
-            conn.request("POST", "/v1/search", body, {"Authorization": "Bearer " + token})
+            conn.request("POST", "/v1/search", body, {"Authorization": "Bearer " + token, "Content-Type": "application/json"})
             r = conn.getresponse()
             data = r.read()
             status = r.status
@@ -324,4 +487,31 @@ expect_json "$LOAD" 'd["counts"]["200"] > 50' True
 CHECKS=$((CHECKS + 1))
 [[ $BAD -eq 0 ]] || fail "$BAD syncs or writes failed while readers read"
 stop_server
+
+# Revoking the last token locks a running server, never opens it (item 5):
+# one on loopback and one on 0.0.0.0 (where open would mean open to the
+# network). Only a restart without tokens serves unauthenticated callers.
+start_server "$WORK/serve9.log"
+LOOP_PORT=$PORT LOOP_PID=$SERVER_PID
+start_server "$WORK/serve10.log" --host 0.0.0.0
+ANY_PORT=$PORT ANY_PID=$SERVER_PID
+expect_exit 0 -- run --json token list
+for id in $(json_get "$OUT" '" ".join(t["id"] for t in d["tokens"])'); do
+  expect_exit 0 -- run token revoke "$id"
+done
+PORT=$LOOP_PORT
+http GET /v1/status; expect_status 401 "loopback server after the last revocation"
+expect_contains "$BODY" "restarted" "the 401 says how to reopen"
+http PUT /v1/pages/notes/after-revoke '{"content": "# x\n"}'; expect_status 401 "no write after the last revocation"
+PORT=$ANY_PORT
+http GET /v1/status; expect_status 401 "0.0.0.0 server after the last revocation"
+http POST /v1/search '{"query": "zhang"}' "$WRITE_TOKEN"; expect_status 401 "revoked token on 0.0.0.0"
+SERVER_PID=$ANY_PID; stop_server
+SERVER_PID=$LOOP_PID; stop_server
+[[ ! -e "$B/notes/after-revoke.md" ]] || fail "a page was written after the last revocation"
+CHECKS=$((CHECKS + 1))
+start_server "$WORK/serve11.log"
+http GET /v1/status; expect_status 200 "restarted without tokens: loopback, open"
+stop_server
+expect_exit 1 -- run serve --host 0.0.0.0 --port 0
 finish
