@@ -40,7 +40,19 @@ struct SearchOptions {
   // Keyword ranking deepens its arms until the top `limit` is provably
   // exact; hybrid's keyword arm, one list of several, takes the first pass.
   bool exact_keyword = true;
+  // Wall-clock budget of one query in milliseconds (0: none). Past it the
+  // ranking found so far is returned with a note instead of deepening
+  // further, so no query holds a worker for long.
+  int time_budget_ms = 2000;
 };
+
+// Limits on one keyword query, checked before any list is scored: more
+// phrases or exclusions are refused with InvalidArgument naming the limit;
+// of more than kMaxQueryTerms distinct terms found in the index, only the
+// strongest (rarest) kMaxQueryTerms are scored, required ones always.
+constexpr size_t kMaxQueryTerms = 256;
+constexpr size_t kMaxQueryPhrases = 16;  // distinct quoted phrases, required or excluded
+constexpr size_t kMaxExcludedGroups = 16;
 
 // Why a result ranked where it did (--explain).
 struct SearchExplain {

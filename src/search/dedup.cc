@@ -86,7 +86,14 @@ std::vector<DedupCandidate> Dedup(std::vector<DedupCandidate> candidates, size_t
     shown.push_back(kept[i]);
   }
   // Layer 5: a page shown with timeline chunks only gets its best
-  // compiled-truth candidate in place of its weakest chunk.
+  // compiled-truth candidate in place of its weakest chunk — never in place
+  // of the answer's best chunk, which is what the query asked for (with one
+  // result, that is the only one).
+  int64_t best_shown = 0;
+  double best_score = -1;
+  for (const auto& c : shown) {
+    if (c.score > best_score) best_score = c.score, best_shown = c.chunk_id;
+  }
   for (auto& [page, n] : per_page) {
     if (n == 0) continue;
     const bool has_truth = std::any_of(shown.begin(), shown.end(),
@@ -99,6 +106,7 @@ std::vector<DedupCandidate> Dedup(std::vector<DedupCandidate> candidates, size_t
     for (size_t i = 0; i < shown.size(); ++i) {
       if (shown[i].page_id == page) weakest = i;  // shown is best first: the last is the weakest
     }
+    if (shown[weakest].chunk_id == best_shown) continue;
     shown[weakest] = *best;
   }
   std::stable_sort(shown.begin(), shown.end(), ByScore);

@@ -7,7 +7,8 @@
 //      only when no other type is left to fill them);
 //   4. at most 2 chunks per page;
 //   5. every page shown keeps its best compiled-truth chunk, when it has one
-//      among the candidates (it replaces the page's weakest chunk shown).
+//      among the candidates (it replaces the page's weakest chunk shown,
+//      never the answer's best one).
 #pragma once
 
 #include <cstdint>

@@ -52,27 +52,52 @@ std::vector<text::Token> MatchingTokens(const std::vector<text::Token>& tokens) 
   return out;
 }
 
-// True when text contains the phrase: every phrase token at the same offset
-// from some start position.
-bool ContainsPhrase(std::string_view text, const std::vector<text::Token>& phrase) {
-  if (phrase.empty()) return true;
-  std::vector<text::Token> tokens;
-  text::Analyze(text, &tokens);
-  std::multimap<std::string, uint32_t> where;
-  for (const auto& t : tokens) where.emplace(t.term, t.position);
-  const uint32_t base = phrase.front().position;
-  auto range = where.equal_range(phrase.front().term);
-  for (auto it = range.first; it != range.second; ++it) {
-    uint32_t start = it->second;
-    bool all = true;
-    for (size_t k = 1; k < phrase.size() && all; ++k) {
-      uint32_t want = start + (phrase[k].position - base);
-      auto r = where.equal_range(phrase[k].term);
-      all = std::any_of(r.first, r.second, [&](const auto& p) { return p.second == want; });
-    }
-    if (all) return true;
+// A text analysed once, so that several phrases are checked against it
+// without analysing it again for each.
+class PhraseIndex {
+ public:
+  explicit PhraseIndex(std::string_view text) {
+    std::vector<text::Token> tokens;
+    text::Analyze(text, &tokens);
+    for (const auto& t : tokens) where_.emplace(t.term, t.position);
   }
-  return false;
+  // True when every phrase token appears at the same offset from some start.
+  bool Contains(const std::vector<text::Token>& phrase) const {
+    if (phrase.empty()) return true;
+    const uint32_t base = phrase.front().position;
+    auto range = where_.equal_range(phrase.front().term);
+    for (auto it = range.first; it != range.second; ++it) {
+      const uint32_t start = it->second;
+      bool all = true;
+      for (size_t k = 1; k < phrase.size() && all; ++k) {
+        const uint32_t want = start + (phrase[k].position - base);
+        auto r = where_.equal_range(phrase[k].term);
+        all = std::any_of(r.first, r.second, [&](const auto& p) { return p.second == want; });
+      }
+      if (all) return true;
+    }
+    return false;
+  }
+
+ private:
+  std::multimap<std::string, uint32_t> where_;
+};
+
+bool SamePhrase(const std::vector<text::Token>& a, const std::vector<text::Token>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].term != b[i].term || a[i].position - a[0].position != b[i].position - b[0].position) return false;
+  }
+  return true;
+}
+
+// Adds phrase unless an equal one is there: a query repeating one phrase
+// costs what the phrase once costs.
+void AddPhrase(std::vector<std::vector<text::Token>>* phrases, std::vector<text::Token> phrase) {
+  for (const auto& p : *phrases) {
+    if (SamePhrase(p, phrase)) return;
+  }
+  phrases->push_back(std::move(phrase));
 }
 
 struct PageScore {
@@ -138,8 +163,9 @@ Result<FusedArms> FuseArms(Engine& engine, const QueryPlan& plan, size_t depth) 
     for (const auto& h : chunk_hits) {
       auto it = by_id.find(h.chunk_id);
       if (it == by_id.end()) continue;
+      const PhraseIndex text(it->second->text);
       bool ok = std::all_of(plan.phrases->begin(), plan.phrases->end(),
-                            [&](const auto& p) { return ContainsPhrase(it->second->text, p); });
+                            [&](const auto& p) { return text.Contains(p); });
       if (ok) kept.push_back(h);
     }
     chunk_hits = std::move(kept);
@@ -209,8 +235,9 @@ Result<FusedArms> FuseArms(Engine& engine, const QueryPlan& plan, size_t depth) 
     if (!plan.excluded_phrases->empty()) {
       ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, engine.GetPageChunks(id));
       bool excluded = std::any_of(chunks.begin(), chunks.end(), [&](const ChunkRecord& c) {
+        const PhraseIndex text(c.text);
         return std::any_of(plan.excluded_phrases->begin(), plan.excluded_phrases->end(),
-                           [&](const auto& phrase) { return ContainsPhrase(c.text, phrase); });
+                           [&](const auto& phrase) { return text.Contains(phrase); });
       });
       if (excluded) continue;
     }
@@ -255,14 +282,14 @@ Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, con
           explain_terms.push_back(req ? "+" + t.term : t.term);
           kq.terms.push_back({t.term, 1.0f, req});
         }
-        if (c.phrase && must.size() > 1) phrases.push_back(std::move(must));
+        if (c.phrase && must.size() > 1) AddPhrase(&phrases, std::move(must));
         break;
       }
       case QueryClause::Kind::kExcluded: {
         std::vector<text::Token> must = MatchingTokens(tokens);
         for (auto& t : must) explain_terms.push_back("-" + t.term);
         if (c.phrase && must.size() > 1) {
-          excluded_phrases.push_back(std::move(must));  // word order is checked on the results
+          AddPhrase(&excluded_phrases, std::move(must));  // word order is checked on the results
         } else {
           std::vector<std::string> group;
           for (auto& t : must) group.push_back(t.term);
@@ -271,6 +298,15 @@ Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, con
         break;
       }
     }
+  }
+  // Bounded cost: limits checked before any list is read.
+  if (phrases.size() + excluded_phrases.size() > kMaxQueryPhrases) {
+    return Status::InvalidArgument("query has " + std::to_string(phrases.size() + excluded_phrases.size()) +
+                                   " distinct quoted phrases; at most " + std::to_string(kMaxQueryPhrases));
+  }
+  if (kq.excluded_groups.size() > kMaxExcludedGroups) {
+    return Status::InvalidArgument("query excludes " + std::to_string(kq.excluded_groups.size()) +
+                                   " words or groups; at most " + std::to_string(kMaxExcludedGroups));
   }
   if (kq.terms.empty()) {
     return Status::InvalidArgument(query.find_first_not_of(" \t\r\n") == std::string_view::npos
@@ -283,11 +319,17 @@ Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, con
   // Shallow arms first; deeper only when pages neither arm reached could
   // still outrank the limit-th result.
   std::vector<PageScore> ranked;
+  const auto deadline = start + std::chrono::milliseconds(options.time_budget_ms);
   for (size_t depth = limit * 3 + 10;; depth *= 4) {
     ENGRAM_ASSIGN_OR_RETURN(FusedArms fused, FuseArms(engine, plan, depth));
     ranked = std::move(fused.ranked);
     bool exact = !fused.truncated || (ranked.size() >= limit && ranked[limit - 1].score >= fused.unseen_bound);
     if (exact || depth >= kMaxArmDepth || !options.exact_keyword) break;
+    if (options.time_budget_ms > 0 && Clock::now() >= deadline) {
+      response.notes.push_back("time budget of " + std::to_string(options.time_budget_ms) +
+                               " ms reached: the ranking may miss pages a deeper search would find");
+      break;
+    }
   }
 
   // A query that is exactly a page's title or alias ("Zhang San", "RRF"), or

@@ -189,6 +189,22 @@ TEST(Dedup, FiveLayersByHand) {
   EXPECT_EQ(ids, (std::vector<int64_t>{1, 2, 5, 6}));
 }
 
+// Regression: with one result (search -n 1, context --limit 1) layer 5
+// replaced the best-matching chunk with the page's compiled truth.
+TEST(Dedup, TheBestChunkIsNeverSwappedForCompiledTruth) {
+  std::vector<DedupCandidate> in = {
+      C(5, 2, "person", false, "joined acme as cto in march", 0.9),
+      C(6, 2, "person", true, "li wei is an engineer", 0.2),
+  };
+  auto one = Dedup(in, 1);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].chunk_id, 5);
+  auto two = Dedup(in, 2);
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[0].chunk_id, 5);
+  EXPECT_EQ(two[1].chunk_id, 6);
+}
+
 TEST(Dedup, TypeCapGivesWayWhenNothingElseIsLeft) {
   std::vector<DedupCandidate> in;
   for (int i = 0; i < 6; ++i) in.push_back(C(i + 1, i + 1, "concept", true, std::to_string(i).c_str(), 1.0 - i * 0.1));

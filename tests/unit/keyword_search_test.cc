@@ -164,3 +164,44 @@ TEST_F(KeywordSearchTest, SameQuerySameOrder) {
 
 }  // namespace
 }  // namespace engram::search
+
+namespace engram::search {
+namespace {
+
+// Regression (red team): a 10 KB query of one quoted phrase repeated cost
+// seconds of CPU; repeats are now merged, and the query's size is bounded
+// before any list is read.
+TEST(KeywordQueryLimits, RepeatedPhrasesCostOnePhraseAndLimitsAreNamed) {
+  testing::TempDir dir;
+  EngineOptions o;
+  o.create_if_missing = true;
+  auto engine = std::move(Engine::OpenSqlite(dir.path() / "engram.db", o)).value();
+  for (int i = 0; i < 50; ++i) {
+    auto w = sync::PreparePage("p" + std::to_string(i) + ".md",
+                               "the quick brown fox jumps over the lazy dog number " + std::to_string(i) + "\n", {});
+    ASSERT_TRUE(w.ok());
+    ASSERT_TRUE(engine->PutPage(*w).ok());
+  }
+  std::string repeated;
+  while (repeated.size() < 10000) repeated += "\"quick brown fox\" ";
+  auto once = KeywordSearch(*engine, "\"quick brown fox\"", {});
+  auto many = KeywordSearch(*engine, repeated, {});
+  ASSERT_TRUE(once.ok() && many.ok()) << many.status().ToString();
+  ASSERT_EQ(once->results.size(), many->results.size());
+  for (size_t i = 0; i < once->results.size(); ++i) EXPECT_EQ(once->results[i].slug, many->results[i].slug);
+
+  std::string phrases;
+  for (size_t i = 0; i <= kMaxQueryPhrases; ++i) phrases += "\"fox w" + std::to_string(i) + "\" ";
+  auto refused = KeywordSearch(*engine, phrases, {});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("phrases"), std::string::npos) << refused.status().message();
+
+  std::string exclusions = "fox";
+  for (size_t i = 0; i <= kMaxExcludedGroups; ++i) exclusions += " -x" + std::to_string(i);
+  EXPECT_EQ(KeywordSearch(*engine, exclusions, {}).status().code(), StatusCode::kInvalidArgument);
+
+}
+
+}  // namespace
+}  // namespace engram::search

@@ -105,15 +105,13 @@ class SqliteEngine final : public Engine {
   Status AdjustStats(int64_t chunks, int64_t chunk_tokens, int64_t titles, int64_t title_tokens);
 
   Result<std::vector<KeywordHit>> Search(const KeywordQuery& query, bool titles);
-
-  // Posting-list changes not yet written: per term, postings to add and docs
   struct VectorLogState;
   Result<VectorLogState> ReadVectorLogState();
+
+  // Posting-list changes not yet written: per term, postings to add and docs
   // to remove, for the open transaction (a single page, or a whole batch).
   // Inside a batch each page is a savepoint: undo_ records the list sizes
   // before each change so a failed page can be taken back out.
-  struct TermDelta {
-    std::vector<Posting> adds;
   // A removal applies to the stored list and to the adds made before it,
   // never to later ones: rewriting a page removes its title posting and adds
   // it back under the same doc (the page id), and that add must survive.
@@ -121,6 +119,8 @@ class SqliteEngine final : public Engine {
     int64_t doc = 0;
     uint32_t adds_before = 0;  // adds.size() when the doc was removed
   };
+  struct TermDelta {
+    std::vector<Posting> adds;
     std::vector<Removal> removes;
   };
   // Indexed by term id (ids are dense); touched lists the ids with changes.

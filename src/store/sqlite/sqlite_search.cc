@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "engram/search.h"
 #include "store/sqlite/sqlite_engine.h"
 
 namespace engram::store::sqlite {
@@ -101,6 +102,15 @@ Result<SqliteEngine::PreparedQuery> SqliteEngine::PrepareQuery(const KeywordQuer
   std::sort(pq.terms.begin(), pq.terms.end(), [](const PreparedQuery::Term& x, const PreparedQuery::Term& y) {
     return x.ub != y.ub ? x.ub > y.ub : x.term < y.term;
   });
+  // Bounded cost: past kMaxQueryTerms, the weakest optional terms go.
+  if (pq.terms.size() > kMaxQueryTerms) {
+    std::vector<PreparedQuery::Term> kept;
+    size_t optional = 0;
+    for (auto& t : pq.terms) {
+      if (t.bit != 0 || optional++ < kMaxQueryTerms - required_count) kept.push_back(std::move(t));
+    }
+    pq.terms = std::move(kept);
+  }
   return pq;
 }
 
