@@ -293,7 +293,8 @@ lock_timeout_ms = 10000
 # address other than loopback needs at least one token (`engram token create`).
 host = "127.0.0.1"
 port = 8765
-# Worker threads; each open keep-alive connection holds one while it lasts.
+# Worker threads; one is held only while a request is read and answered
+# (idle keep-alive connections and unfinished request heads hold none).
 threads = 8
 max_body_bytes = 8388608
 # Requests per second per caller (token), in bursts of up to twice that; 0: none.
