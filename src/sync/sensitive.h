@@ -3,11 +3,24 @@
 // audit row (path, rule, time), never the content.
 //
 // Rules: path components (a folder named "secrets" anywhere in the path),
-// file-name keywords (English and Chinese, case-insensitive), and content
-// signatures: PEM private keys, sk-… / sk-or-… API keys, AWS AKIA keys,
-// GitHub and Slack tokens, JWTs, password/secret/token assignments, URLs
-// with embedded credentials, Chinese resident ID numbers (check digit
-// verified), Chinese mobile numbers, card numbers (Luhn-checked).
+// file-name keywords (English and Chinese, case-insensitive; a name about the
+// topic — "密码学", "password-policy" — is not a hit), and content signatures:
+// PEM/PuTTY private keys, sk-… / sk-or-… / sk_live_… / AIza… API keys, AWS
+// AKIA/ASIA key ids, GitHub and Slack tokens, JWTs, password/secret/token
+// assignments (=, :, =>, 是, 为, table cells, "is"; the value must look like a
+// secret), URLs with embedded credentials, Chinese resident ID numbers
+// (province, birth date and check digit verified), Chinese mobile numbers,
+// card numbers (issuer prefix and Luhn, plus a printed grouping or a card word
+// nearby).
+//
+// The rules see what the index sees: NFKC, full-width → ASCII, Traditional →
+// Simplified, zero-width characters and soft hyphens removed. They also read
+// context: digits inside URLs, link targets, embeds and file names are ids
+// and timestamps, and "token=" on an image URL is a CDN signature. The content
+// signatures run on the file's path too (a phone number in a file name is the
+// page's title). Measured on tests/fixtures/sensitive: see docs/PERFORMANCE.md.
+//
+// Thread safety: FindSensitive may be called from any number of threads.
 #pragma once
 
 #include <optional>

@@ -2,8 +2,18 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/utf8.h"
+
 namespace engram::sync {
 namespace {
+
+namespace fs = std::filesystem;
 
 std::string Hit(std::string_view path, std::string_view content) {
   auto r = FindSensitive(path, content, SensitiveRules::Defaults());
@@ -51,10 +61,10 @@ TEST(Sensitive, OrdinaryTextDoesNotTrip) {
       "The sk-learn library and task-tracker",               // no long token after sk-
       "Revenue grew 140% to 12345678901234 yuan",            // 14 digits but Luhn fails / not a card prefix
       "ID 110105194912310021 has a wrong check digit",
-      "Call 1234567 or 23812345678",                         // not a mobile number
+      "Call 1234567 or 23812345678",  // not a mobile number
       "ISBN 978-7-111-12345-6 and version 1.13812345678",
-      "Use https://example.com/a:b@c for docs",              // no credentials before the host
-      "card 4111 1111 1111 1112",                            // Luhn fails
+      "Use https://example.com/a:b@c for docs",  // no credentials before the host
+      "card 4111 1111 1111 1112",                // Luhn fails
       "-----BEGIN PUBLIC KEY-----",
       "张三的电话不公开。",
   };
@@ -68,6 +78,275 @@ TEST(Sensitive, AllowListAndDisabledRules) {
   EXPECT_TRUE(FindSensitive("notes/other.md", "手机 13812345678", r));
   r.disabled = {"cn_mobile"};
   EXPECT_FALSE(FindSensitive("notes/other.md", "手机 13812345678", r));
+  EXPECT_FALSE(FindSensitive("people/李四 13912345678.md", "hi", r)) << "a disabled rule is off for names too";
+}
+
+// Issue 12 item 8: the index folds text, so the rules must see folded text.
+TEST(Sensitive, RulesSeeTheTextTheIndexSees) {
+  // Full-width forms, as a Chinese input method types them.
+  EXPECT_EQ(Hit("notes/a.md", "手机：１３８１２３４５６７８"), "cn_mobile");
+  EXPECT_EQ(Hit("notes/a.md", "ＡＫＩＡＬ５Ｐ６Ａ６Ｑ２Ｓ６ＩＩＦＢＳ０"), "aws_access_key");
+  EXPECT_EQ(Hit("notes/a.md", "ｐａｓｓｗｏｒｄ＝ｈｕｎｔｅｒ２ｈｕｎｔｅｒ"), "secret_assignment");
+  // Zero-width spaces and soft hyphens inside the secret or the key word.
+  EXPECT_EQ(Hit("notes/a.md", "联系人 138\u200b1234\u200b5678"), "cn_mobile");
+  EXPECT_EQ(Hit("notes/a.md", "证件号码 31011519870512\u00ad2016"), "cn_resident_id");
+  EXPECT_EQ(Hit("notes/a.md", "pass\u200bword = Hunter2Hunter"), "secret_assignment");
+  EXPECT_EQ(Hit("notes/a.md", "ghp_gSlLiCUyqxzH\u00adbrs5F5kiWVHIR1U7qvnwswLP"), "github_token");
+  // Traditional Chinese folds to Simplified, in content and in names.
+  EXPECT_EQ(Hit("notes/a.md", "密碼：Taipei101!"), "secret_assignment");
+  EXPECT_EQ(Hit("notes/我的密碼.md", "hi"), "name:密码");
+  EXPECT_EQ(Hit("Accounts/ｐａｓｓｗｏｒｄｓ/bank.md", "hi"), "path:passwords");
+}
+
+TEST(Sensitive, CommonWrittenFormsAreCaught) {
+  const std::pair<const char*, const char*> hits[] = {
+      {"李雷 +86-137-1234-5678", "cn_mobile"},
+      {"mobile +86 138 1234 5678", "cn_mobile"},
+      {"电话：139-0123-4567", "cn_mobile"},
+      {"Call me at +8613912345678 after 6pm.", "cn_mobile"},
+      {"手机 13612345678 2024年加的微信", "cn_mobile"},  // a year after the number
+      {"房东身份证号码 3201 0219 8511 2204 19", "cn_resident_id"},
+      {"户主 330106.19780815.3627", "cn_resident_id"},
+      {"4367.4200.1234.5673 (the blue one)", "card_number"},
+      {"Amex 3782 822463 10005", "card_number"},
+      {"PGPASSWORD=Tr0ub4dor&3 psql -h db", "secret_assignment"},
+      {"'password' => 'S3cure!Pass',", "secret_assignment"},
+      {"家里 WiFi 密码是hx20190618，客人来了直接给。", "secret_assignment"},
+      {"初始密码为：Qwe@2024，首次登录后修改。", "secret_assignment"},
+      {"| 密码 | Rt#5566aa |", "secret_assignment"},
+      {"my Gmail password is Summer2024!", "secret_assignment"},
+      {"redis://:S3cretRedis@cache.internal:6379/0", "url_credentials"},
+  };
+  for (const auto& [text, rule] : hits) EXPECT_EQ(Hit("notes/a.md", text), rule) << text;
+}
+
+TEST(Sensitive, SecretsSplitAcrossLinesAreCaught) {
+  EXPECT_EQ(Hit("notes/a.md", "Password:\n  Gx7!mK29qa"), "secret_assignment");
+  EXPECT_EQ(Hit("notes/a.md", "服务器 root 密码：\nRoot@2024xyz"), "secret_assignment");
+  EXPECT_EQ(Hit("notes/a.md", "key:\nsk-proj-Y8qOtK2DLzwsXLwH\nAEkQICAt4xdRiItIzo54"), "api_key_sk");
+  EXPECT_EQ(Hit("notes/a.md", "AKIA8XAHSRJN\nTB1SQ74B"), "aws_access_key");
+  EXPECT_EQ(Hit("notes/a.md", "-----BEGIN RSA PRIVATE\nKEY-----"), "pem_private_key");
+  EXPECT_EQ(Hit("notes/a.md",
+                "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.\neyJ1aWQiOjQyLCJyb2xlIjoiYWRtaW4ifQ."
+                "\nk2m9qXr7sT5uW1yA4cE6gI8kM0oQ2sU4wY6"),
+            "jwt");
+  // A YAML key whose value is a nested mapping is not an assignment.
+  EXPECT_EQ(Hit("notes/a.md", "password:\n  type: string\n  minLength: 12"), "");
+}
+
+TEST(Sensitive, SecretsInFileAndFolderNamesAreCaught) {
+  EXPECT_EQ(Hit("people/李四 13912345678.md", "李四，前同事。"), "cn_mobile");
+  EXPECT_EQ(Hit("people/张三 210202197612300587.md", "同学"), "cn_resident_id");
+  EXPECT_EQ(Hit("aws/AKIA8XAHSRJNTB1SQ74B/readme.md", "sandbox"), "aws_access_key");
+  EXPECT_EQ(Hit("finance/招行 6225 8801 2345 6783.md", "账单"), "card_number");
+  EXPECT_EQ(Hit("daily/20250609035719.md", "hi"), "") << "a timestamp-named note";
+  EXPECT_EQ(Hit("zettel/202506090357 Caching.md", "hi"), "");
+}
+
+// Issue 13 item 1: the rules look at context.
+TEST(Sensitive, AttachmentNamesAndTimestampsAreNotCards) {
+  EXPECT_EQ(Hit("daily/a.md", "![[Pasted image 20250609035719.png]]"), "");
+  EXPECT_EQ(Hit("daily/a.md", "![image-20220115075019776](assets/image-20220115075019776.png)"), "");
+  EXPECT_EQ(Hit("daily/a.md", "<img src=\"assets/image-20220115080233125.png\" style=\"zoom:50%;\" />"), "");
+  EXPECT_EQ(Hit("daily/a.md", "mmexport1749441439776.jpg and 微信图片_20250609035719.jpg"), "");
+  // A Luhn-valid Visa-prefixed 16-digit run with no grouping and no card word
+  // is a post id, not a card; with a card word, or grouped, it is a card.
+  EXPECT_EQ(Hit("daily/a.md", "weibo mid 4111111111111111"), "");
+  EXPECT_EQ(Hit("daily/a.md", "Visa 4111111111111111"), "card_number");
+  EXPECT_EQ(Hit("daily/a.md", "储蓄卡：6225880123456783"), "card_number");
+  EXPECT_EQ(Hit("daily/a.md", "4111 1111 1111 1111"), "card_number");
+  // Part of a longer row of groups, or a progression of numbers: not a card.
+  EXPECT_EQ(Hit("daily/a.md", "00000000: 4111 1111 1111 1111 2000 1000 0800 01c1"), "");
+  EXPECT_EQ(Hit("daily/a.md", "ports 3000 3001 3002 3003"), "");
+  // Digits inside a URL are ids.
+  EXPECT_EQ(Hit("daily/a.md", "https://item.jd.com/100012043978.html https://weibo.com/1/13812345678"), "");
+}
+
+TEST(Sensitive, CredentialsInUrlsDependOnTheLink) {
+  // A CDN's token/sig on an image is not an account secret.
+  EXPECT_EQ(Hit("a.md", "![](https://cdn.example.net/img/flow.png?token=5f2a9c&sig=3f8a9c1d7e2b4a6f)"), "");
+  EXPECT_EQ(Hit("a.md", "![hero](https://img.example.com/h.jpg?token=a8f3b2c19d7e4f60b5a1c3d8e9f7a2b4c6d1e0f9)"), "");
+  EXPECT_EQ(Hit("a.md", "<img src=\"https://x.example.com/a/b~tplv.image?token=8f14e45fceea167a5a36dedd4bea2543\" />"),
+            "");
+  // The key id of a pre-signed S3 URL is not a leaked key.
+  EXPECT_EQ(
+      Hit("a.md", "https://s3.amazonaws.com/b/x.pdf?X-Amz-Credential=AKIAT73L2G45EIPT3X45%2F20220115%2Fus-west-2"), "");
+  // A short token on an article link is a session marker.
+  EXPECT_EQ(Hit("a.md", "https://mp.weixin.qq.com/s?__biz=MzA3&mid=2649812345&token=1234567890&lang=zh_CN"), "");
+  // A long random credential parameter on a non-image link is a secret.
+  EXPECT_EQ(Hit("a.md", "https://api.example.com/v2/orders?format=csv&access_token=9bX4kLm2Qp7RzT5vW8yN3cF6"),
+            "secret_assignment");
+  // user:password@host is a credential wherever it is; documentation placeholders are not.
+  EXPECT_EQ(Hit("a.md", "![](https://bob:Pa55w0rd9@img.example.com/a.png)"), "url_credentials");
+  EXPECT_EQ(Hit("a.md", "DATABASE_URL: postgres://user:password@localhost:5432/mydb"), "");
+  EXPECT_EQ(Hit("a.md", "mongodb://<username>:<password>@cluster0.example.mongodb.net/"), "");
+}
+
+TEST(Sensitive, AssignmentsNeedASecretLookingValue) {
+  const char* clean[] = {
+      "POSTGRES_PASSWORD: ${POSTGRES_PASSWORD}",
+      "POSTGRES_PASSWORD_FILE: /run/secrets/db_password",
+      "token: ${{ secrets.GITHUB_TOKEN }}",
+      "password: <your-password>",
+      "api_key: YOUR_API_KEY",
+      "max_tokens: 4096",
+      "pad_token: \"[PAD]\"",
+      "token = tokens[0]",
+      "secret_key = os.environ[\"SECRET_KEY\"]",
+      "password = getpass.getpass()",
+      "Token: expires in 3600 seconds",
+      "Password: required",
+      "密钥：AES-256",
+      "密码是否需要定期更换？",
+      "| password | string | 是 | 用户密码 |",
+      "color-token: #ff6600",
+      "Secretary: Jennifer",
+  };
+  for (const char* text : clean) EXPECT_EQ(Hit("notes/a.md", text), "") << text;
+}
+
+// Any bytes in, an answer out: no exception, no quadratic blow-up on a
+// pathological file.
+TEST(Sensitive, ArbitraryInputIsSafeAndLinear) {
+  const char* pieces[] = {"[[",          "]]",          "](",   ")",    "![",   "<img ",    ">",      "://",
+                          "https",       ".png",        ".",    "-",    " ",    "\n",       "sk-",    "AKIA",
+                          "eyJ",         "password",    "密码", "是",   ":",    "=",        "`",      "'",
+                          "|",           "0",           "13",   "4111", "\xff", "\xe5\xaf", "\u200b", "x",
+                          "-----BEGIN ", "data:image/", "?",    "&",    "token"};
+  uint32_t seed = 12345;
+  auto next = [&] { return seed = seed * 1103515245u + 12345u; };
+  for (int round = 0; round < 3000; ++round) {
+    std::string text;
+    size_t n = next() % 40;
+    for (size_t k = 0; k < n; ++k) text += pieces[(next() >> 8) % std::size(pieces)];
+    EXPECT_NO_THROW(FindSensitive(text, text, SensitiveRules::Defaults())) << text;
+  }
+  std::string big;
+  for (const char* p : {"[[", "sk-", "password=", "https://", "-----BEGIN ", "1 ", "`"}) {
+    std::string line;
+    while (line.size() < 300000) line += p;
+    big += line + "\n";
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  FindSensitive("notes/big.md", big, SensitiveRules::Defaults());
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
+}
+
+// ---------------------------------------------------------------------------
+// The corpora: tests/fixtures/sensitive/planted.tsv (rule, path, content per
+// line) and tests/fixtures/sensitive/negative/ (ordinary notes; the path under
+// negative/ is the note's path in the vault).
+// ---------------------------------------------------------------------------
+
+fs::path CorpusDir() { return fs::path(ENGRAM_SOURCE_DIR) / "tests" / "fixtures" / "sensitive"; }
+
+std::string Unescape(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '\\' || i + 1 >= s.size()) {
+      out.push_back(s[i]);
+      continue;
+    }
+    char c = s[++i];
+    if (c == 'n') {
+      out.push_back('\n');
+    } else if (c == 't') {
+      out.push_back('\t');
+    } else if (c == 'u' && i + 4 < s.size()) {
+      common::AppendUtf8(static_cast<char32_t>(std::stoul(std::string(s.substr(i + 1, 4)), nullptr, 16)), &out);
+      i += 4;
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+struct Case {
+  std::string rule, path, content;
+};
+
+std::vector<Case> Planted() {
+  std::vector<Case> cases;
+  std::ifstream in(CorpusDir() / "planted.tsv");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    size_t a = line.find('\t');
+    size_t b = line.find('\t', a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    cases.push_back({line.substr(0, a), Unescape(line.substr(a + 1, b - a - 1)), Unescape(line.substr(b + 1))});
+  }
+  return cases;
+}
+
+std::vector<Case> Negative() {
+  std::vector<Case> notes;
+  fs::path root = CorpusDir() / "negative";
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    if (!e.is_regular_file()) continue;
+    std::ifstream in(e.path(), std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    notes.push_back({"", fs::relative(e.path(), root).generic_string(), ss.str()});
+  }
+  std::sort(notes.begin(), notes.end(), [](const Case& a, const Case& b) { return a.path < b.path; });
+  return notes;
+}
+
+bool HasHan(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    if (common::IsHan(common::DecodeUtf8(s, &i))) return true;
+  }
+  return false;
+}
+
+TEST(SensitiveCorpus, CatchesThePlantedSecrets) {
+  std::vector<Case> cases = Planted();
+  ASSERT_GE(cases.size(), 100u);
+  size_t chinese = std::count_if(cases.begin(), cases.end(), [](const Case& c) { return HasHan(c.path + c.content); });
+  EXPECT_GE(chinese, 40u) << "Chinese contexts";
+  EXPECT_GE(cases.size() - chinese, 40u) << "English contexts";
+  size_t caught = 0;
+  std::string missed;
+  for (const Case& c : cases) {
+    if (FindSensitive(c.path, c.content, SensitiveRules::Defaults())) {
+      ++caught;
+    } else {
+      missed += "\n  " + c.rule + "  " + c.path;
+    }
+  }
+  EXPECT_GE(caught * 100, cases.size() * 97) << caught << "/" << cases.size() << " caught; missed:" << missed;
+  EXPECT_EQ(caught, cases.size()) << "missed:" << missed;
+}
+
+// Each planted case is caught by the rule it was written for, with every other rule off.
+TEST(SensitiveCorpus, EachPlantedSecretIsCaughtByItsOwnRule) {
+  for (const Case& c : Planted()) {
+    SensitiveRules r = SensitiveRules::Defaults();
+    if (c.rule == "path" || c.rule == "name") {
+      r.disabled = ContentRuleIds();
+      auto hit = FindSensitive(c.path, c.content, r);
+      EXPECT_TRUE(hit && hit->rfind(c.rule + ":", 0) == 0) << c.path << " got " << (hit ? *hit : "nothing");
+      continue;
+    }
+    r.path_components.clear();
+    r.name_keywords.clear();
+    for (const std::string& id : ContentRuleIds()) {
+      if (id != c.rule) r.disabled.push_back(id);
+    }
+    EXPECT_TRUE(FindSensitive(c.path, c.content, r)) << c.rule << " missed " << c.path;
+  }
+}
+
+TEST(SensitiveCorpus, OrdinaryNotesAreNotQuarantined) {
+  std::vector<Case> notes = Negative();
+  ASSERT_GE(notes.size(), 25u);
+  for (const Case& n : notes) {
+    auto hit = FindSensitive(n.path, n.content, SensitiveRules::Defaults());
+    EXPECT_FALSE(hit) << n.path << " tripped " << *hit;
+  }
 }
 
 }  // namespace
