@@ -2,6 +2,7 @@
 // inline after writes), the model record, and cached query vectors.
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 
 #include "embed/embedder.h"
@@ -14,9 +15,20 @@ namespace engram {
 
 namespace {
 
+// Test-only fault point: with ENGRAM_FAULT_ABORT_AFTER_EMBEDDED=N the process
+// aborts (like a kill) once N chunks of an embed run are stored.
+void EmbedFaultPoint(int64_t embedded) {
+  static const long long limit = [] {
+    const char* v = std::getenv("ENGRAM_FAULT_ABORT_AFTER_EMBEDDED");
+    return v != nullptr ? std::atoll(v) : -1LL;
+  }();
+  if (limit >= 0 && embedded >= limit) std::abort();
+}
+
 using ops::kDimsKey;
 using ops::kIndexIdKey;
 using ops::kModelKey;
+using ops::kIncompleteKey;
 
 constexpr int64_t kVectorLogKeep = 200000;
 
@@ -106,7 +118,9 @@ Result<EmbedReport> Brain::EmbedLocked(bool all, const std::function<void(int64_
     ENGRAM_RETURN_IF_ERROR(engine_->SetConfigValue(kIndexIdKey, hex));
   }
   if (recorded != id) {
-    // A new model: recorded first, so that an interrupted --all resumes with --stale.
+    // A new model: recorded first, so that an interrupted --all resumes with
+    // --stale, and marked incomplete until every chunk has its vector.
+    ENGRAM_RETURN_IF_ERROR(engine_->SetConfigValue(kIncompleteKey, id));
     ENGRAM_RETURN_IF_ERROR(engine_->SetConfigValue(kModelKey, id));
     ENGRAM_RETURN_IF_ERROR(engine_->SetConfigValue(kDimsKey, std::to_string(e->info().dims)));
   }
@@ -137,6 +151,7 @@ Result<EmbedReport> Brain::EmbedLocked(bool all, const std::function<void(int64_
     }
     ENGRAM_RETURN_IF_ERROR(engine_->StoreEmbeddings(rows));
     r.embedded += static_cast<int64_t>(tasks.size());
+    EmbedFaultPoint(r.embedded);
     after = tasks.back().chunk_id;
     if (progress) progress(r.embedded, total);
   }
@@ -144,6 +159,7 @@ Result<EmbedReport> Brain::EmbedLocked(bool all, const std::function<void(int64_
   // worth catching up; an older one is rebuilt.
   ENGRAM_RETURN_IF_ERROR(engine_->TrimVectorLog(kVectorLogKeep));
   ENGRAM_ASSIGN_OR_RETURN(EmbeddingCounts now, engine_->CountEmbeddings(id));
+  if (now.stale == 0) ENGRAM_RETURN_IF_ERROR(engine_->SetConfigValue(kIncompleteKey, ""));
   r.dims = e->info().dims;
   r.chunks = now.chunks;
   r.stale = now.stale;

@@ -10,5 +10,9 @@ constexpr const char* kDimsKey = "embedding.dims";
 // whose database is recreated must not reuse an index file whose generation
 // happens to match.
 constexpr const char* kIndexIdKey = "vector.index_id";
+// Set (to the model) while a switch to a new model has not embedded every
+// chunk yet: the vectors of the recorded model then cover part of the brain,
+// and search stays on keywords until `engram embed` completes it.
+constexpr const char* kIncompleteKey = "embedding.incomplete";
 
 }  // namespace engram::ops

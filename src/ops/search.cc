@@ -19,6 +19,7 @@ namespace {
 using ops::kDimsKey;
 using ops::kIndexIdKey;
 using ops::kModelKey;
+using ops::kIncompleteKey;
 
 // .engram/vectors-<model id, made file-safe>[-<the database's index id>].hnsw
 std::filesystem::path IndexFile(const std::filesystem::path& root, const std::string& model,
@@ -66,7 +67,11 @@ Result<SearchResponse> Brain::Search(const OperationContext& ctx, std::string_vi
     return search::KeywordSearch(*engine_, query, options);
   }
   search::VectorQuery vq;
-  auto arm = Vectors();
+  ENGRAM_ASSIGN_OR_RETURN(std::string incomplete, engine_->GetConfigValue(kIncompleteKey));
+  auto arm = incomplete.empty() ? Vectors()
+                                : Result<search::VectorArm*>(Status::FailedPrecondition(
+                                      "the switch to " + incomplete + " has not embedded every chunk yet: run `engram "
+                                      "embed` to finish it (keyword results until then)"));
   if (!arm.ok()) {
     vq.off_reason = arm.status().message();
   } else {

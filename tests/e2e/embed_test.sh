@@ -94,6 +94,22 @@ expect_json "$OUT" 'd["stale"]' 0
 expect_json "$OUT" 'd["model"]' tiny-bge-en
 expect_contains "$(cat "$B/.engram/config.toml")" '[search]' "other sections kept by model use"
 
+# Regression: a model switch killed part way through left vector search
+# answering from the re-embedded part only; it now stays on keywords, says
+# why, and `embed` finishes the switch.
+expect_exit 0 -- "$ENGRAM" --brain "$B" model use tiny-e5
+expect_exit 134 -- env ENGRAM_FAULT_ABORT_AFTER_EMBEDDED=1 ENGRAM_EMBEDDING_MAX_BATCH=2 "$ENGRAM" --brain "$B" --json embed --all
+expect_exit 0 -- "$ENGRAM" --brain "$B" --json search "hybrid retrieval"
+expect_contains "$(json_get "$OUT" 'd["meta"]["notes"]')" "has not embedded every chunk" "partial switch said"
+expect_exit 1 -- "$ENGRAM" --brain "$B" search --mode vector "hybrid retrieval"
+expect_contains "$ERR" "engram embed" "vector mode refuses a partial switch"
+expect_exit 0 -- "$ENGRAM" --brain "$B" --json embed --stale
+expect_json "$OUT" 'd["stale"]' 0
+expect_exit 0 -- "$ENGRAM" --brain "$B" --json search "hybrid retrieval"
+expect_not_contains "$(json_get "$OUT" 'd["meta"]["notes"]')" "has not embedded" "finished switch searches vectors"
+expect_exit 0 -- "$ENGRAM" --brain "$B" model use tiny-bge-en
+expect_exit 0 -- "$ENGRAM" --brain "$B" --json embed --all
+
 # bf16: from config (kept by model use) and on the command line; the
 # recorded model stays, so nothing needs re-embedding.
 sed -i 's/^precision = "fp32"/precision = "bf16"/' "$B/.engram/config.toml"
