@@ -9,6 +9,7 @@
 #include <random>
 #include <thread>
 
+#include "common/json_limits.h"
 #include "common/url.h"
 #include "common/utf8.h"
 #include "embed/embedder.h"
@@ -116,6 +117,7 @@ class OpenAiEmbedder final : public Embedder {
     auto bad = [&](const std::string& what) {
       return Status::Unavailable("embedding server " + endpoint_.origin + endpoint_.path + " answered badly: " + what);
     };
+    if (Status limits = common::CheckJsonLimits(text, "the body"); !limits.ok()) return bad(limits.message());
     Json j = Json::parse(text, nullptr, false);
     if (j.is_discarded() || !j.is_object()) return bad("the body is not a JSON object");
     if (!j.contains("data") || !j["data"].is_array()) return bad("missing field 'data'");

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "common/json_limits.h"
 #include "common/url.h"
 
 namespace engram::llm {
@@ -36,6 +37,8 @@ class HttpChatClient final : public ChatClient {
     if (res->status != 200) {
       return Status::Unavailable(where + ": HTTP " + std::to_string(res->status) + ": " + res->body.substr(0, 200));
     }
+    // A hostile server's answer is outside input: bounded before it is parsed.
+    ENGRAM_RETURN_IF_ERROR(common::CheckJsonLimits(res->body, where + ": the answer"));
     Json j = Json::parse(res->body, nullptr, false);
     if (j.is_discarded() || !j.is_object() || !j.contains("choices") || !j["choices"].is_array() ||
         j["choices"].empty() || !j["choices"][0].is_object() || !j["choices"][0].contains("message") ||

@@ -81,16 +81,55 @@ bool OpensFrontmatter(std::string_view text) {
   return Trim(first) == "---";
 }
 
-Json YamlToJson(const YAML::Node& node) {
+// Limits on a page's frontmatter, enforced before yaml-cpp (which recurses
+// per nesting level) sees it: a hostile or damaged note costs a warning,
+// never the stack. Aliases can make a small text expand exponentially
+// ("billion laughs"), so the conversion also counts the nodes it visits.
+constexpr size_t kMaxFrontmatterBytes = 256 * 1024;
+constexpr int kMaxFrontmatterDepth = 32;
+constexpr size_t kMaxFrontmatterNodes = 100000;
+
+struct FrontmatterLimit {
+  std::string what;
+};
+
+// The deepest flow nesting ([ and {) of a YAML text, quotes and comments
+// skipped, stopping early once past limit.
+int FlowDepth(std::string_view yaml, int limit) {
+  int depth = 0, deepest = 0;
+  for (size_t i = 0; i < yaml.size() && deepest <= limit; ++i) {
+    const char c = yaml[i];
+    if (c == '"' || c == '\'') {
+      for (++i; i < yaml.size() && yaml[i] != c && yaml[i] != '\n'; ++i) {
+        if (c == '"' && yaml[i] == '\\') ++i;
+      }
+    } else if (c == '#' && (i == 0 || yaml[i - 1] == ' ' || yaml[i - 1] == '\t' || yaml[i - 1] == '\n')) {
+      while (i < yaml.size() && yaml[i] != '\n') ++i;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+Json YamlToJson(const YAML::Node& node, int depth, size_t* nodes) {
+  if (++*nodes > kMaxFrontmatterNodes) {
+    throw FrontmatterLimit{"more than " + std::to_string(kMaxFrontmatterNodes) + " values (aliases expanding?)"};
+  }
+  if (depth > kMaxFrontmatterDepth) {
+    throw FrontmatterLimit{"nested deeper than " + std::to_string(kMaxFrontmatterDepth) + " levels"};
+  }
   switch (node.Type()) {
     case YAML::NodeType::Map: {
       Json obj = Json::object();
-      for (const auto& kv : node) obj[kv.first.as<std::string>()] = YamlToJson(kv.second);
+      for (const auto& kv : node) obj[kv.first.as<std::string>()] = YamlToJson(kv.second, depth + 1, nodes);
       return obj;
     }
     case YAML::NodeType::Sequence: {
       Json arr = Json::array();
-      for (const auto& item : node) arr.push_back(YamlToJson(item));
+      for (const auto& item : node) arr.push_back(YamlToJson(item, depth + 1, nodes));
       return arr;
     }
     case YAML::NodeType::Scalar: {
@@ -405,9 +444,17 @@ Result<Page> ParsePage(std::string_view path, std::string_view content) {
       body_first_line = head[close].number + 1;
       body = body.substr(after);
       try {
+        if (page.frontmatter_raw.size() > kMaxFrontmatterBytes) {
+          throw FrontmatterLimit{std::to_string(page.frontmatter_raw.size()) + " bytes, over the limit of " +
+                                 std::to_string(kMaxFrontmatterBytes)};
+        }
+        if (FlowDepth(page.frontmatter_raw, kMaxFrontmatterDepth) > kMaxFrontmatterDepth) {
+          throw FrontmatterLimit{"nested deeper than " + std::to_string(kMaxFrontmatterDepth) + " levels"};
+        }
         YAML::Node node = YAML::Load(page.frontmatter_raw);
+        size_t nodes = 0;
         if (node.IsMap()) {
-          fm = YamlToJson(node);
+          fm = YamlToJson(node, 0, &nodes);
         } else if (!node.IsNull()) {
           page.warnings.push_back("frontmatter: expected a mapping of fields, found a " +
                                   std::string(node.IsSequence() ? "list" : "scalar") + "; fields ignored");
@@ -415,10 +462,14 @@ Result<Page> ParsePage(std::string_view path, std::string_view content) {
       } catch (const YAML::Exception& e) {
         page.warnings.push_back("frontmatter: invalid YAML at line " + std::to_string(e.mark.line + 2) +
                                 ": " + e.msg + "; page indexed from its body");
+      } catch (const FrontmatterLimit& limit) {
+        fm = Json::object();
+        page.warnings.push_back("frontmatter: " + limit.what + "; fields ignored, page indexed from its body");
       }
     }
   }
-  page.frontmatter_json = fm.dump();
+  // yaml-cpp may decode escapes into bytes that are not UTF-8: never let them throw.
+  page.frontmatter_json = fm.dump(-1, ' ', false, Json::error_handler_t::replace);
 
   // Body: split compiled truth / timeline at the first separator outside code.
   std::vector<Line> lines = SplitLines(body, body_first_line);

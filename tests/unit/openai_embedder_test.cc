@@ -163,12 +163,14 @@ TEST(OpenAiEmbedder, TimesOutAndRetries) {
 TEST(OpenAiEmbedder, MalformedAnswersAreClearErrors) {
   for (std::string body : {std::string("not json"), std::string(R"({"data": 5})"), std::string(R"({"data": []})"),
                            std::string(R"({"data": [{"index": 7, "embedding": [1,2]}]})"),
-                           std::string(R"({"data": [{"embedding": ["x"]}]})")}) {
+                           std::string(R"({"data": [{"embedding": ["x"]}]})"),
+                           // A hostile server nesting deep enough to exhaust the stack.
+                           "{\"data\": " + std::string(200000, '[') + std::string(200000, ']') + "}"}) {
     FakeServer s([&](int, const Json&, httplib::Response& res) { res.set_content(body, "application/json"); });
     auto e = OpenOpenAiEmbedder(Options(s));
     ASSERT_TRUE(e.ok());
     auto v = (*e)->Embed({"hello"}, EmbedKind::kDocument);
-    EXPECT_FALSE(v.ok()) << body;
+    EXPECT_FALSE(v.ok()) << body.substr(0, 80);
     EXPECT_NE(v.status().message().find("answered badly"), std::string::npos) << v.status().message();
   }
 }

@@ -224,6 +224,37 @@ void ExpectSameFields(const Page& a, const Page& b, const std::string& where) {
   }
 }
 
+// Regression (red team): frontmatter nested deep enough to exhaust the
+// stack, aliases that expand exponentially, and an oversized block are a
+// warning on the page, never a crash; the body is still indexed.
+TEST(PageParser, HostileFrontmatterIsAWarningNotACrash) {
+  auto warned = [](const std::string& frontmatter, const std::string& why) {
+    auto page = ParsePage("notes/x.md", "---\n" + frontmatter + "\n---\nbody words here\n");
+    ASSERT_TRUE(page.ok()) << page.status().ToString();
+    EXPECT_NE(page->compiled_truth.find("body words"), std::string::npos);
+    bool found = false;
+    for (const auto& w : page->warnings) found = found || w.find(why) != std::string::npos;
+    EXPECT_TRUE(found) << why;
+  };
+  warned("a: " + std::string(100000, '[') + std::string(100000, ']'), "nested deeper");
+  warned("a: " + std::string(200, '{') + std::string(200, '}'), "nested deeper");
+  std::string laughs = "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 9; ++i) {
+    laughs += "l" + std::to_string(i) + ": &l" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) laughs += std::string(k ? ", " : "") + "*l" + std::to_string(i - 1);
+    laughs += "]\n";
+  }
+  warned(laughs, "values");
+  warned("big: \"" + std::string(300 * 1024, 'x') + "\"", "over the limit");
+  // Quoted brackets and comments are not nesting.
+  auto ok = ParsePage("notes/y.md", "---\ntitle: \"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\" # [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\n---\nx\n");
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(ok->title, "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[");
+  // YAML escapes that decode to bytes outside UTF-8 never throw.
+  auto escaped = ParsePage("notes/z.md", "---\ntitle: \"a\\_b\\Nc\\x85\"\n---\nx\n");
+  ASSERT_TRUE(escaped.ok());
+}
+
 TEST(PageParser, ParseThenSerializeIsStableOverTheSampleVault) {
   namespace fs = std::filesystem;
   fs::path vault = fs::path(ENGRAM_SOURCE_DIR) / "examples" / "vault";
