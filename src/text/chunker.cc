@@ -166,4 +166,15 @@ int LineAt(std::string_view text, size_t offset, int first_line) {
   return first_line + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(offset), '\n'));
 }
 
+int LineCounter::At(size_t offset) {
+  offset = std::min(offset, text_.size());
+  if (offset < offset_) {
+    offset_ = 0;
+    line_ = first_line_;
+  }
+  line_ += static_cast<int>(std::count(text_.begin() + static_cast<long>(offset_), text_.begin() + static_cast<long>(offset), '\n'));
+  offset_ = offset;
+  return line_;
+}
+
 }  // namespace engram::text

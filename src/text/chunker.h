@@ -30,4 +30,20 @@ std::vector<TextChunk> ChunkText(std::string_view text, const ChunkerOptions& op
 // 1-based line number of byte offset `offset` in text, counting from first_line.
 int LineAt(std::string_view text, size_t offset, int first_line);
 
+// LineAt for a sequence of offsets: each call counts only the newlines since
+// the previous offset, so ascending offsets cost one pass over the text in
+// all (a page's chunks, in order: linear, not quadratic, in the page size).
+// A smaller offset than the last starts again from the beginning.
+class LineCounter {
+ public:
+  LineCounter(std::string_view text, int first_line) : text_(text), first_line_(first_line), line_(first_line) {}
+  int At(size_t offset);
+
+ private:
+  std::string_view text_;
+  int first_line_;
+  size_t offset_ = 0;
+  int line_;
+};
+
 }  // namespace engram::text

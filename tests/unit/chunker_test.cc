@@ -80,6 +80,15 @@ TEST(Chunker, IsDeterministic) {
   for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].text, b[i].text);
 }
 
+TEST(Chunker, LineCounterAgreesWithLineAtInAnyOrder) {
+  const std::string text = "a\nbb\n\nccc\nd\n\n\ne";
+  LineCounter counter(text, 3);
+  for (size_t offset : {size_t{0}, size_t{1}, size_t{2}, size_t{5}, size_t{6}, size_t{6}, size_t{12}, size_t{3},
+                        size_t{100}, size_t{0}, size_t{15}}) {
+    EXPECT_EQ(counter.At(offset), LineAt(text, offset, 3)) << offset;
+  }
+}
+
 TEST(Chunker, LineAtCountsNewlines) {
   EXPECT_EQ(LineAt("a\nb\nc", 0, 5), 5);
   EXPECT_EQ(LineAt("a\nb\nc", 2, 5), 6);
