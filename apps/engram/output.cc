@@ -128,6 +128,7 @@ std::string FormatStats(const BrainStats& s) {
   out << "\n";
   out << "chunks:           " << s.chunks << "\n";
   out << "links:            " << s.links << "\n";
+  out << "attachments:      " << s.attachments << "\n";
   out << "tags:             " << s.tags << "\n";
   out << "aliases:          " << s.aliases << "\n";
   out << "timeline entries: " << s.timeline_entries << "\n";

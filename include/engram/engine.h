@@ -138,7 +138,8 @@ struct BrainStats {
   int64_t pages = 0;
   int64_t private_pages = 0;
   int64_t chunks = 0;
-  int64_t links = 0;
+  int64_t links = 0;        // links between pages (attachments not counted)
+  int64_t attachments = 0;  // links and embeds of attachments: images, PDFs, ...
   int64_t tags = 0;
   int64_t aliases = 0;
   int64_t timeline_entries = 0;

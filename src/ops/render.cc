@@ -116,6 +116,7 @@ Json ToJson(const BrainStats& s) {
           {"private_pages", s.private_pages},
           {"chunks", s.chunks},
           {"links", s.links},
+          {"attachments", s.attachments},
           {"tags", s.tags},
           {"aliases", s.aliases},
           {"timeline_entries", s.timeline_entries},

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/utf8.h"
+#include "text/page_links.h"
 #include "text/page_parser.h"
 #include "text/slug.h"
 
@@ -65,7 +66,9 @@ std::string WithFinalNewline(std::string_view s) {
 Result<std::string> AddTag(std::string_view path, std::string_view content, std::string_view tag) {
   ENGRAM_RETURN_IF_ERROR(CheckTag(tag));
   ENGRAM_ASSIGN_OR_RETURN(Page page, ParsePage(path, content));
-  if (std::find(page.tags.begin(), page.tags.end(), tag) != page.tags.end()) return std::string(content);
+  for (const std::string& has : page.tags) {
+    if (TagKey(has) == TagKey(tag)) return std::string(content);  // tags match whatever their case
+  }
   const std::string t(tag);
   if (!page.has_frontmatter) return "---\ntags: [" + t + "]\n---\n\n" + std::string(content);
   // The frontmatter's text: from the line after the opening fence.
@@ -146,9 +149,11 @@ Result<std::string> AddTimelineEntry(std::string_view path, std::string_view con
 
 namespace {
 
+// A plain link is a mention; a typed one is written as the Dataview field
+// the parser types it by ("works_at:: [[x]]").
 constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kLinkCues = {{
-    {"mentions", "See"}, {"works_at", "Works at"}, {"founded", "Founded"}, {"invested_in", "Invested in"},
-    {"attended", "Attended"},
+    {"mentions", "See "}, {"works_at", "works_at:: "}, {"founded", "founded:: "}, {"invested_in", "invested_in:: "},
+    {"attended", "attended:: "},
 }};
 
 }  // namespace
@@ -172,7 +177,7 @@ Result<std::string> AddLink(std::string_view path, std::string_view content, std
   for (const PageLink& l : page.links) {
     if (SlugFromPath(l.target) == slug && l.type == type) return std::string(content);
   }
-  const std::string line = "- " + std::string(cue->second) + " [[" + std::string(target) + "]]\n";
+  const std::string line = "- " + std::string(cue->second) + "[[" + std::string(target) + "]]\n";
   if (page.timeline_separator_line == 0) {
     std::string out = WithFinalNewline(content);
     return out + line;

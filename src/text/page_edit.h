@@ -27,11 +27,11 @@ Result<std::string> AddTag(std::string_view path, std::string_view content, std:
 Result<std::string> AddTimelineEntry(std::string_view path, std::string_view content, std::string_view date,
                                      std::string_view summary, std::string_view source);
 
-// Appends "- CUE [[target]]" to the end of the compiled truth (before the
-// timeline), where the cue says the link's type the way the parser reads
-// it: mentions ("See"), works_at ("Works at"), founded ("Founded"),
-// invested_in ("Invested in"), attended ("Attended"). A page that already
-// links to target with that type is left as it is.
+// Appends a line to the end of the compiled truth (before the timeline)
+// that says the link's type the way the parser reads it: "- See [[target]]"
+// for mentions, else the Dataview field "- works_at:: [[target]]" (and so
+// for founded, invested_in, attended). A page that already links to target
+// with that type is left as it is.
 Result<std::string> AddLink(std::string_view path, std::string_view content, std::string_view target,
                             std::string_view type);
 

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "common/utf8.h"
+#include "text/page_links.h"
 #include "text/slug.h"
 
 namespace engram::text {
@@ -185,152 +186,6 @@ std::vector<std::string> StringList(const Json& v, bool split_commas) {
   }
   return out;
 }
-
-// Frontmatter fields that name other pages, and the edge type each implies.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 18> kLinkFields = {{
-    {"company", "works_at"}, {"companies", "works_at"}, {"employer", "works_at"},
-    {"founder", "founded_by"}, {"founders", "founded_by"}, {"founded", "founded"},
-    {"investors", "invested_by"}, {"investor", "invested_by"}, {"invested_in", "invested_in"},
-    {"attendees", "attended_by"}, {"attended", "attended"}, {"people", "mentions"},
-    {"related", "related"}, {"project", "part_of"}, {"projects", "part_of"},
-    {"author", "authored_by"}, {"authors", "authored_by"}, {"see_also", "related"},
-}};
-
-// Cues in the sentence around a link that say what the edge means.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 18> kSentenceCues = {{
-    {"works at", "works_at"}, {"working at", "works_at"}, {"joined", "works_at"},
-    {"在职", "works_at"}, {"任职", "works_at"}, {"就职", "works_at"}, {"加入", "works_at"},
-    {"founded", "founded"}, {"co-founded", "founded"}, {"创办", "founded"}, {"创立", "founded"},
-    {"创建", "founded"}, {"invested in", "invested_in"}, {"投资", "invested_in"},
-    {"attended", "attended"}, {"参加", "attended"}, {"出席", "attended"}, {"参会", "attended"},
-}};
-
-std::string LinkTypeFromSentence(std::string_view sentence) {
-  std::string lower = common::AsciiLower(sentence);
-  for (const auto& [cue, type] : kSentenceCues) {
-    if (lower.find(cue) != std::string::npos) return std::string(type);
-  }
-  return "mentions";
-}
-
-// Joins a Markdown link target to the page's folder and resolves "." / "..".
-// Returns "" when the target climbs above the source root.
-std::string ResolveRelative(std::string_view page_path, std::string_view target) {
-  std::vector<std::string> parts;
-  if (!target.empty() && target.front() != '/') {
-    size_t slash = page_path.rfind('/');
-    if (slash != std::string_view::npos) {
-      std::string_view dir = page_path.substr(0, slash);
-      size_t s = 0;
-      while (s <= dir.size()) {
-        size_t e = dir.find('/', s);
-        if (e == std::string_view::npos) e = dir.size();
-        if (e > s) parts.emplace_back(dir.substr(s, e - s));
-        s = e + 1;
-      }
-    }
-  }
-  size_t s = 0;
-  while (s <= target.size()) {
-    size_t e = target.find('/', s);
-    if (e == std::string_view::npos) e = target.size();
-    std::string_view comp = target.substr(s, e - s);
-    if (comp == "..") {
-      if (parts.empty()) return "";
-      parts.pop_back();
-    } else if (!comp.empty() && comp != ".") {
-      parts.emplace_back(comp);
-    }
-    s = e + 1;
-  }
-  std::string out;
-  for (const auto& p : parts) {
-    if (!out.empty()) out.push_back('/');
-    out += p;
-  }
-  return out;
-}
-
-std::string PercentDecode(std::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
-        std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
-      out.push_back(static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16)));
-      i += 2;
-    } else {
-      out.push_back(s[i]);
-    }
-  }
-  return out;
-}
-
-class LinkCollector {
- public:
-  LinkCollector(std::string_view page_path, std::vector<PageLink>* links)
-      : page_path_(page_path), links_(links) {}
-
-  void Add(std::string target_slug, std::string label, std::string type, std::string context) {
-    if (target_slug.empty()) return;
-    if (!seen_.insert(target_slug + '\n' + type).second) return;
-    if (context.size() > 240) {
-      size_t cut = 240;
-      while (cut > 0 && (static_cast<unsigned char>(context[cut]) & 0xC0) == 0x80) --cut;
-      context.resize(cut);
-    }
-    links_->push_back({std::move(target_slug), std::move(label), std::move(type), std::move(context)});
-  }
-
-  void ScanLine(std::string_view line) {
-    if (line.find('[') == std::string_view::npos) return;  // no link can start here
-    std::string context(Trim(line));
-    std::string type = LinkTypeFromSentence(line);
-    size_t i = 0;
-    while (i < line.size()) {
-      if (line.compare(i, 2, "[[") == 0) {
-        size_t end = line.find("]]", i + 2);
-        if (end == std::string_view::npos) break;
-        std::string_view inner = line.substr(i + 2, end - i - 2);
-        std::string_view target = inner, label;
-        if (size_t bar = inner.find('|'); bar != std::string_view::npos) {
-          target = inner.substr(0, bar);
-          label = inner.substr(bar + 1);
-        }
-        if (size_t hash = target.find('#'); hash != std::string_view::npos) target = target.substr(0, hash);
-        Add(SlugFromPath(Trim(target)), std::string(Trim(label)), type, context);
-        i = end + 2;
-        continue;
-      }
-      if (line[i] == '[') {
-        size_t close = line.find("](", i + 1);
-        if (close != std::string_view::npos) {
-          size_t end = line.find(')', close + 2);
-          if (end != std::string_view::npos) {
-            std::string_view label = line.substr(i + 1, close - i - 1);
-            std::string_view target = Trim(line.substr(close + 2, end - close - 2));
-            if (size_t sp = target.find(' '); sp != std::string_view::npos) target = target.substr(0, sp);
-            if (size_t hash = target.find('#'); hash != std::string_view::npos) target = target.substr(0, hash);
-            std::string decoded = PercentDecode(target);
-            std::string lower = common::AsciiLower(decoded);
-            if (lower.find("://") == std::string::npos && lower.size() > 3 &&
-                lower.compare(lower.size() - 3, 3, ".md") == 0) {
-              std::string resolved = ResolveRelative(page_path_, decoded);
-              if (!resolved.empty()) Add(SlugFromPath(resolved), std::string(label), type, context);
-            }
-            i = end + 1;
-            continue;
-          }
-        }
-      }
-      ++i;
-    }
-  }
-
- private:
-  std::string_view page_path_;
-  std::vector<PageLink>* links_;
-  std::set<std::string> seen_;
-};
 
 // "- **2026-04-07** | Met at the summit [Source: notes]" -> entry.
 bool ParseTimelineLine(std::string_view line, int number, TimelineEntry* entry) {
@@ -519,7 +374,6 @@ Result<Page> ParsePage(std::string_view path, std::string_view content) {
     page.type = TypeFromSlug(page.slug);
     if (page.type.empty()) page.type = "note";
   }
-  if (fm.contains("tags")) page.tags = StringList(fm["tags"], true);
   if (fm.contains("aliases")) page.aliases = StringList(fm["aliases"], false);
   if (fm.contains("alias")) {
     for (auto& a : StringList(fm["alias"], false)) page.aliases.push_back(std::move(a));
@@ -531,27 +385,35 @@ Result<Page> ParsePage(std::string_view path, std::string_view content) {
     page.is_private = true;
   }
 
-  // Links: body lines outside code, then frontmatter link fields.
-  LinkCollector links(path, &page.links);
+  // Links and tags: frontmatter tags, body lines outside code, then
+  // frontmatter fields whose values are links.
+  PageRefCollector refs(path);
+  if (fm.contains("tags")) {
+    for (const std::string& tag : StringList(fm["tags"], true)) refs.AddFrontmatterTag(tag);
+  }
   in_code = false;
   for (const Line& l : lines) {
     if (IsFence(l.text)) {
       in_code = !in_code;
       continue;
     }
-    if (!in_code) links.ScanLine(l.text);
+    if (!in_code) refs.ScanLine(l.text);
   }
-  for (const auto& [field, type] : kLinkFields) {
-    if (!fm.contains(std::string(field))) continue;
-    for (const std::string& value : StringList(fm[std::string(field)], false)) {
-      std::string_view v = Trim(value);
-      if (v.substr(0, 2) == "[[" && v.size() > 4 && v.substr(v.size() - 2) == "]]") {
-        v = v.substr(2, v.size() - 4);
-        if (size_t bar = v.find('|'); bar != std::string_view::npos) v = v.substr(0, bar);
+  for (const auto& [key, value] : fm.items()) {
+    if (value.is_string()) {
+      refs.AddFieldValue(key, value.get_ref<const std::string&>());
+    } else if (value.is_array()) {
+      for (const auto& item : value) {
+        if (item.is_string()) refs.AddFieldValue(key, item.get_ref<const std::string&>());
+        // Unquoted, "key: [[X]]" is YAML for a list in a list: still the link it looks like.
+        if (item.is_array() && item.size() == 1 && item[0].is_string()) {
+          refs.AddFieldValue(key, "[[" + item[0].get<std::string>() + "]]");
+        }
       }
-      links.Add(SlugFromPath(v), "", std::string(type), std::string(field) + ": " + value);
     }
   }
+  page.links = refs.TakeLinks();
+  page.tags = refs.TakeTags();
 
   // Timeline entries.
   if (sep < lines.size()) {

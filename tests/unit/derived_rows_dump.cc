@@ -104,11 +104,12 @@ DerivedDump DumpDerivedRows(const std::filesystem::path& path) {
   DerivedDump dump;
   std::vector<std::string> lines;
   db.Each("SELECT id, path, type, title, frontmatter, compiled_truth, timeline, content, content_hash, visibility, "
-          "title_terms, title_length FROM pages",
+          "title_terms, title_length, path_key, name_key FROM pages",
           [&](sqlite3_stmt* st) {
             std::string line = slug(sqlite3_column_int64(st, 0));
             for (int c = 1; c <= 9; ++c) line += "\t" + Escaped(Text(st, c));
             line += "\t[" + terms(Blob(st, 10)) + "]\t" + std::to_string(sqlite3_column_int64(st, 11));
+            line += "\t" + Escaped(Text(st, 12)) + "\t" + Escaped(Text(st, 13));
             lines.push_back(line);
           });
   dump["pages"] = Joined(std::move(lines));
@@ -159,9 +160,9 @@ DerivedDump DumpDerivedRows(const std::filesystem::path& path) {
   dump["corpus_stats"] = Joined(std::move(lines));
   lines.clear();
 
-  db.Each("SELECT from_page, to_slug, type, label, context FROM links", [&](sqlite3_stmt* st) {
+  db.Each("SELECT from_page, to_slug, to_name, type, label, context FROM links", [&](sqlite3_stmt* st) {
     lines.push_back(slug(sqlite3_column_int64(st, 0)) + "\t" + Text(st, 1) + "\t" + Text(st, 2) + "\t" +
-                    Escaped(Text(st, 3)) + "\t" + Escaped(Text(st, 4)));
+                    Text(st, 3) + "\t" + Escaped(Text(st, 4)) + "\t" + Escaped(Text(st, 5)));
   });
   dump["links"] = Joined(std::move(lines));
   lines.clear();

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 
@@ -65,6 +66,20 @@ class Generator {
 
   std::string Title() { return Unique() + " " + Word(); }
 
+  // A link to slug ("notes/p3") in one of the forms Obsidian vaults hold: the
+  // path, the bare name (which page it reaches depends on the other pages
+  // with that name), a relative or a bracketed Markdown link.
+  std::string Link(const std::string& slug) {
+    const std::string name = slug.substr(slug.rfind('/') + 1);
+    switch (Below(5)) {
+      case 0: return "[[" + slug + "]]";
+      case 1: return "[[" + name + "]]";
+      case 2: return "[" + Word() + "](../" + slug + ".md)";
+      case 3: return "[" + Word() + "](<" + name + ".md>)";
+      default: return "- [ ] [[" + name + "|" + Word() + "]] from [" + Word() + "](https://example.com)";
+    }
+  }
+
   std::string Body(const std::vector<std::string>& slugs) {
     std::string body;
     size_t paragraphs = 1 + Below(3);
@@ -72,7 +87,7 @@ class Generator {
       if (Chance(0.3)) body += "## " + Words(2) + "\n\n";
       // Now and then a paragraph long enough for several chunks.
       body += Words(Chance(0.15) ? 250 + Below(300) : 3 + Below(40));
-      if (!slugs.empty() && Chance(0.4)) body += " see [[" + slugs[Below(slugs.size())] + "]]";
+      if (!slugs.empty() && Chance(0.4)) body += " see " + Link(slugs[Below(slugs.size())]);
       body += ".\n\n";
     }
     if (Chance(0.3)) {
@@ -231,8 +246,14 @@ class Scenario {
     return out;
   }
 
+  // A new file; now and then with the name of a file in another folder, so
+  // that links by name have more than one page to choose from.
   std::string Fresh() {
     static const char* const kFolders[] = {"notes", "people", "projects/deep"};
+    if (next_ > 0 && gen_.Chance(0.3)) {
+      std::string reused = std::string(kFolders[gen_.Below(3)]) + "/p" + std::to_string(gen_.Below(next_));
+      if (!fs::exists(root_ / (reused + ".md"))) return reused;
+    }
     return std::string(kFolders[gen_.Below(3)]) + "/p" + std::to_string(next_++);
   }
 
@@ -292,6 +313,33 @@ class Scenario {
   std::string log_;
 };
 
+// Every page's backlinks as the brain resolves them ("to <- from type"),
+// sorted; and each link reaches at most one page, so no (from, written
+// target, type) may show up under two pages.
+std::string ResolvedLinks(Brain& brain) {
+  OperationContext ctx;
+  ListFilter all;
+  all.limit = 100000;
+  auto pages = brain.List(ctx, all);
+  EXPECT_TRUE(pages.ok());
+  std::vector<std::string> lines;
+  std::map<std::string, std::string> reached;  // from, target, type -> the page it reached
+  for (const PageSummary& p : pages.ok() ? *pages : std::vector<PageSummary>{}) {
+    auto back = brain.Backlinks(ctx, p.slug);
+    EXPECT_TRUE(back.ok()) << p.slug;
+    if (!back.ok()) continue;
+    for (const LinkRecord& l : *back) {
+      lines.push_back(p.slug + " <- " + l.from_slug + " " + l.type);
+      auto [it, fresh] = reached.emplace(l.from_slug + " [[" + l.to_slug + "]] " + l.type, p.slug);
+      EXPECT_TRUE(fresh) << it->first << " reaches both " << it->second << " and " << p.slug;
+    }
+  }
+  std::sort(lines.begin(), lines.end());
+  std::string out;
+  for (const auto& l : lines) out += l + "\n";
+  return out;
+}
+
 // A fresh brain imported from a copy of root's Markdown files.
 testing::DerivedDump FreshBuild(const fs::path& root, const fs::path& into) {
   for (const auto& e : fs::recursive_directory_iterator(root)) {
@@ -305,7 +353,9 @@ testing::DerivedDump FreshBuild(const fs::path& root, const fs::path& into) {
   OperationContext ctx;
   auto r = (*b)->Import(ctx, into, false);
   EXPECT_TRUE(r.ok()) << r.status().ToString();
-  return testing::DumpDerivedRows(into / ".engram" / "engram.db");
+  testing::DerivedDump dump = testing::DumpDerivedRows(into / ".engram" / "engram.db");
+  dump["resolved links"] = ResolvedLinks(**b);
+  return dump;
 }
 
 void RunScenario(Path path, uint32_t seed, int steps) {
@@ -317,6 +367,7 @@ void RunScenario(Path path, uint32_t seed, int steps) {
   ASSERT_FALSE(::testing::Test::HasFatalFailure()) << s.log();
 
   testing::DerivedDump got = testing::DumpDerivedRows(s.root() / ".engram" / "engram.db");
+  got["resolved links"] = ResolvedLinks(s.brain());
   TempDir fresh;
   testing::DerivedDump want = FreshBuild(s.root(), fresh.path() / "brain");
   ASSERT_EQ(got.size(), want.size());
@@ -325,6 +376,7 @@ void RunScenario(Path path, uint32_t seed, int steps) {
                                   << s.log();
   }
   EXPECT_NE(want["pages"], "") << "the scenario left no pages; it tests nothing";
+  EXPECT_NE(want["resolved links"], "") << "no link reached a page; links are not tested";
 
   OperationContext ctx;
   auto check = s.brain().Check(ctx, CheckOptions{.full = true});

@@ -71,7 +71,8 @@ TEST(PageEdit, AddTimelineEntry) {
 TEST(PageEdit, AddLinkBeforeTheTimeline) {
   const std::string page = "---\ntitle: Ann\n---\n# Ann\nEngineer.\n\n\n## Timeline\n- **2026-01-02** | Joined\n";
   const std::string out = Must(AddLink("people/ann.md", page, "companies/acme", "works_at"));
-  EXPECT_EQ(out, "---\ntitle: Ann\n---\n# Ann\nEngineer.\n- Works at [[companies/acme]]\n\n\n## Timeline\n"
+  // The type is written as the Dataview field the parser types links by.
+  EXPECT_EQ(out, "---\ntitle: Ann\n---\n# Ann\nEngineer.\n- works_at:: [[companies/acme]]\n\n\n## Timeline\n"
                  "- **2026-01-02** | Joined\n");
   Page p = Parse(out);
   bool found = false;

@@ -10,7 +10,7 @@ namespace engram::store::sqlite {
 namespace {
 
 // Migration N is kMigrations[N-1]. Never edit a released migration: append.
-constexpr std::array<const char*, 6> kMigrations = {
+constexpr std::array<const char*, 7> kMigrations = {
     // 1: the foundation schema.
     R"sql(
 CREATE TABLE sources (
@@ -203,6 +203,22 @@ CREATE TRIGGER chunks_vector_update AFTER UPDATE OF embedding, embedding_model O
 BEGIN INSERT INTO vector_log(chunk_id) VALUES (NEW.id); END;
 CREATE TRIGGER chunks_vector_delete AFTER DELETE ON chunks WHEN OLD.embedding IS NOT NULL
 BEGIN INSERT INTO vector_log(chunk_id) VALUES (OLD.id); END;
+)sql",
+    // 7: links are resolved when read, the way Obsidian resolves them (exact
+    // path, relative path, file name): pages are found by the slug of their
+    // path and by its last part, links by the last part of their target. The
+    // keys of existing rows are taken from the slugs; `check` finds the few
+    // pages whose slug is not their path's, and --repair rewrites them.
+    R"sql(
+ALTER TABLE pages ADD COLUMN path_key TEXT NOT NULL DEFAULT '';
+ALTER TABLE pages ADD COLUMN name_key TEXT NOT NULL DEFAULT '';
+ALTER TABLE links ADD COLUMN to_name TEXT NOT NULL DEFAULT '';
+UPDATE pages SET path_key = slug, name_key = replace(slug, rtrim(slug, replace(slug, '/', '')), '');
+UPDATE links SET to_name = replace(to_slug, rtrim(to_slug, replace(to_slug, '/', '')), '')
+  WHERE type != 'attachment';
+CREATE INDEX pages_path_key ON pages(source_id, path_key);
+CREATE INDEX pages_name_key ON pages(source_id, name_key);
+CREATE INDEX links_to_name ON links(to_name);
 )sql",
 };
 

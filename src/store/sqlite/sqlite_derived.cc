@@ -76,7 +76,7 @@ Result<std::map<std::string, DerivedRows>> SqliteEngine::PageDerivedRows(std::st
 
   for (const std::string& slug : slugs) {
     ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id, path, type, title, frontmatter, compiled_truth, timeline, content, "
-                                        "content_hash, visibility, title_terms, title_length FROM pages "
+                                        "content_hash, visibility, title_terms, title_length, path_key, name_key FROM pages "
                                         "WHERE source_id = ? AND slug = ?"));
     q->Bind(1, *source_id).Bind(2, slug);
     if (!q->Step()) {
@@ -87,7 +87,7 @@ Result<std::map<std::string, DerivedRows>> SqliteEngine::PageDerivedRows(std::st
     std::string line = Escaped(slug);
     for (int c = 1; c <= 9; ++c) line += "\t" + Escaped(q->Text(c));
     std::string title_blob(q->Blob(10));
-    line += "\t" + std::to_string(q->Int(11));
+    line += "\t" + std::to_string(q->Int(11)) + "\t" + Escaped(q->Text(12)) + "\t" + Escaped(q->Text(13));
     q->Reset();
     ENGRAM_ASSIGN_OR_RETURN(std::string titles, term_list(title_blob));
     line += "\t[" + titles + "]";
@@ -121,7 +121,7 @@ Result<std::map<std::string, DerivedRows>> SqliteEngine::PageDerivedRows(std::st
     rows["chunks"] = chunks;
 
     static const char* const kRows[][2] = {
-        {"links", "SELECT to_slug, type, label, context FROM links WHERE from_page = ?"},
+        {"links", "SELECT to_slug, to_name, type, label, context FROM links WHERE from_page = ?"},
         {"tags", "SELECT tag FROM tags WHERE page_id = ?"},
         {"aliases", "SELECT alias FROM aliases WHERE page_id = ?"},
         {"timeline", "SELECT date, summary, summary_hash, source, line FROM timeline_entries WHERE page_id = ?"},

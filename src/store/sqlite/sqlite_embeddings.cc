@@ -175,17 +175,21 @@ Result<std::vector<ChunkVector>> SqliteEngine::ChunkVectorsById(std::string_view
 Result<std::vector<int64_t>> SqliteEngine::FilterChunks(const ChunkFilter& f) {
   std::string sql = "SELECT c.id FROM chunks c JOIN pages p ON p.id = c.page_id WHERE 1";
   std::vector<std::string> args;
-  auto any_of = [&](const std::vector<std::string>& values, const char* column_test) {
+  auto any_of = [&](const std::vector<std::string>& values, const char* column_test, int uses = 1) {
     sql += " AND (0";
     for (const auto& v : values) {
       sql += std::string(" OR ") + column_test;
-      args.push_back(v);
+      for (int i = 0; i < uses; ++i) args.push_back(v);
     }
     sql += ")";
   };
   if (!f.include_private) sql += " AND p.visibility = 'public'";
   if (!f.types.empty()) any_of(f.types, "p.type = ?");
-  if (!f.tags.empty()) any_of(f.tags, "EXISTS (SELECT 1 FROM tags t WHERE t.page_id = p.id AND t.tag = ?)");
+  if (!f.tags.empty()) {
+    std::vector<std::string> wanted;
+    for (const std::string& t : f.tags) wanted.push_back(WantedTag(t));
+    any_of(wanted, "EXISTS (SELECT 1 FROM tags t WHERE t.page_id = p.id AND " ENGRAM_TAG_MATCHES("?", "?") ")", 2);
+  }
   if (!f.source.empty()) {
     sql += " AND p.source_id = (SELECT id FROM sources WHERE name = ?)";
     args.push_back(f.source);
@@ -210,21 +214,6 @@ Result<std::vector<int64_t>> SqliteEngine::FilterChunks(const ChunkFilter& f) {
   std::vector<int64_t> out;
   while (q.Step()) out.push_back(q.Int(0));
   ENGRAM_RETURN_IF_ERROR(q.status());
-  return out;
-}
-
-Result<std::map<int64_t, int64_t>> SqliteEngine::BacklinkCounts(const std::vector<int64_t>& page_ids,
-                                                                 bool include_private) {
-  std::map<int64_t, int64_t> out;
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT count(*) FROM links l JOIN pages p ON p.id = ? JOIN pages f ON f.id = "
-                                      "l.from_page WHERE l.to_slug = p.slug AND l.from_page != p.id AND "
-                                      "(? OR f.visibility != 'private')"));
-  for (int64_t id : page_ids) {
-    q->Bind(1, id).Bind(2, int64_t{include_private ? 1 : 0});
-    if (q->Step() && q->Int(0) > 0) out[id] = q->Int(0);
-    ENGRAM_RETURN_IF_ERROR(q->status());
-    q->Reset();
-  }
   return out;
 }
 

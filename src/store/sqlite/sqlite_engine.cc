@@ -256,9 +256,9 @@ Result<std::vector<PageSummary>> SqliteEngine::ListPages(const ListFilter& f) {
       Stmt * q, S("SELECT p.slug, p.path, p.type, p.title, p.visibility, p.updated_at FROM pages p "
                   "JOIN sources s ON s.id = p.source_id WHERE s.name = ?1 "
                   "AND (?2 = '' OR p.type = ?2) "
-                  "AND (?3 = '' OR EXISTS (SELECT 1 FROM tags t WHERE t.page_id = p.id AND t.tag = ?3)) "
+                  "AND (?3 = '' OR EXISTS (SELECT 1 FROM tags t WHERE t.page_id = p.id AND " ENGRAM_TAG_MATCHES("?3", "?3") ")) "
                   "AND (?4 = 1 OR p.visibility = 'public') ORDER BY p.slug LIMIT ?5"));
-  q->Bind(1, f.source).Bind(2, f.type).Bind(3, f.tag).Bind(4, int64_t{f.include_private ? 1 : 0});
+  q->Bind(1, f.source).Bind(2, f.type).Bind(3, WantedTag(f.tag)).Bind(4, int64_t{f.include_private ? 1 : 0});
   q->Bind(5, static_cast<int64_t>(f.limit));
   std::vector<PageSummary> out;
   while (q->Step()) {
@@ -300,20 +300,6 @@ Result<std::optional<SourceFile>> SqliteEngine::FindSourceFileBySlug(std::string
                              source, slug);
 }
 
-Result<std::vector<LinkRecord>> SqliteEngine::Backlinks(std::string_view source, std::string_view slug) {
-  // Links are stored as written; a bare "[[zhang-san]]" also reaches "people/zhang-san".
-  std::string_view base = slug;
-  if (size_t slash = base.rfind('/'); slash != std::string_view::npos) base = base.substr(slash + 1);
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT p.slug, l.to_slug, l.type, l.context FROM links l "
-                                      "JOIN pages p ON p.id = l.from_page JOIN sources s ON s.id = p.source_id "
-                                      "WHERE s.name = ? AND (l.to_slug = ? OR l.to_slug = ?) ORDER BY p.slug"));
-  q->Bind(1, source).Bind(2, slug).Bind(3, base);
-  std::vector<LinkRecord> out;
-  while (q->Step()) out.push_back({q->Text(0), q->Text(1), q->Text(2), q->Text(3)});
-  ENGRAM_RETURN_IF_ERROR(q->status());
-  return out;
-}
-
 Result<std::vector<TimelineEntry>> SqliteEngine::Timeline(std::string_view source, std::string_view slug) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT t.date, t.summary, t.source, t.line FROM timeline_entries t "
                                       "JOIN pages p ON p.id = t.page_id JOIN sources s ON s.id = p.source_id "
@@ -335,7 +321,8 @@ Result<BrainStats> SqliteEngine::Stats() {
       {"SELECT count(*) FROM pages", &st.pages},
       {"SELECT count(*) FROM pages WHERE visibility = 'private'", &st.private_pages},
       {"SELECT count(*) FROM chunks", &st.chunks},
-      {"SELECT count(*) FROM links", &st.links},
+      {"SELECT count(*) FROM links WHERE type != 'attachment'", &st.links},
+      {"SELECT count(*) FROM links WHERE type = 'attachment'", &st.attachments},
       {"SELECT count(*) FROM tags", &st.tags},
       {"SELECT count(*) FROM aliases", &st.aliases},
       {"SELECT count(*) FROM timeline_entries", &st.timeline_entries},

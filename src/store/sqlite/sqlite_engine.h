@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -15,6 +16,19 @@
 #include "store/sqlite/db.h"
 
 namespace engram::store::sqlite {
+
+// SQL true when the tag t.tag is the wanted tag (bound twice, or once as ?3)
+// or below it: "#project" matches "Project" and "project/alpha". Case is
+// ignored for ASCII letters (SQLite's NOCASE).
+#define ENGRAM_TAG_MATCHES(p1, p2) \
+  "(t.tag = " p1 " COLLATE NOCASE OR substr(t.tag, 1, length(" p2 ") + 1) = (" p2 " || '/') COLLATE NOCASE)"
+
+// A tag as a filter names it: without '#' or a trailing '/'.
+inline std::string WantedTag(std::string_view tag) {
+  while (!tag.empty() && (tag.front() == '#' || tag.front() == ' ')) tag.remove_prefix(1);
+  while (!tag.empty() && (tag.back() == '/' || tag.back() == ' ')) tag.remove_suffix(1);
+  return std::string(tag);
+}
 
 class SqliteEngine final : public Engine {
  public:
@@ -105,7 +119,22 @@ class SqliteEngine final : public Engine {
   Status AdjustStats(int64_t chunks, int64_t chunk_tokens, int64_t titles, int64_t title_tokens);
 
   Result<std::vector<KeywordHit>> Search(const KeywordQuery& query, bool titles);
-  struct VectorLogState;
+
+  // Links between pages are stored as written and resolved when read
+  // (sqlite_links.cc, rules in text/page_links.h).
+  struct InboundLink {
+    int64_t from_id = 0;
+    std::string from_slug;
+    bool from_private = false;
+    std::string to_slug, type, context;
+    std::optional<int64_t> reaches;  // the page the link resolves to, if any
+  };
+  // Every page link that may reach the page with this slug and file-name key
+  // (written as the slug, or ending in the name), with the page it reaches.
+  Result<std::vector<InboundLink>> InboundLinks(int64_t source_id, std::string_view slug, std::string_view name_key);
+  // The page a link target (slug form) written in a page of from_folder
+  // reaches: exact path, page slug, relative to from_folder, then file name.
+  Result<std::optional<int64_t>> ResolveLink(int64_t source_id, std::string_view target, std::string_view from_folder);  struct VectorLogState;
   Result<VectorLogState> ReadVectorLogState();
 
   // Posting-list changes not yet written: per term, postings to add and docs

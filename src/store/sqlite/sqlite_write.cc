@@ -6,6 +6,7 @@
 #include "common/files.h"
 #include "common/hash.h"
 #include "store/sqlite/sqlite_engine.h"
+#include "text/page_links.h"
 
 namespace engram::store::sqlite {
 
@@ -239,6 +240,9 @@ Status SqliteEngine::PutPageRows(const PageWrite& w, int64_t* page_id) {
   ENGRAM_ASSIGN_OR_RETURN(int64_t source_id, SourceId(w.source, true));
   std::string now = common::NowIso8601();
   std::string visibility = page.is_private ? "private" : "public";
+  // What links are resolved against (text/page_links.h).
+  const std::string path_key = text::PathKey(page.path);
+  const std::string name_key = text::LinkName(path_key);
 
   // Title postings are computed first so the page row can carry their term ids.
   std::vector<int64_t> title_ids;
@@ -275,23 +279,23 @@ Status SqliteEngine::PutPageRows(const PageWrite& w, int64_t* page_id) {
     ENGRAM_RETURN_IF_ERROR(RemoveDerivedRows(id));
     ENGRAM_ASSIGN_OR_RETURN(Stmt * upd, S("UPDATE pages SET path = ?, type = ?, title = ?, frontmatter = ?, "
                                           "compiled_truth = ?, timeline = ?, content = ?, content_hash = ?, "
-                                          "visibility = ?, title_terms = ?, title_length = ?, updated_at = ? "
-                                          "WHERE id = ?"));
+                                          "visibility = ?, title_terms = ?, title_length = ?, updated_at = ?, "
+                                          "path_key = ?, name_key = ? WHERE id = ?"));
     upd->Bind(1, page.path).Bind(2, page.type).Bind(3, page.title).Bind(4, page.frontmatter_json);
     upd->Bind(5, page.compiled_truth).Bind(6, page.timeline).Bind(7, w.content).Bind(8, w.content_hash);
     upd->Bind(9, visibility).BindBlob(10, title_blob).Bind(11, int64_t{w.title_terms.length}).Bind(12, now);
-    upd->Bind(13, id);
+    upd->Bind(13, path_key).Bind(14, name_key).Bind(15, id);
     ENGRAM_RETURN_IF_ERROR(upd->Run());
   } else {
     ENGRAM_RETURN_IF_ERROR(find->status());
     ENGRAM_ASSIGN_OR_RETURN(Stmt * ins, S("INSERT INTO pages(source_id, slug, path, type, title, frontmatter, "
                                           "compiled_truth, timeline, content, content_hash, visibility, title_terms, "
-                                          "title_length, created_at, updated_at) "
-                                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+                                          "title_length, created_at, updated_at, path_key, name_key) "
+                                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
     ins->Bind(1, source_id).Bind(2, page.slug).Bind(3, page.path).Bind(4, page.type).Bind(5, page.title);
     ins->Bind(6, page.frontmatter_json).Bind(7, page.compiled_truth).Bind(8, page.timeline).Bind(9, w.content);
     ins->Bind(10, w.content_hash).Bind(11, visibility).BindBlob(12, title_blob);
-    ins->Bind(13, int64_t{w.title_terms.length}).Bind(14, now).Bind(15, now);
+    ins->Bind(13, int64_t{w.title_terms.length}).Bind(14, now).Bind(15, now).Bind(16, path_key).Bind(17, name_key);
     ENGRAM_RETURN_IF_ERROR(ins->Run());
     id = sqlite3_last_insert_rowid(db_.get());
   }
@@ -332,9 +336,12 @@ Status SqliteEngine::PutPageRows(const PageWrite& w, int64_t* page_id) {
     chunk_tokens += c.terms.length;
   }
 
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * lins, S("INSERT INTO links(from_page, to_slug, type, label, context) VALUES (?, ?, ?, ?, ?)"));
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * lins, S("INSERT INTO links(from_page, to_slug, to_name, type, label, context) "
+                                         "VALUES (?, ?, ?, ?, ?, ?)"));
   for (const PageLink& l : page.links) {
-    lins->Bind(1, id).Bind(2, l.target).Bind(3, l.type).Bind(4, l.label).Bind(5, l.context);
+    // Attachments are files, never found by a page's name.
+    const std::string to_name = l.type == text::kAttachmentLinkType ? "" : text::LinkName(l.target);
+    lins->Bind(1, id).Bind(2, l.target).Bind(3, to_name).Bind(4, l.type).Bind(5, l.label).Bind(6, l.context);
     ENGRAM_RETURN_IF_ERROR(lins->Run());
   }
   ENGRAM_ASSIGN_OR_RETURN(Stmt * tins, S("INSERT OR IGNORE INTO tags(page_id, tag) VALUES (?, ?)"));
@@ -378,9 +385,11 @@ Status SqliteEngine::RenamePage(std::string_view source, std::string_view old_sl
              taken->Reset();
              if (exists) return Status::AlreadyExists("slug '" + std::string(new_slug) + "' is taken");
            }
-           ENGRAM_ASSIGN_OR_RETURN(Stmt * upd, S("UPDATE pages SET slug = ?, path = ?, updated_at = ? "
-                                                 "WHERE source_id = ? AND slug = ?"));
-           upd->Bind(1, new_slug).Bind(2, new_path).Bind(3, common::NowIso8601()).Bind(4, source_id).Bind(5, old_slug);
+           ENGRAM_ASSIGN_OR_RETURN(Stmt * upd, S("UPDATE pages SET slug = ?, path = ?, updated_at = ?, path_key = ?, "
+                                                 "name_key = ? WHERE source_id = ? AND slug = ?"));
+           const std::string path_key = text::PathKey(new_path);
+           upd->Bind(1, new_slug).Bind(2, new_path).Bind(3, common::NowIso8601()).Bind(4, path_key);
+           upd->Bind(5, text::LinkName(path_key)).Bind(6, source_id).Bind(7, old_slug);
            ENGRAM_RETURN_IF_ERROR(upd->Run());
            if (sqlite3_changes(db_.get()) == 0) return Status::NotFound("no page '" + std::string(old_slug) + "'");
            // Links stay as the linking files write them: rewriting them to the

@@ -1,0 +1,127 @@
+// Links between pages, resolved when read. A page's rows hold its links as
+// its file writes them; which page a link reaches depends on which other
+// pages exist, so it is decided here, from the pages as they are now. A brain
+// updated step by step and one built fresh from the same files therefore
+// answer the same, and `check` can rebuild one page alone.
+#include <map>
+
+#include "store/sqlite/sqlite_engine.h"
+#include "text/page_links.h"
+
+namespace engram::store::sqlite {
+
+Result<std::optional<int64_t>> SqliteEngine::ResolveLink(int64_t source_id, std::string_view target,
+                                                         std::string_view from_folder) {
+  auto one = [&](const char* sql, std::string_view value) -> Result<std::optional<int64_t>> {
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(sql));
+    q->Bind(1, source_id).Bind(2, value);
+    std::optional<int64_t> id;
+    if (q->Step()) id = q->Int(0);
+    ENGRAM_RETURN_IF_ERROR(q->status());
+    q->Reset();
+    return id;
+  };
+  // 1. The path from the root ("[[people/zhang-san]]"), 2. the page's own
+  // slug (engram's name for a page whose frontmatter sets one), 3. the path
+  // from the linking page's folder.
+  ENGRAM_ASSIGN_OR_RETURN(auto exact, one("SELECT id FROM pages WHERE source_id = ? AND path_key = ? ORDER BY path", target));
+  if (exact) return exact;
+  ENGRAM_ASSIGN_OR_RETURN(auto by_slug, one("SELECT id FROM pages WHERE source_id = ? AND slug = ?", target));
+  if (by_slug) return by_slug;
+  if (!from_folder.empty()) {
+    ENGRAM_ASSIGN_OR_RETURN(auto relative, one("SELECT id FROM pages WHERE source_id = ? AND path_key = ? ORDER BY path",
+                                               std::string(from_folder) + "/" + std::string(target)));
+    if (relative) return relative;
+  }
+  // 4. By file name: the same folder first, then the shortest path.
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id, path_key FROM pages WHERE source_id = ? AND name_key = ?"));
+  q->Bind(1, source_id).Bind(2, text::LinkName(target));
+  std::vector<text::LinkCandidate> candidates;
+  while (q->Step()) candidates.push_back({q->Int(0), q->Text(1)});
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  q->Reset();
+  return text::ChooseByName(target, from_folder, candidates);
+}
+
+Result<std::vector<SqliteEngine::InboundLink>> SqliteEngine::InboundLinks(int64_t source_id, std::string_view slug,
+                                                                          std::string_view name_key) {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT l.from_page, f.slug, f.visibility, f.path, l.to_slug, l.type, l.context "
+                                      "FROM links l JOIN pages f ON f.id = l.from_page WHERE f.source_id = ?1 AND "
+                                      "l.type != 'attachment' AND (l.to_slug = ?2 OR l.to_name = ?3) "
+                                      "ORDER BY f.slug, l.id"));
+  q->Bind(1, source_id).Bind(2, slug).Bind(3, name_key);
+  std::vector<InboundLink> out;
+  std::vector<std::string> folders;
+  while (q->Step()) {
+    out.push_back({q->Int(0), q->Text(1), q->Text(2) == "private", q->Text(4), q->Text(5), q->Text(6), std::nullopt});
+    folders.push_back(text::FolderKey(q->Text(3)));
+  }
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  q->Reset();
+  std::map<std::pair<std::string, std::string>, std::optional<int64_t>> resolved;  // (target, folder) -> page
+  for (size_t i = 0; i < out.size(); ++i) {
+    auto key = std::make_pair(out[i].to_slug, folders[i]);
+    auto it = resolved.find(key);
+    if (it == resolved.end()) {
+      ENGRAM_ASSIGN_OR_RETURN(auto page, ResolveLink(source_id, key.first, key.second));
+      it = resolved.emplace(std::move(key), page).first;
+    }
+    out[i].reaches = it->second;
+  }
+  return out;
+}
+
+Result<std::vector<LinkRecord>> SqliteEngine::Backlinks(std::string_view source, std::string_view slug) {
+  auto source_id = SourceId(source, false);
+  if (!source_id.ok()) {
+    if (source_id.status().code() == StatusCode::kNotFound) return std::vector<LinkRecord>{};
+    return source_id.status();
+  }
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id, name_key FROM pages WHERE source_id = ? AND slug = ?"));
+  q->Bind(1, *source_id).Bind(2, slug);
+  std::optional<int64_t> page;
+  std::string name_key = text::LinkName(slug);
+  if (q->Step()) {
+    page = q->Int(0);
+    name_key = q->Text(1);
+  }
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  q->Reset();
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<InboundLink> links, InboundLinks(*source_id, slug, name_key));
+  std::vector<LinkRecord> out;
+  for (InboundLink& l : links) {
+    // Without a page, the links written to this slug that reach nothing.
+    bool keep = page ? l.reaches == page
+                     : !l.reaches && (l.to_slug == slug || (slug.size() > l.to_slug.size() &&
+                                                            slug.substr(slug.size() - l.to_slug.size()) == l.to_slug &&
+                                                            slug[slug.size() - l.to_slug.size() - 1] == '/'));
+    if (keep) out.push_back({std::move(l.from_slug), std::move(l.to_slug), std::move(l.type), std::move(l.context)});
+  }
+  return out;
+}
+
+Result<std::map<int64_t, int64_t>> SqliteEngine::BacklinkCounts(const std::vector<int64_t>& page_ids,
+                                                                 bool include_private) {
+  std::map<int64_t, int64_t> out;
+  for (int64_t id : page_ids) {
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT source_id, slug, name_key FROM pages WHERE id = ?"));
+    q->Bind(1, id);
+    if (!q->Step()) {
+      ENGRAM_RETURN_IF_ERROR(q->status());
+      q->Reset();
+      continue;
+    }
+    const int64_t source_id = q->Int(0);
+    const std::string slug = q->Text(1), name_key = q->Text(2);
+    q->Reset();
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<InboundLink> links, InboundLinks(source_id, slug, name_key));
+    int64_t n = 0;
+    for (const InboundLink& l : links) {
+      if (l.reaches == id && l.from_id != id && (include_private || !l.from_private)) ++n;
+    }
+    if (n > 0) out[id] = n;
+  }
+  return out;
+}
+
+}  // namespace engram::store::sqlite
