@@ -152,7 +152,7 @@ int main(int argc, char** argv) {
   for (const Case& n : negative) {
     if (auto hit = FindSensitive(n.path, n.content, all)) {
       ++flagged;
-      std::fprintf(stderr, "all rules: %s flagged by %s\n", n.path.c_str(), hit->c_str());
+      std::fprintf(stderr, "all rules: %s flagged by %s\n", n.path.c_str(), hit->rule.c_str());
     }
   }
   std::printf("| **all rules** | %zu | %zu | %.1f%% | %zu | %zu | %.1f%% |\n", planted.size(), caught,

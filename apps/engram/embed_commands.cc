@@ -57,7 +57,7 @@ int RunVectorize(const VectorizeArgs& a, bool json) {
     vectors.push_back(std::vector<float>(v->begin() + static_cast<std::ptrdiff_t>(i * d),
                                          v->begin() + static_cast<std::ptrdiff_t>((i + 1) * d)));
   }
-  std::cout << Json{{"model", (*e)->info().model}, {"dims", d}, {"vectors", vectors}}.dump() << "\n";
+  std::cout << engram::ops::Dump(Json{{"model", (*e)->info().model}, {"dims", d}, {"vectors", vectors}}) << "\n";
   return 0;
 }
 
@@ -170,7 +170,7 @@ int RunBenchEmbed(const BenchArgs& a, bool json) {
             {"single_ms", 1000.0 * Median(single_s)},
             {"peak_rss_mb", peak_rss_mb},
             {"min_cosine_to_fp32", min_cosine}};
-  std::cout << (json ? j.dump(2) : j.dump()) << "\n";
+  std::cout << engram::ops::Dump(j, json ? 2 : -1) << "\n";
   return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -231,7 +232,7 @@ int main(int argc, char** argv) {
       "Hybrid: the query's intent (entity, temporal, event, concept, general) weights a keyword arm, a\n"
       "title/alias arm and a vector arm, fused by reciprocal rank (k = 60), rescored 0.7 rrf + 0.3 cosine,\n"
       "deduplicated (at most 2 chunks per page, no type over 60%) and boosted by backlinks. Filters\n"
-      "(--type, --tag, --folder, --source, --since, --until) need hybrid or vector mode.");
+      "(--type, --tag, --folder, --source, --since, --until) apply in every mode.");
 
   // context
   std::string context_query, context_memory, context_mode;
@@ -303,7 +304,19 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "engram: " << e.what() << "\nRun `engram --help` for usage.\n";
+    std::cerr << "engram: " << e.what() << "\n";
+    // A query that starts with '-' reads as an option: say how to pass it.
+    const bool query_command = *search || *context;
+    bool dash_word = false;
+    for (int i = 1; i < argc; ++i) {
+      const std::string_view arg = argv[i];
+      dash_word = dash_word || (arg.size() > 2 && arg[0] == '-' && arg[1] != '-' && !std::isdigit(static_cast<unsigned char>(arg[1])));
+    }
+    if (query_command && dash_word) {
+      std::cerr << "A query that starts with '-' must follow `--`: engram " << (*search ? "search" : "context")
+                << " -- -word\n";
+    }
+    std::cerr << "Run `engram --help` for usage.\n";
     return 2;
   }
 
@@ -511,11 +524,7 @@ int main(int argc, char** argv) {
     if (g.json) {
       Print(engram::cli::ToJson(*r));
     } else {
-      for (const auto& p : *r) {
-        std::printf("%-40s %-10s %s%s\n", p.slug.c_str(), p.type.c_str(), p.title.c_str(),
-                    p.is_private ? "  (private)" : "");
-      }
-      std::printf("%zu page(s)\n", r->size());
+      std::fputs(engram::cli::FormatList(*r).c_str(), stdout);
     }
     return 0;
   }

@@ -56,10 +56,10 @@ int RunEmbed(const EmbedArgs& a, bool json, const std::string& brain_dir) {
   auto r = (*brain)->Embed(OperationContext{}, a.all, progress);
   if (!r.ok()) return Fail(r.status(), json);
   if (json) {
-    std::cout << Json{{"provider", r->provider}, {"model", r->model}, {"dims", r->dims}, {"embedded", r->embedded},
-                      {"chunks", r->chunks}, {"stale", r->stale}, {"seconds", r->seconds},
-                      {"index_note", r->index_note}}
-                     .dump(2)
+    std::cout << engram::ops::Dump(Json{{"provider", r->provider}, {"model", r->model}, {"dims", r->dims},
+                                        {"embedded", r->embedded}, {"chunks", r->chunks}, {"stale", r->stale},
+                                        {"seconds", r->seconds}, {"index_note", r->index_note}},
+                                   2)
               << "\n";
   } else {
     std::printf("Embedded %lld chunks with %s:%s (%d dimensions) in %.2f s; %lld of %lld chunks stale\n",
@@ -78,7 +78,7 @@ int RunModelList(bool json) {
       rows.push_back({{"name", m.name}, {"repo", m.repo}, {"dims", m.dims}, {"installed", m.installed},
                       {"dir", m.dir.string()}, {"description", m.description}});
     }
-    std::cout << Json{{"models", rows}, {"home", ops::ModelsHome().string()}}.dump(2) << "\n";
+    std::cout << engram::ops::Dump(Json{{"models", rows}, {"home", ops::ModelsHome().string()}}, 2) << "\n";
     return 0;
   }
   std::printf("models in %s\n", ops::ModelsHome().string().c_str());
@@ -108,7 +108,7 @@ int RunModelInfo(const std::string& name, bool json) {
             {"lowercase", spec->tokenizer.lowercase || spec->tokenizer.pre_lowercase},
             {"query_prompt", spec->query_prompt},
             {"document_prompt", spec->document_prompt}};
-  std::cout << j.dump(2) << "\n";  // the same document for people and scripts
+  std::cout << engram::ops::Dump(j, 2) << "\n";  // the same document for people and scripts
   return 0;
 }
 
@@ -125,7 +125,7 @@ int RunModelUse(const std::string& name, bool json, const std::string& brain_dir
   auto state = (*brain)->EmbeddingState();
   if (!state.ok()) return Fail(state.status(), json);
   if (json) {
-    std::cout << Json{{"model", name}, {"dims", (*e)->info().dims}, {"stale", state->stale}}.dump(2) << "\n";
+    std::cout << engram::ops::Dump(Json{{"model", name}, {"dims", (*e)->info().dims}, {"stale", state->stale}}, 2) << "\n";
   } else {
     std::printf("Using %s (%d dimensions). Run `engram embed %s` to embed the brain's chunks.\n", name.c_str(),
                 (*e)->info().dims,
@@ -147,7 +147,7 @@ int RunModelPull(const std::string& name, const std::string& from, const std::st
   auto dir = ops::PullModel(name, o);
   if (!json && isatty(STDERR_FILENO)) std::fprintf(stderr, "\n");
   if (!dir.ok()) return Fail(dir.status(), json);
-  if (json) std::cout << Json{{"model", name}, {"dir", dir->string()}}.dump(2) << "\n";
+  if (json) std::cout << engram::ops::Dump(Json{{"model", name}, {"dir", dir->string()}}, 2) << "\n";
   else std::printf("Installed %s in %s\n", name.c_str(), dir->string().c_str());
   return 0;
 }

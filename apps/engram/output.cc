@@ -1,6 +1,8 @@
 #include <iostream>
 #include "output.h"
 
+#include "common/utf8.h"
+
 #include <cstdio>
 #include <sstream>
 
@@ -144,6 +146,32 @@ int Fail(const Status& st, bool json) {
   }
   std::cerr << "engram: " << st.message() << "\n";
   return ExitCodeFor(st);
+}
+
+namespace {
+
+// s padded with spaces to `columns` terminal columns (never cut).
+std::string PadTo(const std::string& s, size_t columns) {
+  const size_t width = common::DisplayWidth(s);
+  return width >= columns ? s : s + std::string(columns - width, ' ');
+}
+
+}  // namespace
+
+std::string FormatList(const std::vector<PageSummary>& pages) {
+  size_t slug_width = 0, type_width = 0;
+  for (const auto& p : pages) {
+    slug_width = std::max(slug_width, common::DisplayWidth(p.slug));
+    type_width = std::max(type_width, common::DisplayWidth(p.type));
+  }
+  slug_width = std::min<size_t>(slug_width, 60);
+  std::string out;
+  for (const auto& p : pages) {
+    out += PadTo(p.slug, slug_width) + "  " + PadTo(p.type, type_width) + "  " + p.title +
+           (p.is_private ? "  (private)" : "") + "\n";
+  }
+  out += std::to_string(pages.size()) + " page(s)\n";
+  return out;
 }
 
 }  // namespace engram::cli

@@ -17,6 +17,9 @@ std::string FormatSync(const SyncReport& r);
 std::string FormatSearch(const SearchResponse& r, bool explain);
 std::string FormatImport(const ImportReport& r);
 std::string FormatStats(const BrainStats& s);
+// `engram list`: slug, type and title in columns aligned by display width
+// (a Chinese character takes two columns).
+std::string FormatList(const std::vector<PageSummary>& pages);
 
 // Reports a failed operation: a JSON error document on stdout with --json,
 // the message on stderr; returns the exit code.

@@ -98,7 +98,7 @@ int RunToken(const std::string& action, const TokenArgs& a, bool json, const std
     auto t = store.Create(scope, a.name);
     if (!t.ok()) return Fail(t.status(), json);
     if (json) {
-      std::cout << Json{{"token", t->token}, {"id", t->info.id}, {"scope", a.scope}, {"name", a.name}}.dump(2) << "\n";
+      std::cout << engram::ops::Dump(Json{{"token", t->token}, {"id", t->info.id}, {"scope", a.scope}, {"name", a.name}}, 2) << "\n";
     } else {
       std::cout << t->token << "\n";
       std::cerr << "engram: token " << t->info.id << " (" << a.scope << ") created; it is shown only this once\n";
@@ -113,7 +113,7 @@ int RunToken(const std::string& action, const TokenArgs& a, bool json, const std
       for (const auto& t : *list) {
         rows.push_back({{"id", t.id}, {"name", t.name}, {"scope", ScopeName(t.scope)}, {"created_at", t.created_at}});
       }
-      std::cout << Json{{"tokens", rows}}.dump(2) << "\n";
+      std::cout << engram::ops::Dump(Json{{"tokens", rows}}, 2) << "\n";
     } else {
       for (const auto& t : *list) std::cout << t.id << "  " << ScopeName(t.scope) << "  " << t.created_at << "  " << t.name << "\n";
       std::cout << list->size() << " token(s)\n";
@@ -122,7 +122,7 @@ int RunToken(const std::string& action, const TokenArgs& a, bool json, const std
   }
   Status st = store.Revoke(a.id);
   if (!st.ok()) return Fail(st, json);
-  if (json) std::cout << Json{{"revoked", a.id}}.dump(2) << "\n";
+  if (json) std::cout << engram::ops::Dump(Json{{"revoked", a.id}}, 2) << "\n";
   else std::cout << "Revoked " << a.id << "\n";
   return 0;
 }

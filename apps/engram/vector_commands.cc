@@ -135,7 +135,7 @@ int RunVectorBench(const VectorBenchArgs& a, bool json) {
             {"ef_search", a.ef_search},
             {"threads", a.threads},
             {"index_loaded", loaded}};
-  std::cout << (json ? j.dump(2) : j.dump()) << "\n";
+  std::cout << engram::ops::Dump(j, json ? 2 : -1) << "\n";
   return 0;
 }
 

@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <unordered_set>
 #include <vector>
 
 #include "engram/page.h"
@@ -109,6 +110,8 @@ struct KeywordQuery {
   size_t limit = 10;            // pages returned
   size_t chunks_per_page = 1;   // best chunks kept per page
   bool include_private = false;
+  // Only these pages may be returned (nullptr: any); owned by the caller.
+  const std::unordered_set<int64_t>* allowed_pages = nullptr;
   float k1 = 0.9f;
   float b = 0.4f;
 };
@@ -351,6 +354,8 @@ class Engine {
                                                             const std::vector<int64_t>& ids) = 0;
   // Ids of the chunks whose page passes the filter, ascending.
   virtual Result<std::vector<int64_t>> FilterChunks(const ChunkFilter& filter) = 0;
+  // Ids of the pages that pass the filter, ascending.
+  virtual Result<std::vector<int64_t>> FilterPages(const ChunkFilter& filter) = 0;
   // Inbound links of each page (pages without any are absent); links from
   // private pages count only with include_private.
   virtual Result<std::map<int64_t, int64_t>> BacklinkCounts(const std::vector<int64_t>& page_ids,

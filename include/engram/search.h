@@ -35,7 +35,7 @@ struct SearchOptions {
   // "keyword", "vector" or "hybrid"; "" = hybrid when the brain has an
   // embedding model, else keyword.
   std::string mode;
-  ChunkFilter filter;            // hybrid and vector modes (keyword mode: visibility only)
+  ChunkFilter filter;            // every mode
   std::string source = "default";  // the source of the pages (entity timelines)
   // Keyword ranking deepens its arms until the top `limit` is provably
   // exact; hybrid's keyword arm, one list of several, takes the first pass.

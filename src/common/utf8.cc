@@ -177,4 +177,24 @@ size_t CountWords(std::string_view s) {
   return words;
 }
 
+size_t DisplayWidth(std::string_view s) {
+  size_t width = 0, i = 0;
+  while (i < s.size()) {
+    const char32_t c = DecodeUtf8(s, &i);
+    if (c < 0x80) {
+      width += c >= 0x20 && c != 0x7f ? 1 : 0;
+      continue;
+    }
+    const auto cp = static_cast<UChar32>(c);
+    const int category = u_charType(cp);
+    if (category == U_NON_SPACING_MARK || category == U_ENCLOSING_MARK || category == U_FORMAT_CHAR ||
+        category == U_CONTROL_CHAR) {
+      continue;
+    }
+    const int eaw = u_getIntPropertyValue(cp, UCHAR_EAST_ASIAN_WIDTH);
+    width += eaw == U_EA_WIDE || eaw == U_EA_FULLWIDTH ? 2 : 1;
+  }
+  return width;
+}
+
 }  // namespace engram::common

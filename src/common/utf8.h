@@ -49,4 +49,9 @@ bool IsWordChar(char32_t cp);
 // a short English word).
 size_t CountWords(std::string_view s);
 
+// Columns s takes in a terminal: East Asian wide and full-width characters
+// two, combining marks and zero-width characters none, others one (invalid
+// bytes count one each).
+size_t DisplayWidth(std::string_view s);
+
 }  // namespace engram::common

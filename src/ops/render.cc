@@ -12,6 +12,13 @@ Json Issues(const std::vector<ImportIssue>& issues, const char* key) {
   for (const auto& i : issues) out.push_back({{"path", i.path}, {key, i.reason}});
   return out;
 }
+
+// Quarantined files: path, rule and line (0: the path or name hit) — never content.
+Json Quarantined(const std::vector<ImportIssue>& issues) {
+  Json out = Json::array();
+  for (const auto& i : issues) out.push_back({{"path", i.path}, {"rule", i.reason}, {"line", i.line}});
+  return out;
+}
 }  // namespace
 
 Json ToJson(const SearchResponse& r, bool explain) {
@@ -70,7 +77,8 @@ Json ToJson(const ImportReport& r) {
   for (const auto& w : r.warnings) warnings.push_back({{"path", w.path}, {"warning", w.reason}});
   return {{"root", r.root},           {"scanned", r.scanned}, {"added", r.added},
           {"updated", r.updated},     {"unchanged", r.unchanged}, {"removed", r.removed},
-          {"skipped", skipped},       {"warnings", warnings}, {"quarantined", Issues(r.quarantined, "rule")},
+          {"skipped", skipped},       {"warnings", warnings}, {"quarantined", Quarantined(r.quarantined)},
+          {"skipped_by_reason", r.skipped_by_reason}, {"rekeyed", r.rekeyed},
           {"seconds", r.seconds},     {"embedded", r.embedded}, {"embedding_stale", r.embedding_stale},
           {"embedding_note", r.embedding_note}};
 }
@@ -84,7 +92,9 @@ Json ToJson(const SyncReport& r) {
           {"updated", r.updated},   {"renamed", r.renamed},
           {"deleted", r.deleted},   {"unchanged", r.unchanged},
           {"skipped", Issues(r.skipped, "reason")}, {"failed", Issues(r.failed, "reason")},
-          {"warnings", Issues(r.warnings, "warning")}, {"quarantined", Issues(r.quarantined, "rule")},
+          {"warnings", Issues(r.warnings, "warning")}, {"quarantined", Quarantined(r.quarantined)},
+          {"skipped_by_reason", r.skipped_by_reason},
+          {"rekeyed", r.rekeyed},
           {"worktree", r.worktree},
           {"seconds", r.seconds},
           {"embedded", r.embedded},
@@ -172,6 +182,12 @@ Json ToJson(const BrainStatus& s) {
   Json failures = Json::array();
   for (const auto& x : s.sync_failures) failures.push_back({{"path", x.path}, {"reason", x.reason}, {"at", x.at}});
   j["sync_failures"] = failures;
+  Json quarantined = Json::array();
+  for (const auto& q : s.quarantined) {
+    quarantined.push_back({{"path", q.path}, {"rule", q.rule}, {"line", q.line}, {"at", q.at}});
+  }
+  j["quarantined"] = quarantined;
+  j["last_sync_error"] = s.last_sync_error.empty() ? Json(nullptr) : Json(s.last_sync_error);
   const EmbeddingStatus& e = s.embedding;
   j["embedding"] = {{"provider", e.provider}, {"model", e.model}, {"recorded_model", e.recorded_model},
                     {"dims", e.recorded_dims}, {"chunks", e.chunks}, {"embedded", e.current}, {"stale", e.stale}};

@@ -37,6 +37,11 @@ Result<search::VectorArm*> Brain::Vectors() {
   ENGRAM_ASSIGN_OR_RETURN(std::string dims, engine_->GetConfigValue(kDimsKey));
   ENGRAM_ASSIGN_OR_RETURN(std::string index_id, engine_->GetConfigValue(kIndexIdKey));
   if (model.empty() || dims.empty()) {
+    if (options_.embedding_provider == "none") {
+      return Status::FailedPrecondition(
+          "no embedding model is configured: choose one with `engram model use NAME` (or [embedding] in "
+          "config.toml), then run `engram embed`");
+    }
     return Status::FailedPrecondition("nothing is embedded yet: run `engram embed`");
   }
   if (vectors_ && vectors_->dims() == std::stoi(dims)) return vectors_.get();
@@ -60,12 +65,7 @@ Result<SearchResponse> Brain::Search(const OperationContext& ctx, std::string_vi
     return Status::InvalidArgument("search mode must be keyword, vector or hybrid, not '" + mode + "'");
   }
   options.mode = mode;
-  if (mode == "keyword") {
-    if (!options.filter.Unrestricted()) {
-      return Status::InvalidArgument("filters need --mode hybrid or vector (keyword mode filters by visibility only)");
-    }
-    return search::KeywordSearch(*engine_, query, options);
-  }
+  if (mode == "keyword") return search::KeywordSearch(*engine_, query, options);
   search::VectorQuery vq;
   ENGRAM_ASSIGN_OR_RETURN(std::string incomplete, engine_->GetConfigValue(kIncompleteKey));
   auto arm = incomplete.empty() ? Vectors()

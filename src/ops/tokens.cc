@@ -57,7 +57,7 @@ Status TokenStore::Save(const std::vector<Entry>& entries) const {
     list.push_back({{"id", e.info.id}, {"name", e.info.name}, {"scope", ScopeName(e.info.scope)},
                     {"created_at", e.info.created_at}, {"sha256", e.sha256}});
   }
-  ENGRAM_RETURN_IF_ERROR(common::WriteFileAtomic(file_, Json{{"tokens", list}}.dump(2) + "\n"));
+  ENGRAM_RETURN_IF_ERROR(common::WriteFileAtomic(file_, Json{{"tokens", list}}.dump(2, ' ', false, Json::error_handler_t::replace) + "\n"));
   ::chmod(file_.c_str(), 0600);
   return Status::Ok();
 }

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "common/utf8.h"
 #include "search/hits.h"
@@ -309,9 +311,22 @@ Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, con
                                    " words or groups; at most " + std::to_string(kMaxExcludedGroups));
   }
   if (kq.terms.empty()) {
-    return Status::InvalidArgument(query.find_first_not_of(" \t\r\n") == std::string_view::npos
-                                       ? "query is empty"
+    if (query.find_first_not_of(" \t\r\n") == std::string_view::npos) return Status::InvalidArgument("query is empty");
+    const bool only_exclusions = !kq.excluded_groups.empty() || !excluded_phrases.empty();
+    return Status::InvalidArgument(only_exclusions
+                                       ? "query only excludes words ('-word'); add a word to look for, or quote it "
+                                         "(\"-word\") to search for the word itself"
                                        : "query has no searchable words (only punctuation, stop words or exclusions)");
+  }
+
+  // Filters (folder, tag, type, dates, source) narrow the pages every arm may return.
+  std::optional<std::unordered_set<int64_t>> allowed;
+  if (!options.filter.Unrestricted()) {
+    ChunkFilter f = options.filter;
+    f.include_private = options.include_private;
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<int64_t> pages, engine.FilterPages(f));
+    allowed.emplace(pages.begin(), pages.end());
+    kq.allowed_pages = &*allowed;
   }
 
   const size_t limit = std::max<size_t>(options.limit, 1);
@@ -343,6 +358,7 @@ Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, con
                             engine.PagesNamed(name.empty() ? trimmed : name, options.include_private));
     float best = ranked.empty() ? 0.0f : ranked.front().score;
     for (int64_t id : named) {
+      if (allowed && allowed->count(id) == 0) continue;
       auto it = std::find_if(ranked.begin(), ranked.end(), [&](const PageScore& p) { return p.page_id == id; });
       if (it == ranked.end()) {
         ranked.push_back({});

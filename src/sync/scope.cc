@@ -33,6 +33,20 @@ const std::vector<std::string>& DefaultSkippedFiles() {
   return kFiles;
 }
 
+std::string SkipKind(std::string_view reason) {
+  auto has = [&](std::string_view what) { return reason.find(what) != std::string_view::npos; };
+  if (has("(scope.")) return std::string(reason.substr(0, reason.find(')') + 1));
+  if (has("not valid UTF-8")) return "not UTF-8";
+  if (has("binary content")) return "binary (NUL bytes)";
+  if (has("over the limit")) return "over import.max_file_bytes";
+  if (has("symbolic link")) return "symbolic link";
+  if (has("submodule")) return "submodule";
+  if (has("is already used by")) return "slug used by another file";
+  if (has("could not be prepared")) return "internal error";
+  if (has("cannot be read") || has("could not be read")) return "unreadable";
+  return "other";
+}
+
 bool IsIgnoredDirectory(std::string_view name) {
   return name.empty() || name.front() == '.' || name == "node_modules";
 }
@@ -86,8 +100,9 @@ bool Scope::Contains(std::string_view path, std::string* why) const {
                                         [&](const auto& folder) { return Under(folder, parts); })) {
     return no("outside the included folders (scope.include)");
   }
-  if (std::find(skip_files_.begin(), skip_files_.end(), common::AsciiLower(parts.back())) != skip_files_.end()) {
-    return no("skipped by name (scope.skip_files)");
+  const std::string name = "**/" + common::AsciiLower(parts.back());
+  for (const std::string& skip : skip_files_) {
+    if (skip == lower || skip == name) return no("skipped by name (scope.skip_files)");
   }
   return true;
 }
@@ -103,7 +118,7 @@ std::string Scope::Fingerprint() const {
     for (const auto& p : f) fp += p + "/";
     fp += ";";
   }
-  fp += "skip:";
+  fp += "skip@root:";  // skip_files were names matched in every folder before
   for (const auto& f : skip_files_) fp += f + ";";
   return fp;
 }

@@ -1058,7 +1058,69 @@ const std::vector<std::string>& ContentRuleIds() {
   return kIds;
 }
 
-std::optional<std::string> FindSensitive(std::string_view path, std::string_view content, const SensitiveRules& rules) {
+namespace {
+
+// The first content rule hit in text (the path's lines when is_path).
+const ContentRule* FirstContentHit(std::string_view text, bool is_path, const SensitiveRules& rules) {
+  Scan scan = MakeScan(text, /*with_zones=*/!is_path);
+  for (const ContentRule& r : kContentRules) {
+    if (std::find(rules.disabled.begin(), rules.disabled.end(), r.id) != rules.disabled.end()) continue;
+    if (r.found(scan)) return &r;
+  }
+  return nullptr;
+}
+
+// The line where rule's hit in content begins, found without touching the
+// rules: the shortest run of leading lines that still hits ends on the hit's
+// last line, and the latest first line from which that run still hits is
+// where it begins (a PEM block or a wrapped key spans lines). The rules read
+// only nearby context, so the run is first looked for in windows of about
+// 32 KB overlapping by half (twice the text is scanned, then a few scans of
+// one window), and in the whole text only when no window hits. Paid only
+// for a file that is quarantined anyway.
+int HitLine(std::string_view content, const ContentRule& rule) {
+  std::vector<size_t> starts = {0};  // byte offset of each line
+  for (size_t i = 0; i < content.size(); ++i) {
+    if (content[i] == '\n' && i + 1 < content.size()) starts.push_back(i + 1);
+  }
+  const size_t n = starts.size();
+  auto hits = [&](size_t first, size_t last) {  // lines [first, last), 0-based
+    size_t begin = starts[first];
+    size_t end = last < n ? starts[last] : content.size();
+    return rule.found(MakeScan(content.substr(begin, end - begin), /*with_zones=*/true));
+  };
+  auto narrow = [&](size_t first, size_t last) {  // hits(first, last) holds
+    size_t lo = first + 1, hi = last;             // hits(first, hi) holds
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (hits(first, mid)) hi = mid;
+      else lo = mid + 1;
+    }
+    size_t begin = first, top = hi - 1;  // hits(begin, hi) holds
+    while (begin < top) {
+      size_t mid = begin + (top - begin + 1) / 2;
+      if (hits(mid, hi)) begin = mid;
+      else top = mid - 1;
+    }
+    return static_cast<int>(begin) + 1;
+  };
+  constexpr size_t kChunkBytes = 16 * 1024;
+  std::vector<size_t> chunk = {0};  // first line of each chunk, then n
+  for (size_t l = 1; l < n; ++l) {
+    if (starts[l] - starts[chunk.back()] >= kChunkBytes) chunk.push_back(l);
+  }
+  chunk.push_back(n);
+  const size_t chunks = chunk.size() - 1;
+  for (size_t c = 0; c < chunks; ++c) {
+    const size_t last = chunk[std::min(c + 2, chunks)];
+    if (hits(chunk[c], last)) return narrow(chunk[c], last);
+    if (c + 2 >= chunks) break;
+  }
+  return hits(0, n) ? narrow(0, n) : 0;
+}
+
+std::optional<SensitiveHit> FindSensitiveOrThrow(std::string_view path, std::string_view content,
+                                                 const SensitiveRules& rules) {
   if (std::find(rules.allow.begin(), rules.allow.end(), path) != rules.allow.end()) return std::nullopt;
   auto disabled = [&](const std::string& id) {
     return std::find(rules.disabled.begin(), rules.disabled.end(), id) != rules.disabled.end();
@@ -1075,30 +1137,41 @@ std::optional<std::string> FindSensitive(std::string_view path, std::string_view
     std::string dir = lower.substr(start, slash - start);
     for (const std::string& c : rules.path_components) {
       std::string id = "path:" + c;
-      if (dir == fold(c) && !disabled(id)) return id;
+      if (dir == fold(c) && !disabled(id)) return SensitiveHit{id, 0};
     }
     start = slash + 1;
   }
   std::string name = lower.substr(start);
   for (const std::string& k : rules.name_keywords) {
     std::string id = "name:" + k;
-    if (!disabled(id) && NameHasKeyword(name, fold(k))) return id;
+    if (!disabled(id) && NameHasKeyword(name, fold(k))) return SensitiveHit{id, 0};
   }
   // Content signatures on the content, then on the path itself: a phone
   // number, a key or an ID number in a file or folder name is indexed as the
   // page's title. The path is scanned as lines of names, its extension dropped
   // so "13812345678.md" ends where the number ends.
-  Scan body = MakeScan(content, /*with_zones=*/true);
   std::string names(path);
   size_t dot = names.rfind('.');
   if (dot != std::string::npos && names.find('/', dot) == std::string::npos) names.resize(dot);
   std::replace(names.begin(), names.end(), '/', '\n');
-  Scan title = MakeScan(names, /*with_zones=*/false);
-  for (const ContentRule& r : kContentRules) {
-    if (disabled(r.id)) continue;
-    if (r.found(body) || r.found(title)) return std::string(r.id);
+  // In rule order, as one scan: the first rule hitting either the body or the name.
+  const ContentRule* body = FirstContentHit(content, false, rules);
+  const ContentRule* title = FirstContentHit(names, true, rules);
+  if (body == nullptr && title == nullptr) return std::nullopt;
+  if (title != nullptr && (body == nullptr || title < body)) return SensitiveHit{title->id, 0};
+  return SensitiveHit{body->id, HitLine(content, *body)};
+}
+
+}  // namespace
+
+std::optional<SensitiveHit> FindSensitive(std::string_view path, std::string_view content,
+                                          const SensitiveRules& rules) {
+  // Fail closed: a file the rules could not read is kept out.
+  try {
+    return FindSensitiveOrThrow(path, content, rules);
+  } catch (...) {
+    return SensitiveHit{"scan_failed", 0};
   }
-  return std::nullopt;
 }
 
 }  // namespace engram::sync

@@ -1,6 +1,6 @@
 // Sensitive-content quarantine: files that must never reach an index, a log
 // or a response. One hit keeps the whole file out; the caller records an
-// audit row (path, rule, time), never the content.
+// audit row (path, rule, line, time), never the content.
 //
 // Rules: path components (a folder named "secrets" anywhere in the path),
 // file-name keywords (English and Chinese, case-insensitive; a name about the
@@ -42,8 +42,14 @@ struct SensitiveRules {
 // The rule ids of the content signatures, for docs and config validation.
 const std::vector<std::string>& ContentRuleIds();
 
-// The id of the first rule the file hits ("path:secrets", "name:password",
-// "pem_private_key", …), or nothing.
-std::optional<std::string> FindSensitive(std::string_view path, std::string_view content, const SensitiveRules& rules);
+// Why a file is kept out: the rule and where — never the content.
+struct SensitiveHit {
+  std::string rule;  // "path:secrets", "name:password", "pem_private_key", …
+  int line = 0;      // 1-based line of the content where the hit begins; 0 when the path or name hit
+};
+
+// The first rule the file hits, or nothing. Never throws: a scan that fails
+// (a bug) keeps the file out under the rule "scan_failed".
+std::optional<SensitiveHit> FindSensitive(std::string_view path, std::string_view content, const SensitiveRules& rules);
 
 }  // namespace engram::sync

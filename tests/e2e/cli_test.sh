@@ -61,6 +61,26 @@ expect_json "$OUT" 'd["count"]' "1"
 expect_exit 0 -- "$E" --brain "$B" --json list --tag founder
 expect_json "$OUT" 'd["pages"][0]["slug"]' "people/zhang-san"
 
+# list aligns columns by display width (a Chinese character takes two columns).
+W="$WORK/widths"; mkdir -p "$W/人物"; printf '# 张三\n' > "$W/人物/张三丰.md"; printf '# Ann\n' > "$W/annabelle.md"
+"$E" init "$W" > /dev/null; "$E" --brain "$W" import "$W" > /dev/null
+expect_exit 0 -- "$E" --brain "$W" list
+cols=$(printf '%s\n' "$OUT" | head -2 | python3 -c '
+import sys, unicodedata
+w = lambda s: sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+print(" ".join(str(w(l[:l.index("note")])) for l in sys.stdin.read().splitlines()))')
+expect_contains "$cols" "$(printf '%s' "$cols" | cut -d" " -f1) $(printf '%s' "$cols" | cut -d" " -f1)" "list columns align by display width"
+# A query starting with '-' is a query after `--`, and the error says so without it.
+expect_exit 0 -- "$E" --brain "$B" --json search -- '"-中文检索"'
+expect_json "$OUT" 'd["results"][0]["slug"]' "people/zhang-san"
+expect_exit 2 -- "$E" --brain "$B" search -- -zhang
+expect_contains "$ERR" "quote it" "an exclusion-only query says how to search the word"
+expect_exit 2 -- "$E" --brain "$B" search -zhang
+expect_contains "$ERR" "must follow \`--\`" "dash query hint"
+# With no model configured, the hint says to configure one first.
+expect_exit 0 -- "$E" --brain "$B" --json search --mode hybrid "zhang"
+expect_contains "$OUT" "engram model use" "configure a model first"
+
 # Brain discovery: current directory upwards, and ENGRAM_BRAIN.
 mkdir -p "$B/deep/er"
 expect_exit 0 -- bash -c "cd \"$B/deep/er\" && \"$E\" --json status"

@@ -50,8 +50,15 @@ expect_exit 0 -- run --json search "search" --source elsewhere
 expect_json "$OUT" 'd["results"]' "[]"
 expect_exit 0 -- run --json search "search" --since 2999-01-01
 expect_json "$OUT" 'd["results"]' "[]"
-expect_exit 2 -- run search "search" --type person --mode keyword
-expect_contains "$ERR" "filters need --mode hybrid or vector" "keyword filters"
+# Filters work in keyword mode too (they were refused there).
+expect_exit 0 -- run --json search "search" --folder concepts/ --mode keyword
+expect_json "$OUT" 'len(d["results"]) > 0 and all(r["path"].startswith("concepts/") for r in d["results"])' True
+expect_exit 0 -- run --json search "search" --type person --mode keyword
+expect_json "$OUT" 'all(r["type"] == "person" for r in d["results"])' True
+expect_exit 0 -- run --json search "search" --since 2999-01-01 --mode keyword
+expect_json "$OUT" 'd["results"]' "[]"
+expect_exit 0 -- run --json search "search" --source elsewhere --mode keyword
+expect_json "$OUT" 'd["results"]' "[]"
 # Stop words alone still mean something to the vector arm.
 expect_exit 0 -- run --json search "the of and"
 expect_contains "$(json_get "$OUT" 'd["meta"]["notes"]')" "keyword arm off" "stop-word query"

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "test_support.h"
@@ -52,6 +53,52 @@ TEST_F(ImporterTest, ReportsNewChangedUnchangedAndRemovedFiles) {
   ImportReport r3 = Import();
   EXPECT_EQ(r3.unchanged, 2);
   EXPECT_EQ(r3.added + r3.updated + r3.removed, 0);
+}
+
+// Regression (issue 13): an exception while preparing one note (a JSON
+// dump of YAML-decoded bytes) aborted the whole import: 6,289 notes, 0 pages.
+// Whatever preparing a file throws is that file's failure; the rest commit.
+TEST_F(ImporterTest, AFileThatThrowsFailsAloneAndTheRestCommit) {
+  WriteFile(vault_.path() / "a.md", "alpha");
+  WriteFile(vault_.path() / "boom.md", "beta");
+  WriteFile(vault_.path() / "c.md", "gamma");
+  setenv("ENGRAM_FAULT_THROW_PREPARING", "boom.md", 1);
+  ImportReport r = Import();
+  unsetenv("ENGRAM_FAULT_THROW_PREPARING");
+  EXPECT_EQ(r.added, 2);
+  ASSERT_EQ(r.skipped.size(), 1u);
+  EXPECT_EQ(r.skipped[0].path, "boom.md");
+  EXPECT_NE(r.skipped[0].reason.find("could not be prepared"), std::string::npos) << r.skipped[0].reason;
+  EXPECT_EQ(r.skipped_by_reason["internal error"], 1);
+  EXPECT_TRUE(engine_->GetPage("default", "c").ok());
+  auto failures = engine_->SyncFailures("default");
+  ASSERT_TRUE(failures.ok());
+  ASSERT_EQ(failures->size(), 1u) << "recorded where `status` and `get` show it";
+  EXPECT_EQ((*failures)[0].path, "boom.md");
+  ImportReport again = Import();
+  EXPECT_EQ(again.added, 1);
+  EXPECT_TRUE(engine_->SyncFailures("default")->empty()) << "a failure that is gone is cleared";
+}
+
+// Issue 13: a summary accounts for every note — README.md at the root is
+// skipped by name and counted; in a folder it is an ordinary note.
+TEST_F(ImporterTest, SkippedNotesAreCountedByReason) {
+  WriteFile(vault_.path() / "README.md", "about this vault");
+  WriteFile(vault_.path() / "Projects/README.md", "an ordinary note");
+  WriteFile(vault_.path() / "pw.md", "intro\npassword = \"Sup3rS3cr3t!x9\"\n");
+  WriteFile(vault_.path() / "latin1.md", "caf\xE9");
+  ImportReport r = Import();
+  EXPECT_EQ(r.added, 1);
+  EXPECT_TRUE(engine_->GetPage("default", "projects/readme").ok() || engine_->GetPage("default", "Projects/README").ok());
+  EXPECT_EQ(r.skipped_by_reason["skipped by name (scope.skip_files)"], 1);
+  EXPECT_EQ(r.skipped_by_reason["quarantined"], 1);
+  EXPECT_EQ(r.skipped_by_reason["not UTF-8"], 1);
+  ASSERT_EQ(r.quarantined.size(), 1u);
+  EXPECT_EQ(r.quarantined[0].line, 2);
+  auto audit = engine_->Audit(10);
+  ASSERT_TRUE(audit.ok());
+  ASSERT_EQ(audit->size(), 1u);
+  EXPECT_EQ((*audit)[0].line, 2);
 }
 
 TEST_F(ImporterTest, SkipsBadFilesWithTheReasonAndIndexesTheRest) {

@@ -83,6 +83,43 @@ TEST_F(KeywordSearchTest, PhrasesMustAppearInOrder) {
   EXPECT_EQ(Slugs("-\"rank fusion\" reciprocal"), (std::vector<std::string>{"b"}));
 }
 
+// Regression: filters were refused in keyword mode. A filter narrows every
+// arm (chunks, titles, exact names) and the top k is the top k of the pages
+// that pass, however many stronger pages fail it.
+TEST_F(KeywordSearchTest, FiltersNarrowEveryArmAndKeepTheTopK) {
+  for (int i = 0; i < 30; ++i) Put("notes/n" + std::to_string(i) + ".md", "okapi okapi okapi okapi notes " + std::to_string(i));
+  Put("people/okapi.md", "---\ntitle: Okapi\n---\nan okapi once");
+  Put("people/ann.md", "---\ntitle: Ann\n---\nAnn saw an okapi");
+  Put("people/bob.md", "---\ntitle: Bob\n---\nBob reads");
+  SearchOptions o;
+  o.limit = 2;
+  o.filter.folder = "people/";
+  auto r = Slugs("okapi", o);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0], "people/okapi");  // the exact name, inside the filter
+  EXPECT_EQ(r[1], "people/ann");
+  o.filter.folder = "notes/";
+  for (const auto& slug : Slugs("okapi", o)) EXPECT_EQ(slug.rfind("notes/", 0), 0u) << slug;
+  o.filter = {};
+  o.filter.types = {"person"};
+  EXPECT_EQ(Slugs("okapi", o).size(), 2u);
+  o.filter = {};
+  o.filter.since = "2999-01-01";
+  EXPECT_TRUE(Slugs("okapi", o).empty());
+}
+
+// Regression: "-alpha" alone said "no searchable words"; it now says how to
+// search for the word itself, and that way finds it.
+TEST_F(KeywordSearchTest, AQueryOfExclusionsOnlySaysHowToSearchTheWord) {
+  Put("a.md", "alpha release notes");
+  Put("b.md", "beta release notes");
+  auto r = KeywordSearch(*engine_, "-alpha", {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("quote it"), std::string::npos) << r.status().message();
+  EXPECT_EQ(Slugs("\"-alpha\""), std::vector<std::string>{"a"});
+  EXPECT_EQ(Slugs("release -alpha"), std::vector<std::string>{"b"});
+}
+
 TEST_F(KeywordSearchTest, PrivatePagesAreHiddenUnlessAllowed) {
   Put("a.md", "---\nvisibility: private\n---\nsecret plans");
   SearchOptions remote;

@@ -16,7 +16,7 @@ TEST(Scope, DefaultScopeTakesMarkdownOutsideHiddenFoldersAndSkipsVaultFiles) {
   EXPECT_FALSE(s.Contains("a/.trash/x.md"));
   EXPECT_FALSE(s.Contains("node_modules/pkg/readme.md"));
   EXPECT_FALSE(s.Contains("README.md"));
-  EXPECT_FALSE(s.Contains("sub/Index.md"));
+  EXPECT_FALSE(s.Contains("Index.md"));
   EXPECT_FALSE(s.Contains(".hidden.md"));
 }
 
@@ -41,7 +41,25 @@ TEST(Scope, IncludeKeepsOnlyThoseFolders) {
   EXPECT_FALSE(s->Contains("00_Inbox/a.md"));
   EXPECT_FALSE(s->Contains("top.md"));
   EXPECT_FALSE(s->Contains("01_Projects/old/a.md"));
-  EXPECT_FALSE(s->Contains("01_Projects/readme.md"));
+  EXPECT_TRUE(s->Contains("01_Projects/readme.md")) << "README.md is the root's own";
+  auto everywhere = Scope::Make({}, {}, {"**/README.md", "docs/index.md"});
+  ASSERT_TRUE(everywhere.ok());
+  EXPECT_FALSE(everywhere->Contains("01_Projects/readme.md"));
+  EXPECT_FALSE(everywhere->Contains("readme.md"));
+  EXPECT_FALSE(everywhere->Contains("docs/Index.md"));
+  EXPECT_TRUE(everywhere->Contains("index.md"));
+}
+
+// Regression (issue 13): in an Obsidian vault README.md and index.md in a
+// folder are ordinary notes; only the brain root's describe the brain.
+TEST(Scope, DefaultSkipFilesAreOnlyTheRootsOwn) {
+  Scope s;
+  std::string why;
+  EXPECT_FALSE(s.Contains("README.md", &why));
+  EXPECT_EQ(SkipKind(why), "skipped by name (scope.skip_files)");
+  EXPECT_TRUE(s.Contains("Projects/README.md"));
+  EXPECT_TRUE(s.Contains("sub/index.md"));
+  EXPECT_TRUE(s.Contains("sub/log.md"));
 }
 
 TEST(Scope, RejectsFoldersThatAreNotRelativePaths) {

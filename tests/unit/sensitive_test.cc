@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 
 std::string Hit(std::string_view path, std::string_view content) {
   auto r = FindSensitive(path, content, SensitiveRules::Defaults());
-  return r ? *r : "";
+  return r ? r->rule : "";
 }
 
 TEST(Sensitive, PathComponentsAndFileNameKeywords) {
@@ -232,6 +232,25 @@ TEST(Sensitive, ArbitraryInputIsSafeAndLinear) {
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
 }
 
+// Issue 13: `status` and `get` say where a file was caught — the line, never
+// the content; a hit in the path or name is line 0.
+TEST(Sensitive, AHitNamesTheLineWhereItBegins) {
+  auto line = [](std::string_view path, std::string_view content) {
+    auto r = FindSensitive(path, content, SensitiveRules::Defaults());
+    return r ? r->line : -1;
+  };
+  EXPECT_EQ(line("notes/a.md", "# Servers\n\nplain text\npassword = \"Sup3rS3cr3t!x9\"\nmore\n"), 4);
+  EXPECT_EQ(line("notes/a.md", "password = \"Sup3rS3cr3t!x9\""), 1);
+  EXPECT_EQ(line("notes/a.md", "a\r\nb\r\n手机 13812345678\r\n"), 3);
+  std::string pem = "intro\n\n-----BEGIN RSA PRIVATE KEY-----\n";
+  for (int i = 0; i < 5; ++i) pem += std::string(64, 'A') + "\n";
+  pem += "-----END RSA PRIVATE KEY-----\n";
+  EXPECT_EQ(line("notes/a.md", pem), 3) << "a block begins at its first line";
+  EXPECT_EQ(line("secrets/a.md", "hello"), 0);
+  EXPECT_EQ(line("people/李四 13912345678.md", "hi"), 0);
+  EXPECT_EQ(line("notes/a.md", "nothing here\n"), -1);
+}
+
 // ---------------------------------------------------------------------------
 // The corpora: tests/fixtures/sensitive/planted.tsv (rule, path, content per
 // line) and tests/fixtures/sensitive/negative/ (ordinary notes; the path under
@@ -328,7 +347,7 @@ TEST(SensitiveCorpus, EachPlantedSecretIsCaughtByItsOwnRule) {
     if (c.rule == "path" || c.rule == "name") {
       r.disabled = ContentRuleIds();
       auto hit = FindSensitive(c.path, c.content, r);
-      EXPECT_TRUE(hit && hit->rfind(c.rule + ":", 0) == 0) << c.path << " got " << (hit ? *hit : "nothing");
+      EXPECT_TRUE(hit && hit->rule.rfind(c.rule + ":", 0) == 0) << c.path << " got " << (hit ? hit->rule : "nothing");
       continue;
     }
     r.path_components.clear();
@@ -345,7 +364,7 @@ TEST(SensitiveCorpus, OrdinaryNotesAreNotQuarantined) {
   ASSERT_GE(notes.size(), 25u);
   for (const Case& n : notes) {
     auto hit = FindSensitive(n.path, n.content, SensitiveRules::Defaults());
-    EXPECT_FALSE(hit) << n.path << " tripped " << *hit;
+    EXPECT_FALSE(hit) << n.path << " tripped " << hit->rule;
   }
 }
 

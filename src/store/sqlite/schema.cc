@@ -10,7 +10,7 @@ namespace engram::store::sqlite {
 namespace {
 
 // Migration N is kMigrations[N-1]. Never edit a released migration: append.
-constexpr std::array<const char*, 7> kMigrations = {
+constexpr std::array<const char*, 8> kMigrations = {
     // 1: the foundation schema.
     R"sql(
 CREATE TABLE sources (
@@ -219,6 +219,11 @@ UPDATE links SET to_name = replace(to_slug, rtrim(to_slug, replace(to_slug, '/',
 CREATE INDEX pages_path_key ON pages(source_id, path_key);
 CREATE INDEX pages_name_key ON pages(source_id, name_key);
 CREATE INDEX links_to_name ON links(to_name);
+)sql",
+    // 8: the line of a quarantine hit (0: the path or name), so `status` and
+    // `get` can say where without the content.
+    R"sql(
+ALTER TABLE quarantine_audit ADD COLUMN line INTEGER NOT NULL DEFAULT 0;
 )sql",
 };
 

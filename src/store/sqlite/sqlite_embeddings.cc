@@ -172,24 +172,23 @@ Result<std::vector<ChunkVector>> SqliteEngine::ChunkVectorsById(std::string_view
   return out;
 }
 
-Result<std::vector<int64_t>> SqliteEngine::FilterChunks(const ChunkFilter& f) {
-  std::string sql = "SELECT c.id FROM chunks c JOIN pages p ON p.id = c.page_id WHERE 1";
+namespace {
+
+// The ids `sql` (a select over pages p, maybe joined) gives for the pages
+// that pass the filter, ascending by `order`.
+Result<std::vector<int64_t>> FilteredIds(sqlite3* db, std::string sql, const ChunkFilter& f, const char* order) {
   std::vector<std::string> args;
-  auto any_of = [&](const std::vector<std::string>& values, const char* column_test, int uses = 1) {
+  auto any_of = [&](const std::vector<std::string>& values, const char* column_test) {
     sql += " AND (0";
     for (const auto& v : values) {
       sql += std::string(" OR ") + column_test;
-      for (int i = 0; i < uses; ++i) args.push_back(v);
+      args.push_back(v);
     }
     sql += ")";
   };
   if (!f.include_private) sql += " AND p.visibility = 'public'";
   if (!f.types.empty()) any_of(f.types, "p.type = ?");
-  if (!f.tags.empty()) {
-    std::vector<std::string> wanted;
-    for (const std::string& t : f.tags) wanted.push_back(WantedTag(t));
-    any_of(wanted, "EXISTS (SELECT 1 FROM tags t WHERE t.page_id = p.id AND " ENGRAM_TAG_MATCHES("?", "?") ")", 2);
-  }
+  if (!f.tags.empty()) any_of(f.tags, "EXISTS (SELECT 1 FROM tags t WHERE t.page_id = p.id AND t.tag = ?)");
   if (!f.source.empty()) {
     sql += " AND p.source_id = (SELECT id FROM sources WHERE name = ?)";
     args.push_back(f.source);
@@ -208,13 +207,23 @@ Result<std::vector<int64_t>> SqliteEngine::FilterChunks(const ChunkFilter& f) {
     args.push_back(f.until);
     args.push_back(f.until);
   }
-  sql += " ORDER BY c.id";
-  ENGRAM_ASSIGN_OR_RETURN(Stmt q, Prepare(db_.get(), sql));
+  sql += std::string(" ORDER BY ") + order;
+  ENGRAM_ASSIGN_OR_RETURN(Stmt q, Prepare(db, sql));
   for (size_t i = 0; i < args.size(); ++i) q.Bind(static_cast<int>(i + 1), args[i]);
   std::vector<int64_t> out;
   while (q.Step()) out.push_back(q.Int(0));
   ENGRAM_RETURN_IF_ERROR(q.status());
   return out;
+}
+
+}  // namespace
+
+Result<std::vector<int64_t>> SqliteEngine::FilterChunks(const ChunkFilter& f) {
+  return FilteredIds(db_.get(), "SELECT c.id FROM chunks c JOIN pages p ON p.id = c.page_id WHERE 1", f, "c.id");
+}
+
+Result<std::vector<int64_t>> SqliteEngine::FilterPages(const ChunkFilter& f) {
+  return FilteredIds(db_.get(), "SELECT p.id FROM pages p WHERE 1", f, "p.id");
 }
 
 Result<std::vector<int64_t>> SqliteEngine::PrivateChunkIds() {

@@ -177,16 +177,17 @@ Status SqliteEngine::SetConfigValue(std::string_view key, std::string_view value
 
 Status SqliteEngine::AppendAudit(std::string_view source, const AuditEntry& e) {
   ENGRAM_ASSIGN_OR_RETURN(int64_t source_id, SourceId(source, true));
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("INSERT INTO quarantine_audit(source_id, at, path, rule) VALUES (?, ?, ?, ?)"));
-  q->Bind(1, source_id).Bind(2, e.at).Bind(3, e.path).Bind(4, e.rule);
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q,
+                          S("INSERT INTO quarantine_audit(source_id, at, path, rule, line) VALUES (?, ?, ?, ?, ?)"));
+  q->Bind(1, source_id).Bind(2, e.at).Bind(3, e.path).Bind(4, e.rule).Bind(5, static_cast<int64_t>(e.line));
   return q->Run();
 }
 
 Result<std::vector<AuditEntry>> SqliteEngine::Audit(size_t limit) {
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT at, path, rule FROM quarantine_audit ORDER BY id DESC LIMIT ?"));
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT at, path, rule, line FROM quarantine_audit ORDER BY id DESC LIMIT ?"));
   q->Bind(1, static_cast<int64_t>(limit));
   std::vector<AuditEntry> out;
-  while (q->Step()) out.push_back({q->Text(0), q->Text(1), q->Text(2)});
+  while (q->Step()) out.push_back({q->Text(0), q->Text(1), q->Text(2), static_cast<int>(q->Int(3))});
   ENGRAM_RETURN_IF_ERROR(q->status());
   return out;
 }

@@ -90,6 +90,7 @@ class SqliteEngine final : public Engine {
   Result<std::vector<ChunkVector>> ChunkVectors(std::string_view model, int64_t after_id, size_t limit) override;
   Result<std::vector<ChunkVector>> ChunkVectorsById(std::string_view model, const std::vector<int64_t>& ids) override;
   Result<std::vector<int64_t>> FilterChunks(const ChunkFilter& filter) override;
+  Result<std::vector<int64_t>> FilterPages(const ChunkFilter& filter) override;
   Result<std::map<int64_t, int64_t>> BacklinkCounts(const std::vector<int64_t>& page_ids,
                                                     bool include_private) override;
   Result<std::vector<int64_t>> PrivateChunkIds() override;

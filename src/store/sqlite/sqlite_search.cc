@@ -180,6 +180,13 @@ Status SqliteEngine::DroppedPages(const KeywordQuery& query, bool titles, std::u
     while (q->Step()) dropped->insert(q->Int(0));
     ENGRAM_RETURN_IF_ERROR(q->status());
   }
+  if (query.allowed_pages != nullptr) {  // a filter: every other page is out
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id FROM pages"));
+    while (q->Step()) {
+      if (query.allowed_pages->count(q->Int(0)) == 0) dropped->insert(q->Int(0));
+    }
+    ENGRAM_RETURN_IF_ERROR(q->status());
+  }
   return Status::Ok();
 }
 
