@@ -48,7 +48,8 @@ struct Globals {
 
 int Fail(const Status& st, const Globals& g) { return engram::cli::Fail(st, g.json); }
 
-void Print(const Json& j) { std::cout << j.dump(2) << "\n"; }
+// Never throws: invalid UTF-8 from a file name, an argument or a page is replaced.
+void Print(const Json& j) { std::cout << engram::ops::Dump(j, 2) << "\n"; }
 
 Result<std::unique_ptr<Brain>> OpenBrain(const Globals& g) {
   ENGRAM_ASSIGN_OR_RETURN(std::filesystem::path root, Brain::Locate(g.brain_dir));
@@ -255,6 +256,10 @@ int main(int argc, char** argv) {
 
   // status
   auto* status = app.add_subcommand("status", "Show the brain's location, page counts and recent import problems");
+  status->footer(
+      "Also lists the files that are not pages and why: failed (with the reason) and quarantined (with the\n"
+      "rule and line, never the content), and the last import or sync's error (the hook's background sync\n"
+      "included). `engram get` on such a file says how to index it.");
 
   // eval
   engram::EvalOptions eval_opts;
@@ -356,7 +361,7 @@ int main(int argc, char** argv) {
       for (const auto& q : r->per_query) {
         Json line = {{"id", q.id}, {"ndcg@10", q.ndcg10}, {"recall@100", q.recall100},
                      {"vector_confidence", q.vector_confidence < 0 ? Json(nullptr) : Json(q.vector_confidence)}};
-        out << line.dump() << "\n";
+        out << engram::ops::Dump(line) << "\n";
       }
       out.flush();
       if (!out) return Fail(engram::Status::IOError("cannot write " + eval_per_query), g);
@@ -406,7 +411,7 @@ int main(int argc, char** argv) {
     Status st = brain.Watch(ctx, static_cast<int>(sync_interval * 1000), sync_worktree, stop,
                             [&](const engram::SyncReport& r) {
                               if (g.json) {
-                                std::cout << engram::cli::ToJson(r).dump() << std::endl;  // one document per sync
+                                std::cout << engram::ops::Dump(engram::cli::ToJson(r)) << std::endl;  // one document per sync
                               } else if (!sync_quiet || !r.failed.empty()) {
                                 std::cout << engram::cli::FormatSync(r) << std::flush;
                               }
@@ -443,10 +448,13 @@ int main(int argc, char** argv) {
     if (!r.ok()) return Fail(r.status(), g);
     if (g.json) {
       Json rows = Json::array();
-      for (const auto& e : *r) rows.push_back({{"at", e.at}, {"path", e.path}, {"rule", e.rule}});
+      for (const auto& e : *r) rows.push_back({{"at", e.at}, {"path", e.path}, {"rule", e.rule}, {"line", e.line}});
       Print({{"audit", rows}, {"count", r->size()}});
     } else {
-      for (const auto& e : *r) std::cout << e.at << "  " << e.rule << "  " << e.path << "\n";
+      for (const auto& e : *r) {
+        std::cout << e.at << "  " << e.rule << "  " << e.path
+                  << (e.line > 0 ? ":" + std::to_string(e.line) : std::string()) << "\n";
+      }
       std::cout << r->size() << " quarantined file(s) recorded\n";
     }
     return 0;
@@ -636,9 +644,17 @@ int main(int argc, char** argv) {
         if (emb.stale > 0) std::cout << ", " << emb.stale << " stale (run `engram embed --stale`)";
         std::cout << "\n";
       }
+      if (!st->last_sync_error.empty()) std::cout << "last sync failed: " << st->last_sync_error << "\n";
       if (!st->sync_failures.empty()) {
-        std::cout << "files the next sync retries:\n";
+        std::cout << "failed files (not pages; retried by the next sync or import):\n";
         for (const auto& x : st->sync_failures) std::cout << "  " << x.path << ": " << x.reason << "\n";
+      }
+      if (!st->quarantined.empty()) {
+        std::cout << "quarantined files (not pages; `engram get` says how to allow one):\n";
+        for (const auto& q : st->quarantined) {
+          std::cout << "  " << q.path << ": rule " << q.rule
+                    << (q.line > 0 ? ", line " + std::to_string(q.line) : std::string(", path or name")) << "\n";
+        }
       }
       if (!st->recent_problems.empty()) {
         std::cout << "recent import problems:\n";

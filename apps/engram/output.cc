@@ -31,6 +31,21 @@ std::string Snippet(const std::string& text, size_t max_bytes) {
   return out;
 }
 
+std::string QuarantineWhere(const ImportIssue& q) {
+  return "rule " + q.reason + (q.line > 0 ? ", line " + std::to_string(q.line) : std::string(", path or name"));
+}
+
+std::string SkipCounts(const std::map<std::string, int64_t>& by_reason) {
+  if (by_reason.empty()) return "";
+  std::string out = "  not indexed, by reason:";
+  bool first = true;
+  for (const auto& [reason, n] : by_reason) {
+    out += (first ? " " : "; ") + reason + " " + std::to_string(n);
+    first = false;
+  }
+  return out + "\n";
+}
+
 std::string FormatSync(const SyncReport& r) {
   std::ostringstream out;
   char secs[32];
@@ -42,7 +57,9 @@ std::string FormatSync(const SyncReport& r) {
   for (const auto& f : r.failed) out << "  failed " << f.path << ": " << f.reason << " (retried by the next sync)\n";
   for (const auto& s : r.skipped) out << "  skipped " << s.path << ": " << s.reason << "\n";
   for (const auto& w : r.warnings) out << "  warning " << w.path << ": " << w.reason << "\n";
-  for (const auto& q : r.quarantined) out << "  quarantined " << q.path << " (rule " << q.reason << ")\n";
+  for (const auto& q : r.quarantined) out << "  quarantined " << q.path << " (" << QuarantineWhere(q) << ")\n";
+  out << SkipCounts(r.skipped_by_reason);
+  if (r.rekeyed > 0) out << "  re-keyed " << r.rekeyed << " page(s): slugs follow new naming rules\n";
   if (r.embedded > 0) out << "  embedded " << r.embedded << " chunks\n";
   if (!r.embedding_note.empty()) out << "  embeddings: " << r.embedding_note << "\n";
   return out.str();
@@ -116,7 +133,9 @@ std::string FormatImport(const ImportReport& r) {
       << " skipped (" << secs << " s)\n";
   for (const auto& s : r.skipped) out << "  skipped " << s.path << ": " << s.reason << "\n";
   for (const auto& w : r.warnings) out << "  warning " << w.path << ": " << w.reason << "\n";
-  for (const auto& q : r.quarantined) out << "  quarantined " << q.path << " (rule " << q.reason << ")\n";
+  for (const auto& q : r.quarantined) out << "  quarantined " << q.path << " (" << QuarantineWhere(q) << ")\n";
+  out << SkipCounts(r.skipped_by_reason);
+  if (r.rekeyed > 0) out << "  re-keyed " << r.rekeyed << " page(s): slugs follow new naming rules\n";
   if (r.embedded > 0) out << "  embedded " << r.embedded << " chunks\n";
   if (!r.embedding_note.empty()) out << "  embeddings: " << r.embedding_note << "\n";
   return out.str();
@@ -142,7 +161,7 @@ std::string FormatStats(const BrainStats& s) {
 
 int Fail(const Status& st, bool json) {
   if (json) {
-    std::cout << Json{{"error", {{"code", StatusCodeName(st.code())}, {"message", st.message()}}}}.dump(2) << "\n";
+    std::cout << engram::ops::Dump(Json{{"error", {{"code", StatusCodeName(st.code())}, {"message", st.message()}}}}, 2) << "\n";
   }
   std::cerr << "engram: " << st.message() << "\n";
   return ExitCodeFor(st);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <map>
 #include <string>
 
 #include "engram/brain.h"
@@ -20,6 +21,10 @@ std::string FormatStats(const BrainStats& s);
 // `engram list`: slug, type and title in columns aligned by display width
 // (a Chinese character takes two columns).
 std::string FormatList(const std::vector<PageSummary>& pages);
+// "rule secret_assignment, line 3" (or ", path or name").
+std::string QuarantineWhere(const ImportIssue& q);
+// "  not indexed, by reason: quarantined 1; skipped by name (scope.skip_files) 2\n", or "".
+std::string SkipCounts(const std::map<std::string, int64_t>& by_reason);
 
 // Reports a failed operation: a JSON error document on stdout with --json,
 // the message on stderr; returns the exit code.

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -61,6 +62,7 @@ struct InitReport {
 struct ImportIssue {
   std::string path;    // source-relative
   std::string reason;
+  int line = 0;        // quarantined: the line of the hit (0: the path or name hit)
 };
 
 struct ImportReport {
@@ -73,6 +75,10 @@ struct ImportReport {
   std::vector<ImportIssue> skipped;   // not indexed, with the reason
   std::vector<ImportIssue> warnings;  // indexed, but something was wrong (e.g. frontmatter)
   std::vector<ImportIssue> quarantined;  // kept out by a sensitive-content rule (reason = rule id)
+  // Markdown files not indexed, counted by kind (sync::SkipKind): the skipped
+  // ones above, quarantined ones, and those out of scope (skip_files, exclude…).
+  std::map<std::string, int64_t> skipped_by_reason;
+  int64_t rekeyed = 0;                // pages whose slug changed when new indexing rules re-indexed the brain
   double seconds = 0;
   int64_t embedded = 0;               // chunks embedded inline (small imports, a model configured)
   int64_t embedding_stale = 0;        // chunks left for `engram embed`
@@ -92,6 +98,9 @@ struct SyncReport {
   std::vector<ImportIssue> failed;    // could not be indexed; retried by the next sync
   std::vector<ImportIssue> warnings;  // indexed, but something was wrong (e.g. frontmatter)
   std::vector<ImportIssue> quarantined;  // kept out by a sensitive-content rule (reason = rule id)
+  // Files not indexed, counted by kind (as ImportReport::skipped_by_reason),
+  // of the files this sync looked at.
+  std::map<std::string, int64_t> skipped_by_reason;
   bool worktree = false;              // uncommitted and untracked changes were applied too
   double seconds = 0;
   int64_t embedded = 0;               // chunks embedded inline after the sync
@@ -155,7 +164,9 @@ struct BrainStatus {
   std::string synced_commit;                // "" before the first sync
   BrainStats stats;
   EmbeddingStatus embedding;
-  std::vector<SyncFailure> sync_failures;
+  std::vector<SyncFailure> sync_failures;       // files that are not pages because they failed
+  std::vector<AuditEntry> quarantined;          // files kept out now: the latest rule and line per file
+  std::string last_sync_error;                  // "" when the last import or sync finished
   std::vector<IngestLogEntry> recent_problems;  // skips, warnings and errors of recent imports
 };
 
@@ -217,6 +228,8 @@ class Brain {
   // Writes <source root>/<slug>.md and indexes it.
   Result<PutReport> Put(const OperationContext& ctx, std::string_view slug, std::string_view content);
   Result<StoredPage> Get(const OperationContext& ctx, std::string_view slug);
+  // NotFound for a local caller naming a file that is not a page says why
+  // (failed, quarantined: rule and line, out of scope) and how to index it.
   Result<std::vector<PageSummary>> List(const OperationContext& ctx, ListFilter filter);
   // Removes the page and its Markdown file.
   Status Delete(const OperationContext& ctx, std::string_view slug);
@@ -265,6 +278,9 @@ class Brain {
   Result<PutReport> EditPage(const OperationContext& ctx, std::string_view slug, std::string_view what,
                              const std::function<Result<std::string>(const StoredPage&)>& edit);
   // The single-writer lock, held for the whole of a write.
+  // Why the file a local caller named is not a page (failed, quarantined
+  // with rule and line, out of scope) and how to index it; "" when no such file.
+  std::string WhyNotAPage(std::string_view slug);
   Result<std::unique_ptr<sync::WriteLock>> LockForWrite(std::string_view what);
   // Under the write lock: embeds up to options().embedding_inline_limit stale
   // chunks; embeds nothing when more are stale. Returns (embedded, stale, note).

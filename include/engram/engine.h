@@ -188,6 +188,7 @@ struct IntegrityProblem {
 };
 
 // A page's derived rows in a canonical form free of ids (terms by name,
+  int line = 0;  // 1-based line of the hit in the file; 0 when its path or name hit
 // chunks by ordinal, rows sorted), one text per structure: "page" (the
 // derived columns of the page row, title terms included), "chunks",
 // "chunk postings", "title postings" (decoded from the posting lists),

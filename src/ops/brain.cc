@@ -62,6 +62,14 @@ sync::SensitiveRules SensitiveOf(const BrainOptions& o) {
   return r;
 }
 
+// Where the last import or sync's error is kept for `status`: the hook's
+// sync runs in the background, and its log is easy to miss.
+constexpr const char* kLastSyncErrorKey = "last_sync_error:default";
+
+void RecordSyncOutcome(Engine& engine, const Status& st) {
+  (void)engine.SetConfigValue(kLastSyncErrorKey, st.ok() ? "" : common::NowIso8601() + ": " + st.message());
+}
+
 sync::Scope ScopeOf(const BrainOptions& o) {
   // Validated when the configuration was loaded.
   auto scope = sync::Scope::Make(o.scope_include, o.scope_exclude, o.scope_skip_files);
@@ -183,8 +191,10 @@ Result<ImportReport> Brain::Import(const OperationContext& ctx, const fs::path& 
   io.dry_run = dry_run;
   io.scope = ScopeOf(options_);
   io.sensitive = SensitiveOf(options_);
-  ENGRAM_ASSIGN_OR_RETURN(ImportReport report, sync::ImportDirectory(*engine_, abs, io));
-  if (!dry_run) std::tie(report.embedded, report.embedding_stale, report.embedding_note) = EmbedInline();
+  auto report = sync::ImportDirectory(*engine_, abs, io);
+  if (!dry_run) RecordSyncOutcome(*engine_, report.status());
+  if (!report.ok()) return report.status();
+  if (!dry_run) std::tie(report->embedded, report->embedding_stale, report->embedding_note) = EmbedInline();
   return report;
 }
 
@@ -206,8 +216,10 @@ Result<SyncReport> Brain::Sync(const OperationContext& ctx, bool full, bool work
   so.full = full;
   so.worktree = worktree;
   so.progress = std::move(progress);
-  ENGRAM_ASSIGN_OR_RETURN(SyncReport report, sync::SyncGit(*engine_, *repo, so));
-  std::tie(report.embedded, report.embedding_stale, report.embedding_note) = EmbedInline();
+  auto report = sync::SyncGit(*engine_, *repo, so);
+  RecordSyncOutcome(*engine_, report.status());
+  if (!report.ok()) return report.status();
+  std::tie(report->embedded, report->embedding_stale, report->embedding_note) = EmbedInline();
   return report;
 }
 
@@ -380,10 +392,12 @@ Result<PutReport> Brain::PutLocked(const OperationContext& ctx, std::string_view
     return Status::InvalidArgument("the content's frontmatter slug '" + write.page.slug + "' differs from '" +
                                    path_slug + "', the page this request names; remove it or put to that name");
   }
-  if (auto rule = sync::FindSensitive(rel, content, SensitiveOf(options_))) {
-    (void)engine_->AppendAudit(kSource, {common::NowIso8601(), rel, *rule});
-    return Status::FailedPrecondition("refused: the page looks sensitive (rule " + *rule +
-                                      "); it was not written. See `engram audit`, or allow it in config.toml");
+  if (auto hit = sync::FindSensitive(rel, content, SensitiveOf(options_))) {
+    (void)engine_->AppendAudit(kSource, {common::NowIso8601(), rel, hit->rule, hit->line});
+    return Status::FailedPrecondition(
+        "refused: the page looks sensitive (rule " + hit->rule +
+        (hit->line > 0 ? ", line " + std::to_string(hit->line) : std::string()) +
+        "); it was not written. See `engram audit`, or allow it in config.toml");
   }
   auto existing = engine_->GetPage(kSource, write.page.slug);
   if (existing.ok() && existing->path != rel) {
@@ -456,7 +470,50 @@ Result<StoredPage> Brain::Get(const OperationContext& ctx, std::string_view slug
     if (normalized != slug) page = engine_->GetPage(kSource, normalized);
   }
   if (page.ok() && ctx.remote && page->is_private) return Status::NotFound("no page '" + std::string(slug) + "'");
+  if (!page.ok() && page.status().code() == StatusCode::kNotFound && !ctx.remote) {
+    std::string why = WhyNotAPage(slug);
+    if (!why.empty()) return Status::NotFound(why);
+  }
   return page;
+}
+
+std::string Brain::WhyNotAPage(std::string_view slug) {
+  // The file the name means: "notes/a" -> notes/a.md, or a file whose path
+  // gives that slug (a recorded failure or quarantine).
+  const std::string rel = PageFileName(slug);
+  const std::string want = text::SlugFromPath(rel);
+  auto names = [&](const std::string& path) {
+    return path == slug || path == rel || text::SlugFromPath(path) == want;
+  };
+  auto source_root = SourceRoot();
+  if (!source_root.ok()) return "";
+  auto on_disk = [&](const std::string& path) {
+    std::error_code ec;
+    return fs::is_regular_file(*source_root / path, ec);
+  };
+  const std::string config = (root_ / ".engram" / "config.toml").string();
+  if (auto failures = engine_->SyncFailures(kSource); failures.ok()) {
+    for (const SyncFailure& f : *failures) {
+      if (!names(f.path)) continue;
+      return "'" + f.path + "' is not a page: it could not be indexed (" + f.reason +
+             "). Fix the file, then run `engram sync` (a git brain) or `engram import`";
+    }
+  }
+  if (auto audit = engine_->Audit(1000); audit.ok()) {
+    for (const AuditEntry& a : *audit) {  // newest first
+      if (!names(a.path) || !on_disk(a.path)) continue;
+      return "'" + a.path + "' is not a page: the sensitive-content quarantine keeps it out (rule " + a.rule +
+             (a.line > 0 ? ", line " + std::to_string(a.line) : std::string(", its path or name")) +
+             "). If it holds no secret, add \"" + a.path + "\" to quarantine.allow (or \"" + a.rule +
+             "\" to quarantine.disable) in " + config + ", then sync or import again";
+    }
+  }
+  std::string why;
+  if (on_disk(rel) && !ScopeOf(options_).Contains(rel, &why)) {
+    return "'" + rel + "' is not a page: " + why + ". To index it, change [scope] in " + config +
+           ", then sync or import again";
+  }
+  return "";
 }
 
 Result<std::vector<PageSummary>> Brain::List(const OperationContext& ctx, ListFilter filter) {

@@ -233,7 +233,8 @@ ef_search = 64
 include = []
 # Folders never indexed: "04_Archive" excludes 04_Archive/x.md, not my04_Archive/x.md.
 exclude = []
-# File names never indexed (case-insensitive): they describe a vault.
+# Files never indexed (case-insensitive paths from the brain root: these describe the brain;
+# "notes/README.md" stays an ordinary note). "**/NAME" skips NAME in every folder.
 skip_files = ["README.md", "index.md", "log.md", "RESOLVER.md", "schema.md"]
 
 [quarantine]

@@ -2,6 +2,9 @@
 // much as by the CLI: backlinks, timeline and tags of a page, the edits
 // that add to them, and the status overview.
 #include <algorithm>
+#include <filesystem>
+#include <optional>
+#include <set>
 
 #include "engram/brain.h"
 #include "ops/trust.h"
@@ -94,8 +97,20 @@ Result<BrainStatus> Brain::GetStatus(const OperationContext& ctx) {
   }
   if (!ctx.remote) {  // where the files are is the owner's business
     ENGRAM_ASSIGN_OR_RETURN(std::filesystem::path source_root, SourceRoot());
+  ENGRAM_ASSIGN_OR_RETURN(s.last_sync_error, engine_->GetConfigValue("last_sync_error:default"));
     s.root = root_.string();
     s.source_root = source_root.string();
+    // Files kept out now: the newest audit row of each file that is still
+    // there and still has no page (an edited or allowed file became a page).
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<AuditEntry> audit, engine_->Audit(10000));
+    std::set<std::string> seen;
+    for (AuditEntry& a : audit) {
+      if (!seen.insert(a.path).second) continue;
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(source_root / a.path, ec)) continue;
+      ENGRAM_ASSIGN_OR_RETURN(std::optional<SourceFile> page, engine_->FindSourceFile(kSource, a.path));
+      if (!page) s.quarantined.push_back(std::move(a));
+    }
     s.database = db_path().string();
   }
   return s;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <exception>
 #include <map>
 #include <optional>
 #include <set>
@@ -117,11 +118,13 @@ class Syncer {
   void PlanPath(const std::string& path, bool is_regular, Plan* plan) {
     std::string why;
     if (!options_.scope.Contains(path, &why)) {
+      if (why != "not a Markdown file") ++report_->skipped_by_reason[SkipKind(why)];
       plan->deletes.insert(path);
       return;
     }
     if (!is_regular) {
       report_->skipped.push_back({path, "symbolic link or submodule (not followed)"});
+      ++report_->skipped_by_reason[SkipKind(report_->skipped.back().reason)];
       plan->deletes.insert(path);
       return;
     }
@@ -134,6 +137,7 @@ class Syncer {
     for (const TreeFile& f : files) {
       if (f.is_submodule) {
         report_->skipped.push_back({f.path, "submodule (not synced)"});
+        ++report_->skipped_by_reason[SkipKind(report_->skipped.back().reason)];
         continue;
       }
       PlanPath(f.path, f.is_regular, plan);
@@ -174,6 +178,7 @@ class Syncer {
 
   void Fail(const std::string& path, const std::string& reason) {
     report_->failed.push_back({path, reason});
+    ++report_->skipped_by_reason[SkipKind(reason)];
     (void)engine_.RecordSyncFailure(options_.source, {path, reason, common::NowIso8601()});
     (void)engine_.AppendIngestLog({common::NowIso8601(), path, "error", reason});
   }
@@ -191,19 +196,34 @@ class Syncer {
   // What the worker thread learns about one file before the writer sees it.
   struct Prepared {
     Result<std::string> content = Status::Internal("not read");
-    std::optional<std::string> rule;          // sensitive-content rule hit
+    std::optional<SensitiveHit> rule;         // sensitive-content rule hit
     std::string hash;
     std::optional<Result<PageWrite>> write;   // analysed page (absent: not needed or not yet done)
   };
 
-  Prepared Prepare(const std::string& path, Result<std::string> content, bool analyse) const {
+  // What the worker learns about a file; analysis is skipped when skip_hash
+  // (the indexed page's hash) is the file's. Never throws: whatever preparing
+  // the file throws becomes its failure (p.write holds the error), so one
+  // file can never abort the batch or the worker thread.
+  Prepared Prepare(const std::string& path, Result<std::string> content, bool analyse,
+                   const std::string* skip_hash = nullptr) const {
     Prepared p;
     p.content = std::move(content);
     if (!p.content.ok()) return p;
-    p.rule = FindSensitive(path, *p.content, options_.sensitive);
-    if (p.rule) return p;
-    p.hash = common::Sha256Hex(*p.content);
-    if (analyse) p.write.emplace(PreparePage(path, *p.content, options_.chunker));
+    try {
+      p.rule = FindSensitive(path, *p.content, options_.sensitive);
+      if (p.rule) return p;
+      p.hash = common::Sha256Hex(*p.content);
+      if (analyse && (skip_hash == nullptr || *skip_hash != p.hash)) {
+        p.write.emplace(PreparePage(path, *p.content, options_.chunker));
+      }
+    } catch (const std::exception& e) {
+      p.hash.clear();
+      p.write.emplace(Status::Internal(std::string("could not be prepared (") + e.what() + ")"));
+    } catch (...) {
+      p.hash.clear();
+      p.write.emplace(Status::Internal("could not be prepared (unknown exception)"));
+    }
     return p;
   }
 
@@ -238,11 +258,15 @@ class Syncer {
       if (!old_path.empty()) ENGRAM_RETURN_IF_ERROR(Delete(old_path));
       return Delete(path);
     }
-    if (const std::optional<std::string>& rule = prepared.rule) {
+    if (const std::optional<SensitiveHit>& hit = prepared.rule) {
       // Quarantine: nothing of the file is indexed; a page it had goes.
-      report_->quarantined.push_back({path, *rule});
-      ENGRAM_RETURN_IF_ERROR(engine_.AppendAudit(options_.source, {common::NowIso8601(), path, *rule}));
-      (void)engine_.AppendIngestLog({common::NowIso8601(), path, "quarantine", "rule " + *rule});
+      report_->quarantined.push_back({path, hit->rule, hit->line});
+      ++report_->skipped_by_reason["quarantined"];
+      ENGRAM_RETURN_IF_ERROR(
+          engine_.AppendAudit(options_.source, {common::NowIso8601(), path, hit->rule, hit->line}));
+      (void)engine_.AppendIngestLog(
+          {common::NowIso8601(), path, "quarantine",
+           "rule " + hit->rule + (hit->line > 0 ? " at line " + std::to_string(hit->line) : std::string())});
       ENGRAM_RETURN_IF_ERROR(engine_.ClearSyncFailure(options_.source, path));
       if (!old_path.empty()) ENGRAM_RETURN_IF_ERROR(Delete(old_path));
       return Delete(path);
@@ -252,7 +276,7 @@ class Syncer {
       ++report_->unchanged;
       return engine_.ClearSyncFailure(options_.source, path);
     }
-    if (!prepared.write) prepared.write.emplace(PreparePage(path, *content, options_.chunker));
+    if (!prepared.write) prepared.write.emplace(PreparePage(path, *content, options_.chunker));  // never throws
     Result<PageWrite>& write = *prepared.write;
     if (!write.ok()) {
       Fail(path, write.status().message());
@@ -322,15 +346,27 @@ class Syncer {
         paths.size(),
         [&](size_t i) {
           const std::string& path = paths[i];
-          Prepared p = Prepare(path, reader->ReadFile(head, path, options_.max_file_bytes), false);
           auto known = known_hash.find(path);
-          bool unchanged = known != known_hash.end() && known->second == p.hash && !options_.force.count(path);
-          if (p.content.ok() && !p.rule && !unchanged) p.write.emplace(PreparePage(path, *p.content, options_.chunker));
-          return p;
+          const std::string* skip_hash =
+              known != known_hash.end() && !options_.force.count(path) ? &known->second : nullptr;
+          Result<std::string> content = Status::Internal("not read");
+          try {
+            content = reader->ReadFile(head, path, options_.max_file_bytes);
+          } catch (const std::exception& e) {
+            content = Status::Internal(std::string("could not be read (") + e.what() + ")");
+          }
+          return Prepare(path, std::move(content), true, skip_hash);
         },
         [&](size_t i, Prepared& p) {
           auto from = renamed_from.find(paths[i]);
-          Status st = Upsert(paths[i], p, from == renamed_from.end() ? "" : from->second);
+          // Writing is not preparing: an exception here fails the sync
+          // (rolled back, the reason recorded for `status`), never the process.
+          Status st;
+          try {
+            st = Upsert(paths[i], p, from == renamed_from.end() ? "" : from->second);
+          } catch (const std::exception& e) {
+            st = Status::Internal("syncing " + paths[i] + ": " + e.what());
+          }
           FaultPoint(i + 1);
           if (options_.progress) options_.progress(i + 1, paths.size());
           return st;
@@ -400,6 +436,14 @@ Status CheckAgainstCommit(Engine& engine, GitRepo& repo, const std::string& sour
     problems->push_back({"", "the synced commit " + anchor + " no longer exists"});
     return Status::Ok();
   }
+  // A brain whose syncs fail (the hook's sync runs in the background) is
+  // consistent with an old commit, which is not what its owner believes.
+  auto head = repo.HeadCommit();
+  if (head.ok() && *head != anchor) {
+    problems->push_back({"", "the synced commit " + anchor.substr(0, 12) + " is not HEAD (" + head->substr(0, 12) +
+                                 "): commits since are not indexed; run `engram sync` (`engram status` shows the "
+                                 "last sync's error)"});
+  }
   ENGRAM_ASSIGN_OR_RETURN(std::vector<SourceFile> pages, engine.ListSourceFiles(source));
   std::map<std::string, const SourceFile*> by_path;
   for (const auto& p : pages) by_path[p.path] = &p;
@@ -418,7 +462,7 @@ Status CheckAgainstCommit(Engine& engine, GitRepo& repo, const std::string& sour
     if (!content.ok() && content.status().code() == StatusCode::kCorruption) {
       problems->push_back({f.path, "cannot be read from the synced commit: " + content.status().message()});
     }
-    std::optional<std::string> rule;
+    std::optional<SensitiveHit> rule;
     if (content.ok()) rule = FindSensitive(f.path, *content, sensitive);
     auto it = by_path.find(f.path);
     if (it == by_path.end()) {
@@ -428,7 +472,7 @@ Status CheckAgainstCommit(Engine& engine, GitRepo& repo, const std::string& sour
     }
     if (rule) {
       // Nothing quarantined may be indexed (rules may have changed since the sync).
-      problems->push_back({f.path, "indexed although sensitive-content rule " + *rule + " quarantines it"});
+      problems->push_back({f.path, "indexed although sensitive-content rule " + rule->rule + " quarantines it"});
       reindex->insert(f.path);
     } else if (content.ok() && common::Sha256Hex(*content) != it->second->content_hash && !dirty) {
       // A stored page that differs from its file is caught here, whatever it holds.
@@ -445,7 +489,12 @@ Status CheckAgainstCommit(Engine& engine, GitRepo& repo, const std::string& sour
 Result<SyncReport> SyncGit(Engine& engine, GitRepo& repo, const SyncOptions& options) {
   SyncReport report;
   Syncer syncer(engine, repo, options, &report);
-  ENGRAM_RETURN_IF_ERROR(syncer.Run());
+  try {
+    ENGRAM_RETURN_IF_ERROR(syncer.Run());
+  } catch (const std::exception& e) {
+    engine.RollbackBatch();  // nothing of a failed sync lands
+    return Status::Internal(std::string("sync failed: ") + e.what());
+  }
   return report;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <map>
 #include <optional>
 #include <set>
@@ -43,14 +44,24 @@ Result<ImportReport> ImportDirectory(Engine& engine, const fs::path& root, const
     // lexically: fs::relative would resolve symbolic links in the path.
     std::string rel = e.path().lexically_relative(root).generic_string();
     if (e.is_symlink(ec)) {
-      if (options.scope.Contains(rel)) report.skipped.push_back({rel, "symbolic link (not followed)"});
+      if (options.scope.Contains(rel)) {
+        report.skipped.push_back({rel, "symbolic link (not followed)"});
+        ++report.skipped_by_reason[SkipKind(report.skipped.back().reason)];
+      }
       continue;
     }
     if (e.is_directory(ec)) {
       if (IsIgnoredDirectory(name)) it.disable_recursion_pending();
       continue;
     }
-    if (!e.is_regular_file(ec) || !options.scope.Contains(rel)) continue;
+    if (!e.is_regular_file(ec)) continue;
+    std::string why;
+    if (!options.scope.Contains(rel, &why)) {
+      // Notes out of scope are counted (README.md at the root, excluded
+      // folders), so a summary accounts for every Markdown file; other files are not notes.
+      if (why != "not a Markdown file") ++report.skipped_by_reason[SkipKind(why)];
+      continue;
+    }
     files.emplace_back(rel, e.path());
   }
   std::sort(files.begin(), files.end());
@@ -70,12 +81,12 @@ Result<ImportReport> ImportDirectory(Engine& engine, const fs::path& root, const
   // Reading, hashing and analysing a file (pure work) runs on a worker
   // thread, ahead of the writes, which stay on this thread (one writer).
   struct Prepared {
-    Status read;                     // the file could not be read
-    std::string quarantine_rule;     // a sensitive-content rule the file hits
+    Status read;                     // the file could not be read or prepared
+    std::optional<SensitiveHit> quarantine;  // a sensitive-content rule the file hits
     bool unchanged = false;          // same hash as the indexed page
     std::optional<Result<PageWrite>> write;
   };
-  auto prepare = [&](size_t i) {
+  auto prepare_or_throw = [&](size_t i) {
     Prepared item;
     const auto& [rel, abs] = files[i];
     auto content = common::ReadFile(abs, options.max_file_bytes);
@@ -83,10 +94,7 @@ Result<ImportReport> ImportDirectory(Engine& engine, const fs::path& root, const
       item.read = content.status();
       return item;
     }
-    if (auto rule = FindSensitive(rel, *content, options.sensitive)) {
-      item.quarantine_rule = *rule;
-      return item;
-    }
+    if ((item.quarantine = FindSensitive(rel, *content, options.sensitive))) return item;
     auto known_it = by_path.find(rel);
     if (known_it != by_path.end() && known_it->second->content_hash == common::Sha256Hex(*content)) {
       item.unchanged = true;
@@ -95,21 +103,48 @@ Result<ImportReport> ImportDirectory(Engine& engine, const fs::path& root, const
     item.write.emplace(PreparePage(rel, *content, options.chunker));
     return item;
   };
-  auto consume = [&](size_t i, Prepared& item) -> Status {
+  // Whatever preparing one file throws is that file's failure: it never
+  // reaches the worker thread's edge (std::terminate) or the batch.
+  auto prepare = [&](size_t i) {
+    try {
+      return prepare_or_throw(i);
+    } catch (const std::exception& e) {
+      Prepared item;
+      item.read = Status::Internal(std::string("could not be prepared (") + e.what() + ")");
+      return item;
+    } catch (...) {
+      Prepared item;
+      item.read = Status::Internal("could not be prepared (unknown exception)");
+      return item;
+    }
+  };
+  // A file that is not a page, with the reason: reported, counted, logged
+  // and recorded where `status` and `get` show it.
+  auto skip = [&](const std::string& rel, const std::string& why) {
+    report.skipped.push_back({rel, why});
+    ++report.skipped_by_reason[SkipKind(why)];
+    if (options.dry_run) return;
+    Log(engine, rel, "skip", why);
+    (void)engine.RecordSyncFailure(options.source, {rel, why, common::NowIso8601()});
+  };
+  auto consume_or_throw = [&](size_t i, Prepared& item) -> Status {
     const std::string& rel = files[i].first;
     ++report.scanned;
     if (!item.read.ok()) {
-      report.skipped.push_back({rel, item.read.message()});
+      skip(rel, item.read.message());
       if (item.read.code() == StatusCode::kIOError) present.insert(rel);  // transient: keep the page
-      if (!options.dry_run) Log(engine, rel, "skip", item.read.message());
       return Status::Ok();
     }
-    if (!item.quarantine_rule.empty()) {
+    if (item.quarantine) {
       // Not indexed, and a page it had goes (the removal pass below sees it absent).
-      report.quarantined.push_back({rel, item.quarantine_rule});
+      const SensitiveHit& hit = *item.quarantine;
+      report.quarantined.push_back({rel, hit.rule, hit.line});
+      ++report.skipped_by_reason["quarantined"];
       if (!options.dry_run) {
-        ENGRAM_RETURN_IF_ERROR(engine.AppendAudit(options.source, {common::NowIso8601(), rel, item.quarantine_rule}));
-        Log(engine, rel, "quarantine", "rule " + item.quarantine_rule);
+        ENGRAM_RETURN_IF_ERROR(
+            engine.AppendAudit(options.source, {common::NowIso8601(), rel, hit.rule, hit.line}));
+        Log(engine, rel, "quarantine",
+            "rule " + hit.rule + (hit.line > 0 ? " at line " + std::to_string(hit.line) : std::string()));
       }
       return Status::Ok();
     }
@@ -120,16 +155,13 @@ Result<ImportReport> ImportDirectory(Engine& engine, const fs::path& root, const
     }
     Result<PageWrite>& write = *item.write;
     if (!write.ok()) {
-      report.skipped.push_back({rel, write.status().message()});
-      if (!options.dry_run) Log(engine, rel, "skip", write.status().message());
+      skip(rel, write.status().message());
       return Status::Ok();
     }
     write->source = options.source;
     const std::string& slug = write->page.slug;
     if (auto owner = slug_owner.find(slug); owner != slug_owner.end() && owner->second != rel) {
-      std::string why = "slug '" + slug + "' is already used by " + owner->second;
-      report.skipped.push_back({rel, why});
-      if (!options.dry_run) Log(engine, rel, "skip", why);
+      skip(rel, "slug '" + slug + "' is already used by " + owner->second);
       return Status::Ok();
     }
     slug_owner[slug] = rel;
@@ -152,7 +184,33 @@ Result<ImportReport> ImportDirectory(Engine& engine, const fs::path& root, const
     (is_new ? report.added : report.updated)++;
     return Status::Ok();
   };
-  if (!options.dry_run) ENGRAM_RETURN_IF_ERROR(engine.BeginBatch());
+  // Writing is not preparing: an exception here fails the import (rolled
+  // back, with the reason), never the process.
+  auto consume = [&](size_t i, Prepared& item) -> Status {
+    try {
+      return consume_or_throw(i, item);
+    } catch (const std::exception& e) {
+      return Status::Internal("importing " + files[i].first + ": " + e.what());
+    } catch (...) {
+      return Status::Internal("importing " + files[i].first + ": unknown exception");
+    }
+  };
+  if (!options.dry_run) {
+    ENGRAM_RETURN_IF_ERROR(engine.BeginBatch());
+    // The failures recorded are this import's: files that failed before and
+    // now are pages, or are gone, are failures no longer.
+    auto failed = engine.SyncFailures(options.source);
+    Status st = failed.status();
+    if (st.ok()) {
+      for (const SyncFailure& f : *failed) {
+        if (st.ok()) st = engine.ClearSyncFailure(options.source, f.path);
+      }
+    }
+    if (!st.ok()) {
+      engine.RollbackBatch();
+      return st;
+    }
+  }
   Status st = common::RunPipelined<Prepared>(files.size(), prepare, consume);
   if (!st.ok()) {
     if (!options.dry_run) engine.RollbackBatch();

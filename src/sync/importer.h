@@ -2,6 +2,11 @@
 // changed files are indexed, unchanged ones skipped, files that disappeared
 // (or became unreadable as text) are removed from the brain. This is the path
 // for folders that are not git repositories.
+//
+// One file never aborts the import: a file that cannot be read or prepared
+// (even by an exception) is skipped with the reason, recorded as a failure
+// (Engine::SyncFailures: the import's own, replacing the last import's) and
+// the rest commit. Quarantined files get an audit row with rule and line.
 #pragma once
 
 #include <cstdint>

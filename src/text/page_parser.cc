@@ -115,6 +115,30 @@ int FlowDepth(std::string_view yaml, int limit) {
   return deepest;
 }
 
+// A scalar as yaml-cpp decoded it, made UTF-8. yaml-cpp 0.7 decodes the YAML
+// escapes "\N" (U+0085) and "\_" (U+00A0) to the single bytes 0x85 and 0xA0
+// rather than their UTF-8 (its "\L", "\P", "\xNN" and "\uNNNN" are right).
+// The frontmatter text was valid UTF-8, so a lone byte here can only come
+// from one of those escapes; any other invalid byte becomes U+FFFD, so no
+// later JSON dump of a page field can throw (the Obsidian Help vault's
+// Romanian and Bengali pages use "\_").
+std::string Utf8Scalar(const std::string& s) {
+  if (common::IsValidUtf8(s)) return s;
+  std::string out;
+  out.reserve(s.size() + 8);
+  for (size_t i = 0; i < s.size();) {
+    const size_t at = i;
+    const char32_t c = common::DecodeUtf8(s, &i);
+    if (c == 0xFFFD && i - at == 1) {
+      const unsigned char b = static_cast<unsigned char>(s[at]);
+      common::AppendUtf8(b == 0x85 || b == 0xA0 ? static_cast<char32_t>(b) : 0xFFFD, &out);
+    } else {
+      out.append(s, at, i - at);
+    }
+  }
+  return out;
+}
+
 Json YamlToJson(const YAML::Node& node, int depth, size_t* nodes) {
   if (++*nodes > kMaxFrontmatterNodes) {
     throw FrontmatterLimit{"more than " + std::to_string(kMaxFrontmatterNodes) + " values (aliases expanding?)"};
@@ -125,7 +149,9 @@ Json YamlToJson(const YAML::Node& node, int depth, size_t* nodes) {
   switch (node.Type()) {
     case YAML::NodeType::Map: {
       Json obj = Json::object();
-      for (const auto& kv : node) obj[kv.first.as<std::string>()] = YamlToJson(kv.second, depth + 1, nodes);
+      for (const auto& kv : node) {
+        obj[Utf8Scalar(kv.first.as<std::string>())] = YamlToJson(kv.second, depth + 1, nodes);
+      }
       return obj;
     }
     case YAML::NodeType::Sequence: {
@@ -134,7 +160,7 @@ Json YamlToJson(const YAML::Node& node, int depth, size_t* nodes) {
       return arr;
     }
     case YAML::NodeType::Scalar: {
-      const std::string& s = node.Scalar();
+      const std::string s = Utf8Scalar(node.Scalar());
       if (node.Tag() == "?") {  // plain (unquoted) scalar: keep YAML's typing
         if (s == "true" || s == "True" || s == "TRUE") return true;
         if (s == "false" || s == "False" || s == "FALSE") return false;
