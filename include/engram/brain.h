@@ -227,9 +227,9 @@ class Brain {
   Result<std::vector<HookInfo>> Hooks(const OperationContext& ctx, std::string_view action);
   // Writes <source root>/<slug>.md and indexes it.
   Result<PutReport> Put(const OperationContext& ctx, std::string_view slug, std::string_view content);
-  Result<StoredPage> Get(const OperationContext& ctx, std::string_view slug);
   // NotFound for a local caller naming a file that is not a page says why
   // (failed, quarantined: rule and line, out of scope) and how to index it.
+  Result<StoredPage> Get(const OperationContext& ctx, std::string_view slug);
   Result<std::vector<PageSummary>> List(const OperationContext& ctx, ListFilter filter);
   // Removes the page and its Markdown file.
   Status Delete(const OperationContext& ctx, std::string_view slug);
@@ -277,10 +277,10 @@ class Brain {
   // Reads the page, applies edit to its content, writes it back when it changed.
   Result<PutReport> EditPage(const OperationContext& ctx, std::string_view slug, std::string_view what,
                              const std::function<Result<std::string>(const StoredPage&)>& edit);
-  // The single-writer lock, held for the whole of a write.
   // Why the file a local caller named is not a page (failed, quarantined
   // with rule and line, out of scope) and how to index it; "" when no such file.
   std::string WhyNotAPage(std::string_view slug);
+  // The single-writer lock, held for the whole of a write.
   Result<std::unique_ptr<sync::WriteLock>> LockForWrite(std::string_view what);
   // Under the write lock: embeds up to options().embedding_inline_limit stale
   // chunks; embeds nothing when more are stale. Returns (embedded, stale, note).

@@ -179,6 +179,7 @@ struct AuditEntry {
   std::string at;
   std::string path;
   std::string rule;
+  int line = 0;  // 1-based line of the hit in the file; 0 when its path or name hit
 };
 
 // A way in which the database disagrees with itself.
@@ -188,7 +189,6 @@ struct IntegrityProblem {
 };
 
 // A page's derived rows in a canonical form free of ids (terms by name,
-  int line = 0;  // 1-based line of the hit in the file; 0 when its path or name hit
 // chunks by ordinal, rows sorted), one text per structure: "page" (the
 // derived columns of the page row, title terms included), "chunks",
 // "chunk postings", "title postings" (decoded from the posting lists),

@@ -95,9 +95,9 @@ Result<BrainStatus> Brain::GetStatus(const OperationContext& ctx) {
   for (IngestLogEntry& e : log) {
     if (e.action == "skip" || e.action == "warn" || e.action == "error") s.recent_problems.push_back(std::move(e));
   }
+  ENGRAM_ASSIGN_OR_RETURN(s.last_sync_error, engine_->GetConfigValue("last_sync_error:default"));
   if (!ctx.remote) {  // where the files are is the owner's business
     ENGRAM_ASSIGN_OR_RETURN(std::filesystem::path source_root, SourceRoot());
-  ENGRAM_ASSIGN_OR_RETURN(s.last_sync_error, engine_->GetConfigValue("last_sync_error:default"));
     s.root = root_.string();
     s.source_root = source_root.string();
     // Files kept out now: the newest audit row of each file that is still
