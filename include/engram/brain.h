@@ -102,6 +102,7 @@ struct SyncReport {
   // of the files this sync looked at.
   std::map<std::string, int64_t> skipped_by_reason;
   bool worktree = false;              // uncommitted and untracked changes were applied too
+  int64_t rekeyed = 0;                // pages whose slug changed when new indexing rules re-indexed the brain
   double seconds = 0;
   int64_t embedded = 0;               // chunks embedded inline after the sync
   int64_t embedding_stale = 0;        // chunks left for `engram embed`

@@ -82,6 +82,15 @@ struct PageSummary {
   std::string updated_at;
 };
 
+// The names of a page: what look-ups by name compare (ops/page_names.h).
+struct PageNames {
+  std::string slug;
+  std::string path;
+  std::string title;
+  std::vector<std::string> aliases;
+  bool is_private = false;
+};
+
 struct ListFilter {
   std::string source = "default";
   std::string type;       // empty: any
@@ -320,6 +329,9 @@ class Engine {
   virtual Result<std::vector<std::string>> PageAliases(int64_t page_id) = 0;
   // Pages whose title or an alias equals name (ASCII case-insensitive).
   virtual Result<std::vector<int64_t>> PagesNamed(std::string_view name, bool include_private) = 0;
+  // Slug, path, title and aliases of every page of a source (private ones
+  // with include_private), in slug order: one scan of pages and aliases.
+  virtual Result<std::vector<PageNames>> AllPageNames(std::string_view source, bool include_private) = 0;
   virtual Result<std::vector<ChunkRecord>> GetChunks(const std::vector<int64_t>& chunk_ids) = 0;
   // The chunk(s) of a page, in order.
   virtual Result<std::vector<ChunkRecord>> GetPageChunks(int64_t page_id) = 0;

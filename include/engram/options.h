@@ -11,6 +11,8 @@ namespace engram {
 struct BrainOptions {
   // [import]
   uint64_t import_max_file_bytes = 5u << 20;  // files over this are skipped with the reason
+  // [pages]
+  std::string page_title = "file_name";  // title without frontmatter `title`: "file_name" or "heading" (first H1)
   // [chunker]
   int chunk_target_words = 300;   // words per chunk (a CJK character counts as a word)
   int chunk_overlap_words = 50;   // words repeated between consecutive chunks

@@ -22,6 +22,8 @@
 #include "sync/write_lock.h"
 #include "sync/page_indexer.h"
 #include "sync/rebuild_check.h"
+#include "ops/index_format.h"
+#include "ops/page_names.h"
 #include "ops/trust.h"
 #include "text/slug.h"
 
@@ -76,8 +78,15 @@ sync::Scope ScopeOf(const BrainOptions& o) {
   return scope.ok() ? *scope : sync::Scope();
 }
 
-text::ChunkerOptions ChunkerOf(const BrainOptions& o) {
-  return {static_cast<size_t>(o.chunk_target_words), static_cast<size_t>(o.chunk_overlap_words)};
+// Before an import or sync: pages indexed under other rules or settings
+// (an upgrade that changed slugs or titles, a changed [pages] or [chunker])
+// are re-indexed from their stored Markdown, so the walk that follows sees
+// every page keyed as its file now says. Returns the pages re-keyed.
+Result<int64_t> ReindexIfRulesChanged(Engine& engine, const BrainOptions& o) {
+  const std::string fingerprint = ops::IndexFingerprint(o);
+  ENGRAM_ASSIGN_OR_RETURN(bool current, ops::IndexFormatCurrent(engine, kSource, fingerprint));
+  if (current) return int64_t{0};
+  return ops::ReindexAllPages(engine, kSource, ops::IndexingOf(o), fingerprint);
 }
 
 sync::SyncOptions SyncOptionsOf(const BrainOptions& o, const fs::path& root) {
@@ -85,7 +94,7 @@ sync::SyncOptions SyncOptionsOf(const BrainOptions& o, const fs::path& root) {
   so.source = kSource;
   so.root = root;
   so.max_file_bytes = o.import_max_file_bytes;
-  so.chunker = ChunkerOf(o);
+  so.indexing = ops::IndexingOf(o);
   so.scope = ScopeOf(o);
   so.sensitive = SensitiveOf(o);
   return so;
@@ -118,6 +127,10 @@ Result<InitReport> Brain::Init(const fs::path& dir) {
   eo.busy_timeout_ms = options.busy_timeout_ms;
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::OpenSqlite(db, eo));
   ENGRAM_ASSIGN_OR_RETURN(report.git_excluded, ExcludeFromGit(report.root));
+  // A new brain's pages are all indexed under today's rules and settings.
+  if (report.created) {
+    ENGRAM_RETURN_IF_ERROR(ops::RecordIndexFormat(*engine, kSource, ops::IndexFingerprint(options)));
+  }
   return report;
 }
 
@@ -187,14 +200,19 @@ Result<ImportReport> Brain::Import(const OperationContext& ctx, const fs::path& 
   sync::ImportOptions io;
   io.source = kSource;
   io.max_file_bytes = options_.import_max_file_bytes;
-  io.chunker = ChunkerOf(options_);
+  io.indexing = ops::IndexingOf(options_);
   io.dry_run = dry_run;
   io.scope = ScopeOf(options_);
   io.sensitive = SensitiveOf(options_);
+  int64_t rekeyed = 0;
+  if (!dry_run) {
+    ENGRAM_ASSIGN_OR_RETURN(rekeyed, ReindexIfRulesChanged(*engine_, options_));
+  }
   auto report = sync::ImportDirectory(*engine_, abs, io);
   if (!dry_run) RecordSyncOutcome(*engine_, report.status());
   if (!report.ok()) return report.status();
   if (!dry_run) std::tie(report->embedded, report->embedding_stale, report->embedding_note) = EmbedInline();
+  report->rekeyed = rekeyed;
   return report;
 }
 
@@ -216,10 +234,12 @@ Result<SyncReport> Brain::Sync(const OperationContext& ctx, bool full, bool work
   so.full = full;
   so.worktree = worktree;
   so.progress = std::move(progress);
+  ENGRAM_ASSIGN_OR_RETURN(int64_t rekeyed, ReindexIfRulesChanged(*engine_, options_));
   auto report = sync::SyncGit(*engine_, *repo, so);
   RecordSyncOutcome(*engine_, report.status());
   if (!report.ok()) return report.status();
   std::tie(report->embedded, report->embedding_stale, report->embedding_note) = EmbedInline();
+  report->rekeyed = rekeyed;
   return report;
 }
 
@@ -258,12 +278,12 @@ namespace {
 // the Markdown its row holds (a folder brain's files are what the last
 // import read; a changed file is the next import's business).
 Status ReindexFromStoredContent(Engine& engine, const std::set<std::string>& paths,
-                                const text::ChunkerOptions& chunker) {
+                                const sync::IndexOptions& indexing) {
   for (const std::string& path : paths) {
     ENGRAM_ASSIGN_OR_RETURN(std::optional<SourceFile> file, engine.FindSourceFile(kSource, path));
     if (!file) continue;
     ENGRAM_ASSIGN_OR_RETURN(StoredPage page, engine.GetPage(kSource, file->slug));
-    ENGRAM_ASSIGN_OR_RETURN(PageWrite write, sync::PreparePage(page.path, page.content, chunker));
+    ENGRAM_ASSIGN_OR_RETURN(PageWrite write, sync::PreparePage(page.path, page.content, indexing));
     write.source = kSource;
     if (write.page.slug != page.slug) {
       ENGRAM_RETURN_IF_ERROR(engine.DeletePage(kSource, page.slug));
@@ -282,11 +302,13 @@ Result<CheckReport> Brain::Check(const OperationContext& ctx, const CheckOptions
   std::set<std::string> reindex;
   sync::RebuildCheckOptions rebuild;
   rebuild.source = kSource;
-  rebuild.chunker = ChunkerOf(options_);
+  rebuild.indexing = ops::IndexingOf(options_);
   rebuild.full = options.full;
   rebuild.sample = options.sample;
+  const std::string fingerprint = ops::IndexFingerprint(options_);
   auto run_check = [&](std::vector<ImportIssue>* problems) -> Status {
     reindex.clear();
+
     if (!repo.ok()) {  // a plain folder: the database against itself
       ENGRAM_ASSIGN_OR_RETURN(std::vector<IntegrityProblem> internal, engine_->CheckIntegrity());
       for (const auto& p : internal) {
@@ -298,6 +320,13 @@ Result<CheckReport> Brain::Check(const OperationContext& ctx, const CheckOptions
                                                       SensitiveOf(options_), problems, &reindex,
                                                       &report.synced_commit));
     }
+    ENGRAM_ASSIGN_OR_RETURN(bool current, ops::IndexFormatCurrent(*engine_, kSource, fingerprint));
+    if (!current) {
+      // Every page would differ from its rebuild: one problem says why.
+      problems->push_back({"", "pages were indexed under other rules or settings (an upgrade, or [pages] / [chunker] "
+                               "changed); the next import or sync re-indexes them, as does `check --repair`"});
+      return Status::Ok();
+    }
     // Derived rows against a rebuild of each (sampled) page's Markdown.
     return sync::CheckAgainstRebuild(*engine_, rebuild, problems, &reindex, &report.rebuilt_pages);
   };
@@ -305,13 +334,14 @@ Result<CheckReport> Brain::Check(const OperationContext& ctx, const CheckOptions
   if (options.repair && !report.problems.empty()) {
     ENGRAM_ASSIGN_OR_RETURN(auto lock, LockForWrite("check --repair"));
     ENGRAM_RETURN_IF_ERROR(engine_->Repair());
+    ENGRAM_RETURN_IF_ERROR(ReindexIfRulesChanged(*engine_, options_).status());
     if (repo.ok()) {
       sync::SyncOptions so = SyncOptionsOf(options_, root_);
       so.full = true;
       so.force = reindex;
       ENGRAM_RETURN_IF_ERROR(sync::SyncGit(*engine_, **repo, so).status());
     } else {
-      ENGRAM_RETURN_IF_ERROR(ReindexFromStoredContent(*engine_, reindex, ChunkerOf(options_)));
+      ENGRAM_RETURN_IF_ERROR(ReindexFromStoredContent(*engine_, reindex, ops::IndexingOf(options_)));
     }
     report.repaired = true;
     rebuild.include = reindex;  // what was repaired is compared again, with a fresh sample
@@ -350,6 +380,13 @@ Result<std::vector<HookInfo>> Brain::Hooks(const OperationContext& ctx, std::str
 Result<PutReport> Brain::Put(const OperationContext& ctx, std::string_view slug, std::string_view content) {
   ENGRAM_RETURN_IF_ERROR(ctx.remote ? ops::CheckRemoteSlug(slug) : text::ValidateSlugInput(slug));
   ENGRAM_ASSIGN_OR_RETURN(auto lock, LockForWrite("put " + std::string(slug)));
+  // The slug of an existing page writes that page's file ("c--…" is
+  // "C++.md", "people/zhang-san" may be "People/Zhang San.md"): a remote
+  // caller can address every page by its slug.
+  auto named = engine_->GetPage(kSource, slug);
+  if (named.ok() && !(ctx.remote && named->is_private) && text::SlugFromPath(named->path) == named->slug) {
+    return PutLocked(ctx, named->path, content);
+  }
   return PutLocked(ctx, slug, content);
 }
 
@@ -377,14 +414,19 @@ Result<PutReport> Brain::PutLocked(const OperationContext& ctx, std::string_view
   }
   // Everything that can refuse the write is decided before a byte is written.
   const std::string path_slug = text::SlugFromPath(rel);
-  if (path_slug.empty()) {
+  bool has_word_char = false;  // in the file name: "_" or "--/__" name nothing
+  const std::string_view stem = std::string_view(rel).substr(0, rel.rfind('.'));
+  for (size_t i = stem.rfind('/') == std::string_view::npos ? 0 : stem.rfind('/') + 1; i < stem.size();) {
+    if (common::IsWordChar(common::DecodeUtf8(stem, &i))) has_word_char = true;
+  }
+  if (path_slug.empty() || !has_word_char) {
     return Status::InvalidArgument("'" + std::string(slug) + "' has no letter or digit to name a page");
   }
   std::string why;
   if (!ScopeOf(options_).Contains(rel, &why)) {
     return Status::InvalidArgument("'" + rel + "' would not be a page (" + why + "); choose another name");
   }
-  ENGRAM_ASSIGN_OR_RETURN(PageWrite write, sync::PreparePage(rel, content, ChunkerOf(options_)));
+  ENGRAM_ASSIGN_OR_RETURN(PageWrite write, sync::PreparePage(rel, content, ops::IndexingOf(options_)));
   write.source = kSource;
   if (write.page.slug != path_slug) {
     // The request names the page; a frontmatter `slug:` must not redirect
@@ -463,13 +505,9 @@ Result<std::unique_ptr<common::RootedDir>> Brain::Files(const OperationContext& 
 }
 
 Result<StoredPage> Brain::Get(const OperationContext& ctx, std::string_view slug) {
-  ENGRAM_RETURN_IF_ERROR(ctx.remote ? ops::CheckRemoteSlug(slug) : text::ValidateSlugInput(slug));
-  auto page = engine_->GetPage(kSource, slug);
-  if (!page.ok() && page.status().code() == StatusCode::kNotFound) {
-    std::string normalized = text::SlugFromPath(slug);
-    if (normalized != slug) page = engine_->GetPage(kSource, normalized);
-  }
-  if (page.ok() && ctx.remote && page->is_private) return Status::NotFound("no page '" + std::string(slug) + "'");
+  // A slug, path, file name, title or alias, resolved like [[Name]]: only
+  // compared with the index, so remote callers may type any name too.
+  auto page = ops::ResolvePage(*engine_, kSource, slug, /*include_private=*/!ctx.remote);
   if (!page.ok() && page.status().code() == StatusCode::kNotFound && !ctx.remote) {
     std::string why = WhyNotAPage(slug);
     if (!why.empty()) return Status::NotFound(why);

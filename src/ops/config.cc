@@ -91,6 +91,7 @@ struct TextSetting {
 
 const std::vector<TextSetting>& TextSettings() {
   static const std::vector<TextSetting> kText = {
+      {"pages", "title", &BrainOptions::page_title},
       {"search", "mode", &BrainOptions::search_mode},
       {"llm", "base_url", &BrainOptions::llm_base_url},
       {"llm", "model", &BrainOptions::llm_model},
@@ -113,6 +114,9 @@ Status Validate(const BrainOptions& o) {
   }
   if ((p == "bert" || p == "openai") && o.embedding_model.empty()) {
     return Status::InvalidArgument("embedding.provider = \"" + p + "\" needs embedding.model");
+  }
+  if (o.page_title != "file_name" && o.page_title != "heading") {
+    return Status::InvalidArgument("pages.title must be \"file_name\" or \"heading\", not \"" + o.page_title + "\"");
   }
   if (!o.search_mode.empty() && o.search_mode != "keyword" && o.search_mode != "vector" && o.search_mode != "hybrid") {
     return Status::InvalidArgument("search.mode must be \"keyword\", \"vector\" or \"hybrid\", not \"" +
@@ -182,6 +186,14 @@ std::string DefaultConfigToml() {
 [import]
 # Markdown files larger than this many bytes are skipped, with the reason.
 max_file_bytes = 5242880
+
+[pages]
+# The name a page shows when its frontmatter has no `title`: "file_name" (the
+# note's file name without .md) or "heading" (its first "# " heading, else
+# the file name). Either way the file name and the heading stay names of the
+# page (aliases): searched in the title arm and resolved by `get` and links.
+# Changing it re-indexes every page at the next import or sync.
+title = "file_name"
 
 [chunker]
 # Words per chunk; a Chinese/Japanese character counts as one word.

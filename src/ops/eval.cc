@@ -1,4 +1,5 @@
 #include "ops/eval.h"
+#include "ops/index_format.h"
 
 #include <unistd.h>
 
@@ -142,8 +143,7 @@ Result<EvalResult> RunEval(const EvalOptions& options) {
   eo.create_if_missing = true;
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::OpenSqlite(scratch.path() / "eval.db", eo));
 
-  text::ChunkerOptions chunker{static_cast<size_t>(options.brain.chunk_target_words),
-                               static_cast<size_t>(options.brain.chunk_overlap_words)};
+  const sync::IndexOptions indexing = ops::IndexingOf(options.brain);
   EvalResult result;
   std::map<std::string, std::string> doc_of_slug;
   auto t0 = std::chrono::steady_clock::now();
@@ -153,7 +153,7 @@ Result<EvalResult> RunEval(const EvalOptions& options) {
       set.docs.size(),
       [&](size_t i) {
         const BeirDoc& doc = set.docs[i];
-        return sync::PreparePage("docs/" + doc.id + ".md", BeirDocMarkdown(doc), chunker);
+        return sync::PreparePage("docs/" + doc.id + ".md", BeirDocMarkdown(doc), indexing);
       },
       [&](size_t i, Result<PageWrite>& write) -> Status {
         Status s = write.status();

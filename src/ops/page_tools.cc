@@ -7,6 +7,7 @@
 #include <set>
 
 #include "engram/brain.h"
+#include "ops/page_names.h"
 #include "ops/trust.h"
 #include "sync/write_lock.h"
 #include "text/page_edit.h"
@@ -61,7 +62,8 @@ Result<std::vector<std::string>> Brain::Tags(const OperationContext& ctx, std::s
 
 Result<PutReport> Brain::EditPage(const OperationContext& ctx, std::string_view slug, std::string_view what,
                                   const std::function<Result<std::string>(const StoredPage&)>& edit) {
-  ENGRAM_RETURN_IF_ERROR(ctx.remote ? ops::CheckRemoteSlug(slug) : text::ValidateSlugInput(slug));
+  // The page is named like [[Name]] (Get); the file written is its own path.
+  ENGRAM_RETURN_IF_ERROR(ops::ValidatePageName(slug));
   ENGRAM_ASSIGN_OR_RETURN(auto lock, LockForWrite(std::string(what) + " " + std::string(slug)));
   ENGRAM_ASSIGN_OR_RETURN(StoredPage page, Get(ctx, slug));
   ENGRAM_ASSIGN_OR_RETURN(std::string content, edit(page));

@@ -352,7 +352,13 @@ Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, con
   // page first: a person asking for a name wants that page.
   std::string trimmed(query.substr(std::min(query.find_first_not_of(" \t\r\n"), query.size())));
   trimmed.erase(trimmed.find_last_not_of(" \t\r\n") + 1);
-  if (!trimmed.empty() && trimmed.find_first_of("+-\"") == std::string::npos) {
+  // Query syntax (a quote, a word starting with + or -) is no name; a '+' or
+  // '-' inside or after a word is ("C++", "2024-03-01").
+  bool syntax = trimmed.find('"') != std::string::npos;
+  for (size_t i = 0; i < trimmed.size() && !syntax; ++i) {
+    syntax = (trimmed[i] == '+' || trimmed[i] == '-') && (i == 0 || trimmed[i - 1] == ' ' || trimmed[i - 1] == '\t');
+  }
+  if (!trimmed.empty() && !syntax) {
     const std::string name = ClassifyIntent(trimmed) == Intent::kEntity ? EntityName(trimmed) : trimmed;
     ENGRAM_ASSIGN_OR_RETURN(std::vector<int64_t> named,
                             engine.PagesNamed(name.empty() ? trimmed : name, options.include_private));

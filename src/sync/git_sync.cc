@@ -215,7 +215,7 @@ class Syncer {
       if (p.rule) return p;
       p.hash = common::Sha256Hex(*p.content);
       if (analyse && (skip_hash == nullptr || *skip_hash != p.hash)) {
-        p.write.emplace(PreparePage(path, *p.content, options_.chunker));
+        p.write.emplace(PreparePage(path, *p.content, options_.indexing));
       }
     } catch (const std::exception& e) {
       p.hash.clear();
@@ -276,7 +276,7 @@ class Syncer {
       ++report_->unchanged;
       return engine_.ClearSyncFailure(options_.source, path);
     }
-    if (!prepared.write) prepared.write.emplace(PreparePage(path, *content, options_.chunker));  // never throws
+    if (!prepared.write) prepared.write.emplace(PreparePage(path, *content, options_.indexing));  // never throws
     Result<PageWrite>& write = *prepared.write;
     if (!write.ok()) {
       Fail(path, write.status().message());

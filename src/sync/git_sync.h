@@ -23,7 +23,7 @@
 #include "sync/git_repo.h"
 #include "sync/scope.h"
 #include "sync/sensitive.h"
-#include "text/chunker.h"
+#include "sync/page_indexer.h"
 
 namespace engram::sync {
 
@@ -31,7 +31,7 @@ struct SyncOptions {
   std::string source = "default";
   std::filesystem::path root;            // the work tree (for --worktree reads)
   uint64_t max_file_bytes = 5u << 20;
-  text::ChunkerOptions chunker;
+  IndexOptions indexing;  // chunking and parsing as the brain does
   bool full = false;      // walk the whole tree even when the anchor could be diffed
   bool worktree = false;  // also apply uncommitted and untracked (not ignored) changes
   std::set<std::string> force;  // paths re-indexed even when their content is unchanged (repair)

@@ -100,7 +100,7 @@ Result<ImportReport> ImportDirectory(Engine& engine, const fs::path& root, const
       item.unchanged = true;
       return item;
     }
-    item.write.emplace(PreparePage(rel, *content, options.chunker));
+    item.write.emplace(PreparePage(rel, *content, options.indexing));
     return item;
   };
   // Whatever preparing one file throws is that file's failure: it never

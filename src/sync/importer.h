@@ -19,14 +19,14 @@
 #include "engram/status.h"
 #include "sync/scope.h"
 #include "sync/sensitive.h"
-#include "text/chunker.h"
+#include "sync/page_indexer.h"
 
 namespace engram::sync {
 
 struct ImportOptions {
   std::string source = "default";
   uint64_t max_file_bytes = 5u << 20;  // larger files are skipped with the reason
-  text::ChunkerOptions chunker;
+  IndexOptions indexing;  // chunking and parsing as the brain does
   bool dry_run = false;                // report what would change, write nothing
   Scope scope;
   SensitiveRules sensitive = SensitiveRules::Defaults();

@@ -7,14 +7,25 @@
 #include "engram/engine.h"
 #include "engram/status.h"
 #include "text/chunker.h"
+#include "text/page_parser.h"
 
 namespace engram::sync {
 
-// path is source-relative ("people/zhang-san.md"). Fails only when the
-// content is not text (invalid UTF-8, NUL bytes); frontmatter problems are
-// warnings in the returned page.
-Result<PageWrite> PreparePage(std::string_view path, std::string_view content,
-                              const text::ChunkerOptions& chunker);
+// How a file becomes rows: chunking, and the parser's choices (which name is
+// the title). Both shape derived rows, so every writer and `check`'s rebuild
+// of one brain use the brain's. Converts from ChunkerOptions alone (the
+// parser's defaults).
+struct IndexOptions {
+  IndexOptions(text::ChunkerOptions c = {}, text::ParseOptions p = {}) : chunker(c), parse(p) {}  // NOLINT
+  text::ChunkerOptions chunker;
+  text::ParseOptions parse;
+};
+
+// path is source-relative ("people/zhang-san.md"). Fails when the content
+// is not text (invalid UTF-8, NUL bytes); frontmatter problems are warnings
+// in the returned page. Never throws: an exception while preparing the page
+// (a bug) is returned as Internal, so one file cannot abort a batch.
+Result<PageWrite> PreparePage(std::string_view path, std::string_view content, const IndexOptions& options);
 
 // Analysed term frequencies of text (used for chunks and titles).
 TermVector BuildTermVector(std::string_view text);

@@ -58,7 +58,7 @@ Status CompareGroup(Engine& engine, const RebuildCheckOptions& options, const st
       reindex->insert(f.path);
       continue;
     }
-    Result<PageWrite> write = PreparePage(stored->path, stored->content, options.chunker);
+    Result<PageWrite> write = PreparePage(stored->path, stored->content, options.indexing);
     if (!write.ok()) {
       problems->push_back({f.path, "stored Markdown can no longer be indexed: " + write.status().message()});
       reindex->insert(f.path);

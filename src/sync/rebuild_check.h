@@ -18,13 +18,13 @@
 #include "engram/brain.h"
 #include "engram/engine.h"
 #include "engram/status.h"
-#include "text/chunker.h"
+#include "sync/page_indexer.h"
 
 namespace engram::sync {
 
 struct RebuildCheckOptions {
   std::string source = "default";
-  text::ChunkerOptions chunker;  // the brain's: a rebuild must chunk as the brain does
+  IndexOptions indexing;         // the brain's: a rebuild must chunk and parse as the brain does
   bool full = false;             // every page; otherwise a random sample
   size_t sample = 100;           // pages compared when not full
   uint32_t seed = 0;             // of the sample; 0 picks one at random (each check sees other pages)

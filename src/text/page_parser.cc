@@ -286,7 +286,56 @@ std::string JoinTrimmed(const std::vector<Line>& lines, size_t begin, size_t end
 
 }  // namespace
 
-Result<Page> ParsePage(std::string_view path, std::string_view content) {
+std::string PlainTitle(std::string_view md) {
+  std::string out;
+  size_t i = 0;
+  while (i < md.size()) {
+    if (md.compare(i, 2, "[[") == 0) {
+      size_t end = md.find("]]", i + 2);
+      if (end != std::string_view::npos) {
+        std::string_view inner = md.substr(i + 2, end - i - 2);
+        if (size_t bar = inner.find('|'); bar != std::string_view::npos) {
+          inner = inner.substr(bar + 1);
+        } else if (size_t hash = inner.find('#'); hash != std::string_view::npos && hash > 0 &&
+                                                   hash + 1 < inner.size()) {
+          inner = inner.substr(0, hash);
+        }
+        out += PlainTitle(inner);
+        i = end + 2;
+        continue;
+      }
+    }
+    const bool image = md[i] == '!' && i + 1 < md.size() && md[i + 1] == '[';
+    if (md[i] == '[' || image) {
+      const size_t open = image ? i + 1 : i;
+      size_t close = md.find("](", open + 1);
+      size_t end = close == std::string_view::npos ? close : md.find(')', close + 2);
+      if (end != std::string_view::npos && md.substr(open + 1, close - open - 1).find(']') == std::string_view::npos) {
+        out += PlainTitle(md.substr(open + 1, close - open - 1));
+        i = end + 1;
+        continue;
+      }
+    }
+    if (md[i] == '`') {
+      size_t run = md.find_first_not_of('`', i);
+      if (run == std::string_view::npos) break;
+      const std::string_view fence = md.substr(i, run - i);
+      size_t end = md.find(fence, run);
+      if (end != std::string_view::npos) {
+        out.append(Trim(md.substr(run, end - run)));
+        i = end + fence.size();
+        continue;
+      }
+      i = run;  // an unclosed run of backticks is no code span: drop it
+      continue;
+    }
+    out.push_back(md[i]);
+    ++i;
+  }
+  return std::string(Trim(out));
+}
+
+Result<Page> ParsePage(std::string_view path, std::string_view content, const ParseOptions& options) {
   if (size_t bad = common::FindInvalidUtf8(content); bad != std::string_view::npos) {
     return Status::InvalidArgument(std::string(path) + ": not valid UTF-8 at byte " + std::to_string(bad));
   }
@@ -376,24 +425,31 @@ Result<Page> ParsePage(std::string_view path, std::string_view content) {
   page.slug = fm_slug.empty() ? SlugFromPath(path) : SlugFromPath(fm_slug);
   if (page.slug.empty()) page.slug = SlugFromPath(path);
 
-  if (fm.contains("title") && fm["title"].is_string() && !Trim(fm["title"].get<std::string>()).empty()) {
-    page.title = std::string(Trim(fm["title"].get<std::string>()));
-  } else {
-    in_code = false;
-    for (const Line& l : lines) {
-      if (IsFence(l.text)) in_code = !in_code;
-      if (!in_code && l.text.size() > 2 && l.text[0] == '#' && l.text[1] == ' ') {
-        page.title = std::string(Trim(l.text.substr(2)));
-        break;
+  std::string file_name;
+  {
+    std::string_view name = path;
+    if (size_t slash = name.rfind('/'); slash != std::string_view::npos) name = name.substr(slash + 1);
+    if (name.size() > 3 && common::AsciiLower(name.substr(name.size() - 3)) == ".md") name.remove_suffix(3);
+    file_name = std::string(Trim(name));
+  }
+  std::string heading;
+  in_code = false;
+  for (const Line& l : lines) {
+    if (IsFence(l.text)) in_code = !in_code;
+    if (!in_code && l.text.size() > 2 && l.text[0] == '#' && (l.text[1] == ' ' || l.text[1] == '\t')) {
+      std::string_view h = Trim(l.text.substr(2));
+      // A closing sequence of '#' after a space is not part of the heading.
+      size_t hashes = h.find_last_not_of('#');
+      if (hashes != std::string_view::npos && hashes + 1 < h.size() && (h[hashes] == ' ' || h[hashes] == '\t')) {
+        h = Trim(h.substr(0, hashes));
       }
-    }
-    if (page.title.empty()) {
-      std::string_view name = path;
-      if (size_t slash = name.rfind('/'); slash != std::string_view::npos) name = name.substr(slash + 1);
-      if (name.size() > 3 && common::AsciiLower(name.substr(name.size() - 3)) == ".md") name.remove_suffix(3);
-      page.title = std::string(name);
+      heading = PlainTitle(h);
+      break;
     }
   }
+  if (fm.contains("title") && fm["title"].is_string()) page.title = PlainTitle(fm["title"].get<std::string>());
+  if (page.title.empty() && options.title == TitleSource::kHeading) page.title = heading;
+  if (page.title.empty()) page.title = file_name;
   if (fm.contains("type") && fm["type"].is_string() && !Trim(fm["type"].get<std::string>()).empty()) {
     page.type = common::AsciiLower(Trim(fm["type"].get<std::string>()));
   } else {
@@ -403,6 +459,13 @@ Result<Page> ParsePage(std::string_view path, std::string_view content) {
   if (fm.contains("aliases")) page.aliases = StringList(fm["aliases"], false);
   if (fm.contains("alias")) {
     for (auto& a : StringList(fm["alias"], false)) page.aliases.push_back(std::move(a));
+  }
+  // The file name and the first heading are names of the page too.
+  for (const std::string* name : {&file_name, &heading}) {
+    if (!name->empty() && *name != page.title &&
+        std::find(page.aliases.begin(), page.aliases.end(), *name) == page.aliases.end()) {
+      page.aliases.push_back(*name);
+    }
   }
   if (fm.contains("visibility") && fm["visibility"].is_string()) {
     page.is_private = common::AsciiLower(Trim(fm["visibility"].get<std::string>())) == "private";

@@ -9,12 +9,33 @@
 
 namespace engram::text {
 
+// Which name a page shows as its title when its frontmatter has no `title`.
+// Every other name stays an alias, so it is searched and resolved the same.
+enum class TitleSource {
+  kFileName,  // the file name without ".md" (the default: how a vault names notes)
+  kHeading,   // the first "# " heading, else the file name
+};
+
+struct ParseOptions {
+  TitleSource title = TitleSource::kFileName;
+};
+
+// The plain text of a name written in Markdown: wiki links become their label
+// (else their target without "#heading"), [text](url) and ![alt](src) their
+// text, and code spans lose their backticks; whitespace is trimmed.
+std::string PlainTitle(std::string_view markdown);
+
 // Parses a page from its source-relative path and file content.
+//
+// Names: the title is the frontmatter `title`, else (options.title) the file
+// name or the first H1. The file name is always a name of the page: when it
+// is not the title it is an alias, and so is an H1 that differs from the
+// title. Titles and these aliases are plain text (PlainTitle).
 //
 // Fails (InvalidArgument) only for content that is not UTF-8 text: invalid
 // UTF-8 or NUL bytes, with the byte offset named. Invalid frontmatter is not
 // an error: the page is parsed from its body and Page::warnings says why.
-Result<Page> ParsePage(std::string_view path, std::string_view content);
+Result<Page> ParsePage(std::string_view path, std::string_view content, const ParseOptions& options = {});
 
 // Writes a page back as Markdown: frontmatter (verbatim), compiled truth, the
 // separator, the timeline. ParsePage(SerializePage(p)) yields the same fields,

@@ -3,6 +3,7 @@
 #include <array>
 #include <utility>
 
+#include "common/hash.h"
 #include "common/utf8.h"
 
 namespace engram::text {
@@ -11,28 +12,57 @@ using common::DecodeUtf8;
 
 namespace {
 
+bool IsNameSeparator(char32_t cp) { return cp == ' ' || cp == '\t' || cp == '-' || cp == 0x3000; }
+
+// One path component. The readable part keeps letters, digits, '.' and '_'
+// (lower-cased, NFC) and writes every run of separators between words as one
+// '-'. That loses nothing a name's identity rests on: names with the same
+// words, whatever their case, Unicode form and separators, are one name (as
+// Obsidian links and case-insensitive file systems treat them). Anything
+// else the readable part drops — punctuation ("C++", "C#", "Q&A"), symbols,
+// a leading or trailing dot — is kept by a disambiguator: "--" and 8 hex
+// digits of the SHA-256 of the component's skeleton (its folded text with
+// separator runs as one space). A readable part never holds "--", so a
+// suffixed slug never equals a plain one.
 std::string SlugComponent(std::string_view comp) {
   std::string nfc = common::ToLower(common::NormalizeNfc(comp));
   std::string out;
-  bool pending_dash = false;
+  std::string skeleton;
+  bool pending_dash = false;   // a separator since the last kept character
+  bool pending_space = false;  // a separator since the last character of any kind
+  bool lossy = false;
   size_t i = 0;
   while (i < nfc.size()) {
     size_t start = i;
     char32_t cp = DecodeUtf8(nfc, &i);
-    if (common::IsWordChar(cp) || cp == '.') {
+    if (IsNameSeparator(cp)) {
+      pending_dash = pending_space = true;
+      continue;
+    }
+    if (pending_space && !skeleton.empty()) skeleton.push_back(' ');
+    pending_space = false;
+    skeleton.append(nfc, start, i - start);
+    if (common::IsWordChar(cp) || cp == '.' || cp == '_') {
       if (pending_dash && !out.empty()) out.push_back('-');
       pending_dash = false;
       out.append(nfc, start, i - start);
-    } else if (cp == ' ' || cp == '\t' || cp == '-' || cp == '_' || cp == 0x3000) {
-      pending_dash = true;
+    } else {
+      lossy = true;  // dropped without separating words: "Q&A" -> "qa"
     }
-    // Other punctuation is dropped without separating words: "Q&A" -> "qa".
   }
   // Leading/trailing dots would make "." / ".." or hidden names; strip them.
   size_t b = out.find_first_not_of('.');
-  if (b == std::string::npos) return "";
-  size_t e = out.find_last_not_of('.');
-  return out.substr(b, e - b + 1);
+  if (b == std::string::npos) {
+    out.clear();
+  } else {
+    size_t e = out.find_last_not_of('.');
+    if (b != 0 || e + 1 != out.size()) lossy = true;
+    out = out.substr(b, e - b + 1);
+  }
+  // "." and ".." are no names at all (and never reach here from a file).
+  if (skeleton.find_first_not_of('.') == std::string::npos) return "";
+  if (lossy) out += "--" + common::Sha256Hex(skeleton).substr(0, 8);
+  return out;
 }
 
 }  // namespace

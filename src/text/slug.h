@@ -10,8 +10,15 @@ namespace engram::text {
 
 // "People/Zhang San.md" -> "people/zhang-san". Strips a trailing ".md"
 // (any case), applies NFC and lower-casing, keeps letters and digits of every
-// script, turns whitespace, '-' and '_' runs into a single '-', drops other
-// punctuation, and removes empty, "." and ".." components. May return "".
+// script, '.' and '_', turns runs of whitespace and '-' into a single '-', and
+// removes empty, "." and ".." components. A component that loses anything
+// else (punctuation, symbols, a leading or trailing dot) gets a stable
+// disambiguator: "C++.md" -> "c--" + 8 hex digits, "C#.md" -> "c--" + 8 others.
+// Injective on names up to letter case, Unicode normalisation and the choice
+// of word separators (those are one name, like Obsidian's links): "C.md",
+// "C++.md", "C#.md", "Note A.md" and "Note_A.md" have five slugs; "Note A.md"
+// and "note-a.md" share one. Slugs hold only letters, digits, - _ . and /.
+// May return "".
 std::string SlugFromPath(std::string_view path);
 
 // Checks a slug or relative file name given by a user or an agent: non-empty,

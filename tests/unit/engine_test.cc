@@ -89,7 +89,8 @@ TEST(SqliteEngine, PutThenGetReturnsEveryField) {
   EXPECT_EQ(p->type, "person");
   EXPECT_EQ(p->path, "people/zhang-san.md");
   EXPECT_EQ(p->tags, (std::vector<std::string>{"a", "b"}));
-  EXPECT_EQ(p->aliases, (std::vector<std::string>{"张三"}));
+  // The file name is a name of the page (an alias when it is not the title).
+  EXPECT_EQ(p->aliases, (std::vector<std::string>{"zhang-san", "张三"}));
   EXPECT_EQ(p->content, kPage);
   EXPECT_EQ(p->content_hash.size(), 64u);
   auto tl = e->Timeline("default", "people/zhang-san");

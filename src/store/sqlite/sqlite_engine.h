@@ -71,6 +71,7 @@ class SqliteEngine final : public Engine {
   Result<std::vector<KeywordHit>> SearchTitles(const KeywordQuery& query) override;
   Result<std::vector<std::string>> PageAliases(int64_t page_id) override;
   Result<std::vector<int64_t>> PagesNamed(std::string_view name, bool include_private) override;
+  Result<std::vector<PageNames>> AllPageNames(std::string_view source, bool include_private) override;
   Result<std::vector<KeywordHit>> ScorePages(const KeywordQuery& query, const std::vector<int64_t>& page_ids,
                                              bool titles) override;
   Result<std::vector<ChunkRecord>> GetChunks(const std::vector<int64_t>& chunk_ids) override;

@@ -433,6 +433,23 @@ Result<std::vector<int64_t>> SqliteEngine::PagesNamed(std::string_view name, boo
   return out;
 }
 
+Result<std::vector<PageNames>> SqliteEngine::AllPageNames(std::string_view source, bool include_private) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      Stmt * q, S("SELECT p.slug, p.path, p.title, p.visibility, a.alias FROM pages p "
+                  "JOIN sources s ON s.id = p.source_id LEFT JOIN aliases a ON a.page_id = p.id "
+                  "WHERE s.name = ?1 AND (?2 OR p.visibility = 'public') ORDER BY p.slug, a.alias"));
+  q->Bind(1, source).Bind(2, int64_t{include_private ? 1 : 0});
+  std::vector<PageNames> out;
+  while (q->Step()) {
+    if (out.empty() || out.back().slug != q->Text(0)) {
+      out.push_back({q->Text(0), q->Text(1), q->Text(2), {}, q->Text(3) == "private"});
+    }
+    if (!q->IsNull(4)) out.back().aliases.push_back(q->Text(4));
+  }
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  return out;
+}
+
 namespace {
 constexpr const char* kChunkColumns =
     "SELECT c.id, c.page_id, p.slug, p.title, p.type, p.path, c.source, c.text, c.line_start, c.line_end, "

@@ -1,0 +1,90 @@
+#include "ops/index_format.h"
+
+#include <vector>
+
+namespace engram::ops {
+
+namespace {
+
+// Raised whenever the parser's rules change what a page's rows are, so that
+// brains indexed before converge at their next import or sync:
+// 2 — injective slugs ("C++" and "C#" no longer become "c"; '_' kept) and
+//     the file name as a page's name (title by default, else an alias).
+constexpr int kIndexRules = 2;
+
+std::string FormatKey(std::string_view source) { return "index_format:" + std::string(source); }
+
+}  // namespace
+
+sync::IndexOptions IndexingOf(const BrainOptions& o) {
+  text::ParseOptions parse;
+  parse.title = o.page_title == "heading" ? text::TitleSource::kHeading : text::TitleSource::kFileName;
+  return {{static_cast<size_t>(o.chunk_target_words), static_cast<size_t>(o.chunk_overlap_words)}, parse};
+}
+
+std::string IndexFingerprint(const BrainOptions& o) {
+  return "rules=" + std::to_string(kIndexRules) + ";title=" + o.page_title +
+         ";chunk=" + std::to_string(o.chunk_target_words) + "/" + std::to_string(o.chunk_overlap_words);
+}
+
+Result<bool> IndexFormatCurrent(Engine& engine, std::string_view source, std::string_view fingerprint) {
+  ENGRAM_ASSIGN_OR_RETURN(std::string stored, engine.GetConfigValue(FormatKey(source)));
+  if (stored == fingerprint) return true;
+  if (!stored.empty()) return false;
+  // Never recorded: a brain from before the record, unless it has no pages.
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<SourceFile> files, engine.ListSourceFiles(source));
+  return files.empty();
+}
+
+Status RecordIndexFormat(Engine& engine, std::string_view source, std::string_view fingerprint) {
+  return engine.SetConfigValue(FormatKey(source), fingerprint);
+}
+
+Result<int64_t> ReindexAllPages(Engine& engine, std::string_view source, const sync::IndexOptions& indexing,
+                                std::string_view fingerprint) {
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<SourceFile> pending, engine.ListSourceFiles(source));
+  ENGRAM_RETURN_IF_ERROR(engine.BeginBatch());
+  int64_t rekeyed = 0;
+  auto run = [&]() -> Status {
+    while (!pending.empty()) {
+      std::vector<SourceFile> waiting;  // new slug still held by a page not yet moved
+      bool progress = false;
+      for (const SourceFile& f : pending) {
+        ENGRAM_ASSIGN_OR_RETURN(StoredPage page, engine.GetPage(source, f.slug));
+        Result<PageWrite> write = sync::PreparePage(page.path, page.content, indexing);
+        if (!write.ok()) {
+          ENGRAM_RETURN_IF_ERROR(engine.DeletePage(source, f.slug));
+          progress = true;
+          continue;
+        }
+        write->source = std::string(source);
+        if (write->page.slug != f.slug) {
+          ENGRAM_ASSIGN_OR_RETURN(std::optional<SourceFile> owner, engine.FindSourceFileBySlug(source, write->page.slug));
+          if (owner && owner->path != f.path) {
+            waiting.push_back(f);
+            continue;
+          }
+          ENGRAM_RETURN_IF_ERROR(engine.RenamePage(source, f.slug, write->page.slug, f.path));
+          ++rekeyed;
+        }
+        ENGRAM_RETURN_IF_ERROR(engine.PutPage(*write).status().WithContext("re-indexing " + f.path));
+        progress = true;
+      }
+      if (!progress) {
+        for (const SourceFile& f : waiting) ENGRAM_RETURN_IF_ERROR(engine.DeletePage(source, f.slug));
+        break;
+      }
+      pending = std::move(waiting);
+    }
+    return engine.SetConfigValue(FormatKey(source), fingerprint);
+  };
+  Status st = run();
+  if (st.ok()) st = engine.CommitBatch();
+  if (!st.ok()) {
+    engine.RollbackBatch();
+    return st;
+  }
+  return rekeyed;
+}
+
+}  // namespace engram::ops
