@@ -100,8 +100,6 @@ Result<BrainStatus> Brain::GetStatus(const OperationContext& ctx) {
   ENGRAM_ASSIGN_OR_RETURN(s.last_sync_error, engine_->GetConfigValue("last_sync_error:default"));
   if (!ctx.remote) {  // where the files are is the owner's business
     ENGRAM_ASSIGN_OR_RETURN(std::filesystem::path source_root, SourceRoot());
-    s.root = root_.string();
-    s.source_root = source_root.string();
     // Files kept out now: the newest audit row of each file that is still
     // there and still has no page (an edited or allowed file became a page).
     ENGRAM_ASSIGN_OR_RETURN(std::vector<AuditEntry> audit, engine_->Audit(10000));
@@ -113,6 +111,8 @@ Result<BrainStatus> Brain::GetStatus(const OperationContext& ctx) {
       ENGRAM_ASSIGN_OR_RETURN(std::optional<SourceFile> page, engine_->FindSourceFile(kSource, a.path));
       if (!page) s.quarantined.push_back(std::move(a));
     }
+    s.root = root_.string();
+    s.source_root = source_root.string();
     s.database = db_path().string();
   }
   return s;

@@ -341,4 +341,3 @@ TEST(PageParser, ParseThenSerializeIsStableOverTheSampleVault) {
 
 }  // namespace
 }  // namespace engram::text
-
