@@ -27,7 +27,7 @@ expect_exit 0 -- "$E" --brain "$B" get people/zhang-san
 expect_contains "$OUT" "张三创办了星河智能" "get prints Markdown"
 expect_exit 0 -- "$E" --brain "$B" --json get people/zhang-san
 expect_json "$OUT" 'd["type"]' "person"
-expect_json "$OUT" 'd["aliases"]' "['Zhang San']"
+expect_json "$OUT" 'd["aliases"]' "['Zhang San', 'zhang-san']"  # the file name is a name too
 
 # Overwrite keeps a version.
 expect_exit 0 -- bash -c "printf 'updated body about BM25 ranking\n' | \"$E\" --brain \"$B\" put concepts/bm25"
