@@ -119,6 +119,34 @@ std::string EntityName(std::string_view query) {
   return Trim(s);
 }
 
+std::string QuestionSubject(std::string_view query) {
+  // Longest first, so that 有哪些 goes before 哪些 and "what are the" before "what are".
+  static const std::vector<std::string_view> kEnglish = {
+      "what are the", "what is the", "what is a", "what is an", "what is", "what are", "what's", "how do i",
+      "how do you", "how can i", "how does", "how do", "how to", "why does", "why do", "why is", "tell me about",
+      "explain"};
+  static const std::vector<std::string_view> kChinese = {"请问", "是什么意思", "是什么", "什么是", "是啥", "啥是",
+                                                         "怎么样", "怎么办", "怎么", "如何", "为什么", "为啥",
+                                                         "有哪些", "哪些", "哪个", "介绍一下"};
+  std::string s(query);
+  std::string lower = common::AsciiLower(s);
+  for (std::string_view frame : kEnglish) {
+    for (size_t at = lower.find(frame); at != std::string::npos; at = lower.find(frame, at + 1)) {
+      const size_t end = at + frame.size();
+      if ((at > 0 && IsWordByte(lower[at - 1])) || (end < lower.size() && IsWordByte(lower[end]))) continue;
+      s.replace(at, frame.size(), std::string(frame.size(), ' '));
+      lower.replace(at, frame.size(), std::string(frame.size(), ' '));
+    }
+  }
+  for (std::string_view frame : kChinese) {
+    for (size_t at = s.find(frame); at != std::string::npos; at = s.find(frame, at)) {
+      s.replace(at, frame.size(), " ");
+    }
+  }
+  s = Trim(s);  // spaces, question marks and trailing particles (吗, 呢)
+  return s.empty() ? std::string(query) : s;
+}
+
 const char* IntentName(Intent intent) {
   switch (intent) {
     case Intent::kEntity: return "entity";

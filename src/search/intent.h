@@ -29,4 +29,12 @@ Intent ClassifyIntent(std::string_view query);
 // "介绍一下星河智能" → "星河智能"); "" when nothing is left.
 std::string EntityName(std::string_view query);
 
+// The query without its question frame — the words that make it a question
+// rather than name what it asks about: 是什么, 什么是, 怎么, 如何, 为什么,
+// 哪些, a trailing 吗/呢, "what is", "how do I", "why does"… (English ones
+// as whole words, case-insensitive) — and without trailing question marks.
+// "MCP 是什么" → "MCP", "What is RRF?" → "RRF". The query itself when
+// nothing but the frame would be left.
+std::string QuestionSubject(std::string_view query);
+
 }  // namespace engram::search

@@ -120,6 +120,10 @@ void SortByScore(std::vector<PageScore>* pages) {
   });
 }
 
+// Weight of a question frame's terms (search/intent.h QuestionSubject)
+// against the 1 of the terms of what the question asks about.
+constexpr float kQuestionFrameWeight = 0.05f;
+
 // Deepest an arm goes before the answer is accepted as it stands.
 constexpr size_t kMaxArmDepth = 100000;
 
@@ -265,6 +269,17 @@ Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, con
   std::vector<std::vector<text::Token>> excluded_phrases;
   std::vector<std::string> explain_terms;
   bool constrained = false;
+  // The question frame ("是什么", "what is") weighs little, so that it never
+  // outweighs what the question is about ("MCP 是什么" finds the MCP notes).
+  std::set<std::string> subject_terms;
+  {
+    std::vector<text::Token> subject;
+    text::Analyze(QuestionSubject(query), &subject);
+    for (const auto& t : subject) subject_terms.insert(t.term);
+  }
+  auto weight_of = [&](const std::string& term) {
+    return subject_terms.empty() || subject_terms.count(term) ? 1.0f : kQuestionFrameWeight;
+  };
   for (const QueryClause& c : ParseQuery(query)) {
     std::vector<text::Token> tokens;
     text::Analyze(c.text, &tokens);
@@ -273,7 +288,7 @@ Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, con
       case QueryClause::Kind::kShould:
         for (auto& t : tokens) {
           explain_terms.push_back(t.term);
-          kq.terms.push_back({t.term, 1.0f, false});
+          kq.terms.push_back({t.term, c.phrase ? 1.0f : weight_of(t.term), false});
         }
         break;
       case QueryClause::Kind::kRequired: {
@@ -359,7 +374,8 @@ Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, con
     syntax = (trimmed[i] == '+' || trimmed[i] == '-') && (i == 0 || trimmed[i - 1] == ' ' || trimmed[i - 1] == '\t');
   }
   if (!trimmed.empty() && !syntax) {
-    const std::string name = ClassifyIntent(trimmed) == Intent::kEntity ? EntityName(trimmed) : trimmed;
+    // "<name>是什么" / "what is <name>" names the page as much as "<name>" does.
+    const std::string name = ClassifyIntent(trimmed) == Intent::kEntity ? EntityName(trimmed) : QuestionSubject(trimmed);
     ENGRAM_ASSIGN_OR_RETURN(std::vector<int64_t> named,
                             engine.PagesNamed(name.empty() ? trimmed : name, options.include_private));
     float best = ranked.empty() ? 0.0f : ranked.front().score;

@@ -13,6 +13,19 @@
 namespace engram::search {
 namespace {
 
+TEST(Intent, QuestionSubjectDropsTheFrameInBothLanguages) {
+  EXPECT_EQ(QuestionSubject("MCP 是什么"), "MCP");
+  EXPECT_EQ(QuestionSubject("MCP是什么？"), "MCP");
+  EXPECT_EQ(QuestionSubject("什么是混合检索"), "混合检索");
+  EXPECT_EQ(QuestionSubject("如何配置 WAL 模式"), "配置 WAL 模式");
+  EXPECT_EQ(QuestionSubject("标签有哪些"), "标签");
+  EXPECT_EQ(QuestionSubject("能用吗"), "能用");
+  EXPECT_EQ(QuestionSubject("What is RRF?"), "RRF");
+  EXPECT_EQ(QuestionSubject("how do I sync a vault"), "sync a vault");
+  EXPECT_EQ(QuestionSubject("whatever is fine"), "whatever is fine");  // whole words only
+  EXPECT_EQ(QuestionSubject("是什么"), "是什么");                      // nothing else: the query itself
+}
+
 TEST(Intent, EnglishAndChineseCues) {
   EXPECT_EQ(ClassifyIntent("Who is Zhang San?"), Intent::kEntity);
   EXPECT_EQ(ClassifyIntent("tell me about Acme"), Intent::kEntity);

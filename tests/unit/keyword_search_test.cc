@@ -120,6 +120,31 @@ TEST_F(KeywordSearchTest, AQueryOfExclusionsOnlySaysHowToSearchTheWord) {
   EXPECT_EQ(Slugs("release -alpha"), std::vector<std::string>{"b"});
 }
 
+// Regression (real vault): "MCP 是什么" missed every MCP note because the
+// frame's characters, common in Chinese notes, outweighed "MCP".
+TEST_F(KeywordSearchTest, AQuestionFrameDoesNotOutweighItsSubject) {
+  // A Chinese vault where MCP has ten notes and the frame's characters
+  // stand together in two unrelated ones.
+  for (int i = 0; i < 10; ++i) {
+    Put("mcp/n" + std::to_string(i) + ".md", "MCP 服务器笔记，第 " + std::to_string(i) + " 部分：给智能体的工具。\n");
+  }
+  for (int i = 0; i < 30; ++i) {
+    Put("c/n" + std::to_string(i) + ".md", "这是第 " + std::to_string(i) + " 篇笔记，内容是嵌入式开发和寄存器。\n");
+  }
+  Put("other/a.md", "这是什么东西？\n");
+  Put("other/b.md", "什么是指针\n");
+  for (const char* q : {"MCP 是什么", "MCP是什么", "什么是 MCP", "what is MCP"}) {
+    auto r = Slugs(q);
+    ASSERT_FALSE(r.empty()) << q;
+    EXPECT_EQ(r[0].rfind("mcp/", 0), 0u) << q << ": " << r[0];
+  }
+  // A frame alone is still a query; a page's name with a frame finds the page first.
+  EXPECT_FALSE(Slugs("是什么").empty());
+  Put("concepts/指针.md", "# 指针\n指针保存地址。\n");
+  EXPECT_EQ(Slugs("指针是什么").at(0), "concepts/指针");
+  EXPECT_EQ(Slugs("什么是指针？").at(0), "concepts/指针");
+}
+
 TEST_F(KeywordSearchTest, PrivatePagesAreHiddenUnlessAllowed) {
   Put("a.md", "---\nvisibility: private\n---\nsecret plans");
   SearchOptions remote;
