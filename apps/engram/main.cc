@@ -7,9 +7,9 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cctype>
 
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <functional>

@@ -136,7 +136,8 @@ class SqliteEngine final : public Engine {
   Result<std::vector<InboundLink>> InboundLinks(int64_t source_id, std::string_view slug, std::string_view name_key);
   // The page a link target (slug form) written in a page of from_folder
   // reaches: exact path, page slug, relative to from_folder, then file name.
-  Result<std::optional<int64_t>> ResolveLink(int64_t source_id, std::string_view target, std::string_view from_folder);  struct VectorLogState;
+  Result<std::optional<int64_t>> ResolveLink(int64_t source_id, std::string_view target, std::string_view from_folder);
+  struct VectorLogState;
   Result<VectorLogState> ReadVectorLogState();
 
   // Posting-list changes not yet written: per term, postings to add and docs
