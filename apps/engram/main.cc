@@ -116,6 +116,13 @@ int main(int argc, char** argv) {
   auto* import = app.add_subcommand("import", "Index a folder of Markdown files (hash-based: new, changed, removed)");
   import->add_option("DIR", import_dir, "Folder to scan (default: the brain root)");
   import->add_flag("--dry-run", dry_run, "Report what would change without writing");
+  bool import_watch = false;
+  double import_quiet = 0.5;
+  import->add_flag("--watch", import_watch,
+                   "Keep importing: after files change (inotify), once they have been quiet for --quiet seconds;\n"
+                   "for vaults that are not git repositories. Ctrl-C stops it");
+  import->add_option("--quiet", import_quiet, "Seconds without a change before --watch imports (default 0.5)")
+      ->check(CLI::Range(0.05, 60.0));
   import->footer(
       "Scans DIR recursively for .md files (hidden folders and node_modules are skipped).\n"
       "Unchanged files (same sha256) are skipped; files that disappeared are removed from the brain.\n"
@@ -394,6 +401,26 @@ int main(int argc, char** argv) {
   if (!brain_or.ok()) return Fail(brain_or.status(), g);
   Brain& brain = **brain_or;
 
+  if (*import && import_watch) {
+    if (dry_run) return Fail(Status::InvalidArgument("--watch and --dry-run do not go together"), g);
+    std::filesystem::path dir = import_dir.empty() ? brain.root() : std::filesystem::path(import_dir);
+    static std::atomic<bool> stop{false};
+    struct sigaction sa {};
+    sa.sa_handler = [](int) { stop = true; };
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+    Status st = brain.WatchImport(ctx, dir, static_cast<int>(import_quiet * 1000), stop,
+                                  [&](const engram::ImportReport& r) {
+                                    if (g.json) {
+                                      std::cout << engram::ops::Dump(engram::cli::ToJson(r)) << std::endl;  // one document per import
+                                    } else {
+                                      std::cout << engram::cli::FormatImport(r) << std::flush;
+                                    }
+                                  });
+    if (!st.ok()) return Fail(st, g);
+    std::cerr << "engram: watch stopped\n";
+    return 0;
+  }
   if (*import) {
     std::filesystem::path dir = import_dir.empty() ? brain.root() : std::filesystem::path(import_dir);
     auto r = brain.Import(ctx, dir, dry_run);

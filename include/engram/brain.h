@@ -209,6 +209,12 @@ class Brain {
   // on_sync gets each sync that changed something (or failed a file).
   Status Watch(const OperationContext& ctx, int interval_ms, bool worktree, const std::atomic<bool>& stop,
                const std::function<void(const SyncReport&)>& on_sync);
+  // Imports dir, then keeps importing it until *stop is set: after files
+  // change (inotify on every non-hidden folder), once quiet_ms pass with no
+  // further change, so a burst of saves costs one import. on_import gets the
+  // first import and each later one that changed something.
+  Status WatchImport(const OperationContext& ctx, const std::filesystem::path& dir, int quiet_ms,
+                     const std::atomic<bool>& stop, const std::function<void(const ImportReport&)>& on_import);
   // Brings the brain in line with its git repository's HEAD (see `engram sync --help`).
   // progress (optional) is called with (files done, files in the batch).
   Result<SyncReport> Sync(const OperationContext& ctx, bool full, bool worktree,

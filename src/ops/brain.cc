@@ -272,6 +272,23 @@ Status Brain::Watch(const OperationContext& ctx, int interval_ms, bool worktree,
   return Status::Ok();
 }
 
+Status Brain::WatchImport(const OperationContext& ctx, const fs::path& dir, int quiet_ms,
+                          const std::atomic<bool>& stop, const std::function<void(const ImportReport&)>& on_import) {
+  if (ctx.remote) return Status::PermissionDenied("watch is a local-only operation");
+  // Watching starts before the first import, so nothing saved meanwhile is missed.
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<sync::TreeWatcher> watcher, sync::TreeWatcher::Open(dir));
+  for (bool first = true; !stop; first = false) {
+    ENGRAM_ASSIGN_OR_RETURN(ImportReport r, Import(ctx, dir, false));
+    const bool changed = r.added + r.updated + r.removed > 0 || !r.quarantined.empty();
+    if (first || changed) on_import(r);
+    while (!stop && !watcher->Wait(1000, stop)) {
+    }
+    while (!stop && watcher->Wait(quiet_ms, stop)) {  // until quiet_ms pass without a change
+    }
+  }
+  return Status::Ok();
+}
+
 namespace {
 
 // A repair outside git: each page named by a problem is written again from

@@ -81,6 +81,29 @@ expect_contains "$ERR" "must follow \`--\`" "dash query hint"
 expect_exit 0 -- "$E" --brain "$B" --json search --mode hybrid "zhang"
 expect_contains "$OUT" "engram model use" "configure a model first"
 
+# import --watch keeps a plain folder current: a new note, an edit and a delete, each after a quiet moment.
+V="$WORK/watched"; mkdir -p "$V/notes"; printf '# First\nfirst page\n' > "$V/notes/first.md"
+"$E" init "$V" > /dev/null
+"$E" --brain "$V" --json import --watch --quiet 0.2 > "$WORK/watch.jsonl" 2> "$WORK/watch.err" &
+watcher=$!
+for i in $(seq 1 50); do [[ -s "$WORK/watch.jsonl" ]] && break; sleep 0.1; done
+printf '# Capybara\ncapybara notes\n' > "$V/notes/capybara.md"
+mkdir -p "$V/new/deeper"; printf 'okapi in a new folder\n' > "$V/new/deeper/okapi.md"
+found() { "$E" --brain "$V" --json search "$1" 2>/dev/null | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["results"]))' 2>/dev/null; }
+for i in $(seq 1 50); do [[ "$(found capybara)" == 1 && "$(found okapi)" == 1 ]] && break; sleep 0.1; done
+expect_exit 0 -- "$E" --brain "$V" --json search capybara
+expect_json "$OUT" 'len(d["results"])' 1
+expect_exit 0 -- "$E" --brain "$V" --json search okapi
+expect_json "$OUT" 'len(d["results"])' 1
+rm "$V/notes/capybara.md"
+for i in $(seq 1 50); do [[ "$(found capybara)" == 0 ]] && break; sleep 0.1; done
+expect_exit 0 -- "$E" --brain "$V" --json search capybara
+expect_json "$OUT" 'len(d["results"])' 0
+kill -INT "$watcher"; wait "$watcher"; rc=$?
+CHECKS=$((CHECKS + 1)); [[ $rc -eq 0 ]] || fail "import --watch exited $rc on SIGINT"
+expect_contains "$(head -1 "$WORK/watch.jsonl")" '"added"' "import --watch prints one JSON document per import"
+expect_exit 2 -- "$E" --brain "$V" import --watch --dry-run
+
 # Brain discovery: current directory upwards, and ENGRAM_BRAIN.
 mkdir -p "$B/deep/er"
 expect_exit 0 -- bash -c "cd \"$B/deep/er\" && \"$E\" --json status"
