@@ -523,7 +523,10 @@ Result<std::unique_ptr<common::RootedDir>> Brain::Files(const OperationContext& 
 
 Result<StoredPage> Brain::Get(const OperationContext& ctx, std::string_view slug) {
   // A slug, path, file name, title or alias, resolved like [[Name]]: only
-  // compared with the index, so remote callers may type any name too.
+  // compared with the index, so remote callers may type any name too — but a
+  // hostile one (traversal, an absolute path, control bytes, invalid UTF-8)
+  // is refused as such, not looked up.
+  ENGRAM_RETURN_IF_ERROR(text::ValidateSlugInput(slug));
   auto page = ops::ResolvePage(*engine_, kSource, slug, /*include_private=*/!ctx.remote);
   if (!page.ok() && page.status().code() == StatusCode::kNotFound && !ctx.remote) {
     std::string why = WhyNotAPage(slug);

@@ -172,7 +172,7 @@ expect_json "$BODY" 'd["context"].startswith("<retrieved_context>")' True
 http PUT /v1/pages/notes/http-page '{"content": "# HTTP page\nwritten over http\n"}'; expect_status 200 put
 expect_json "$BODY" 'd["created"]' True
 http GET /v1/pages/notes/http-page; expect_status 200 get
-expect_json "$BODY" 'd["title"]' "HTTP page"
+expect_json "$BODY" 'd["title"], "HTTP page" in d["aliases"]' "('http-page', True)"  # the file name is the title; the H1 an alias
 http POST /v1/tags/notes/http-page '{"tag": "web"}'; expect_status 200 add tag
 http GET /v1/tags/notes/http-page; expect_status 200 tags
 expect_json "$BODY" 'd["tags"]' "['web']"
@@ -216,7 +216,7 @@ req POST /v1/call/delete_page '{"slug": "notes/csrf"}'; expect_status 415 "POST 
 req PUT /v1/pages/notes/csrf 'content=x' "Content-Type: application/x-www-form-urlencoded"; expect_status 415 "form PUT"
 req POST /v1/tags/notes/csrf '--b--' "Content-Type: multipart/form-data; boundary=b"; expect_status 415 "multipart POST"
 http GET /v1/pages/notes/csrf; expect_status 200 "page survives cross-site requests"
-expect_json "$BODY" 'd["title"]' "CSRF target"
+expect_json "$BODY" 'd["title"], "CSRF target" in d["aliases"]' "('csrf', True)"
 req POST /v1/search '{"query": "zhang"}' "Content-Type: application/json; charset=utf-8"; expect_status 200 "json with charset"
 req GET /healthz '' "Host: evil.example:$PORT"; expect_status 403 "rebinding Host"
 expect_contains "$BODY" "allowed_hosts" "Host error names the setting"
@@ -388,9 +388,21 @@ for c in slow:
     c.close()
 time.sleep(0.5)
 idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(12)]
-extra = socket.create_connection(("127.0.0.1", port))
-extra.settimeout(3)
-first = extra.recv(4096)
+# The cap answers a connection past it with 503. On a loaded machine the
+# server may still be reaping the stalled connections closed above, so a few
+# bounded tries (each a fresh connection past the cap) are allowed.
+first = b""
+for attempt in range(3):
+    extra = socket.create_connection(("127.0.0.1", port))
+    extra.settimeout(3)
+    try:
+        first = extra.recv(4096)
+    except socket.timeout:
+        first = b""
+    extra.close()
+    if first.startswith(b"HTTP/1.1 503"):
+        break
+    time.sleep(0.5)
 assert first.startswith(b"HTTP/1.1 503"), first
 assert b"max_connections_per_peer" in first, first
 for c in idle:
