@@ -139,9 +139,14 @@ std::string QuestionSubject(std::string_view query) {
     }
   }
   for (std::string_view frame : kChinese) {
-    for (size_t at = s.find(frame); at != std::string::npos; at = s.find(frame, at)) {
-      s.replace(at, frame.size(), " ");
+    std::string out;  // rebuilt by appends: in-place replace trips GCC 12's -Wrestrict
+    size_t from = 0;
+    for (size_t at = s.find(frame); at != std::string::npos; at = s.find(frame, from)) {
+      out.append(s, from, at - from).append(" ");
+      from = at + frame.size();
     }
+    out.append(s, from, std::string::npos);
+    s = std::move(out);
   }
   s = Trim(s);  // spaces, question marks and trailing particles (吗, 呢)
   return s.empty() ? std::string(query) : s;

@@ -411,7 +411,8 @@ std::string LinkName(std::string_view key) {
 std::optional<int64_t> ChooseByName(std::string_view target, std::string_view from_folder,
                                     const std::vector<LinkCandidate>& candidates) {
   const std::string name = LinkName(target);
-  const std::string suffix = "/" + std::string(target);
+  std::string suffix = "/";  // built by append: GCC 12 warns (-Wrestrict) on "/" + std::string(...)
+  suffix.append(target);
   const LinkCandidate* best = nullptr;
   auto rank = [&](const LinkCandidate& c) {
     size_t slash = c.path_key.rfind('/');
