@@ -170,5 +170,24 @@ int main(int argc, char** argv) {
     if (sink == SIZE_MAX) std::printf("-");
   }
   std::printf("\nscan speed (all rules, ordinary notes): %.1f MB/s\n", negative_bytes / best / 1e6);
+
+  // Pathological files (long lines of openers that never close) must scan in
+  // time linear in their size: seconds per MB at 0.5, 1 and 2 MB stay flat.
+  for (size_t line_bytes : {size_t{75000}, size_t{150000}, size_t{300000}}) {
+    std::string big;
+    for (const char* p : {"[[", "sk-", "password=", "https://", "-----BEGIN ", "1 ", "`"}) {
+      std::string line;
+      while (line.size() < line_bytes) line += p;
+      big += line + "\n";
+    }
+    double fastest = 1e9;
+    for (int pass = 0; pass < 3; ++pass) {
+      auto t0 = std::chrono::steady_clock::now();
+      (void)FindSensitive("notes/big.md", big, all);
+      fastest = std::min(fastest, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::printf("pathological file %.1f MB: %.3f s (%.3f s per MB)\n", big.size() / 1e6, fastest,
+                fastest / (big.size() / 1e6));
+  }
   return 0;
 }
