@@ -85,9 +85,11 @@ Result<std::map<std::string, DerivedRows>> SqliteEngine::PageDerivedRows(std::st
     }
     int64_t page_id = q->Int(0);
     std::string line = Escaped(slug);
-    for (int c = 1; c <= 9; ++c) line += "\t" + Escaped(q->Text(c));
+    // Appended piece by piece: GCC 12 warns (-Wrestrict) on "\t" + std::string.
+    for (int c = 1; c <= 9; ++c) line.append("\t").append(Escaped(q->Text(c)));
     std::string title_blob(q->Blob(10));
-    line += "\t" + std::to_string(q->Int(11)) + "\t" + Escaped(q->Text(12)) + "\t" + Escaped(q->Text(13));
+    line.append("\t").append(std::to_string(q->Int(11))).append("\t").append(Escaped(q->Text(12)));
+    line.append("\t").append(Escaped(q->Text(13)));
     q->Reset();
     ENGRAM_ASSIGN_OR_RETURN(std::string titles, term_list(title_blob));
     line += "\t[" + titles + "]";
@@ -132,7 +134,10 @@ Result<std::map<std::string, DerivedRows>> SqliteEngine::PageDerivedRows(std::st
       lines.clear();
       while (rq->Step()) {
         std::string l;
-        for (int c = 0; c < rq->ColumnCount(); ++c) l += (c ? "\t" : "") + Escaped(rq->Text(c));
+        for (int c = 0; c < rq->ColumnCount(); ++c) {
+          if (c) l += '\t';
+          l += Escaped(rq->Text(c));
+        }
         lines.push_back(std::move(l));
       }
       ENGRAM_RETURN_IF_ERROR(rq->status());

@@ -186,7 +186,8 @@ class SqliteEngine final : public Engine {
   // The encoded list, copied out ("" when the term has none).
   Status ReadPostingBlobCopy(int64_t term_id, bool titles, std::string* out);
   float PageScoreThreshold(const std::vector<int64_t>& docs, size_t limit, float floor,
-                           const std::unordered_set<int64_t>& dropped);
+                           const std::unordered_set<int64_t>& dropped,
+                           const std::unordered_set<int64_t>* allowed);
 
   // The query with duplicate terms merged (weights added).
   struct PreparedQuery {

@@ -16,6 +16,12 @@ namespace engram::store::sqlite {
 
 namespace {
 constexpr size_t kMaxRequiredTerms = 64;
+
+// A page a query may not return: dropped (excluded words, private), or
+// outside the filter's allowed pages (nullptr: none is).
+bool Out(const std::unordered_set<int64_t>& dropped, const std::unordered_set<int64_t>* allowed, int64_t page) {
+  return (!dropped.empty() && dropped.count(page) != 0) || (allowed != nullptr && allowed->count(page) == 0);
+}
 }  // namespace
 
 Result<SqliteEngine::PreparedQuery> SqliteEngine::PrepareQuery(const KeywordQuery& query, bool titles) {
@@ -180,13 +186,6 @@ Status SqliteEngine::DroppedPages(const KeywordQuery& query, bool titles, std::u
     while (q->Step()) dropped->insert(q->Int(0));
     ENGRAM_RETURN_IF_ERROR(q->status());
   }
-  if (query.allowed_pages != nullptr) {  // a filter: every other page is out
-    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id FROM pages"));
-    while (q->Step()) {
-      if (query.allowed_pages->count(q->Int(0)) == 0) dropped->insert(q->Int(0));
-    }
-    ENGRAM_RETURN_IF_ERROR(q->status());
-  }
   return Status::Ok();
 }
 
@@ -196,14 +195,15 @@ Status SqliteEngine::DroppedPages(const KeywordQuery& query, bool titles, std::u
 // subset of pages can only give a lower value, so the bound is safe; 0 when
 // fewer than `limit` such pages exist.
 float SqliteEngine::PageScoreThreshold(const std::vector<int64_t>& docs, size_t limit, float floor,
-                                       const std::unordered_set<int64_t>& dropped) {
+                                       const std::unordered_set<int64_t>& dropped,
+                                       const std::unordered_set<int64_t>* allowed) {
   std::vector<float>& best = page_best_;
   std::vector<int64_t> pages;
   for (int64_t doc : docs) {
     float score = acc_score_[doc];
     if (score <= floor) continue;
     int64_t page = acc_page_[doc];
-    if (!dropped.empty() && dropped.count(page)) continue;
+    if (Out(dropped, allowed, page)) continue;
     if (static_cast<size_t>(page) >= best.size()) best.resize(static_cast<size_t>(page) * 5 / 4 + 1, 0.0f);
     if (best[page] == 0.0f) pages.push_back(page);
     best[page] = std::max(best[page], score);
@@ -250,7 +250,8 @@ Result<std::vector<KeywordHit>> SqliteEngine::Search(const KeywordQuery& query, 
       for (size_t j = i; j < pq.terms.size(); ++j) remaining += pq.terms[j].ub;
       // The threshold is at most the top score: skip computing it when even that cannot prune.
       float threshold = remaining < top_score
-                            ? PageScoreThreshold(touched_, query.limit, static_cast<float>(remaining), dropped)
+                            ? PageScoreThreshold(touched_, query.limit, static_cast<float>(remaining), dropped,
+                                                 query.allowed_pages)
                             : 0.0f;
       if (remaining < threshold) {
         probing = true;
@@ -276,7 +277,8 @@ Result<std::vector<KeywordHit>> SqliteEngine::Search(const KeywordQuery& query, 
       double remaining = 0;
       for (size_t j = i + 1; j < pq.terms.size(); ++j) remaining += pq.terms[j].ub;
       if (i + 1 < pq.terms.size()) {
-        float threshold = PageScoreThreshold(seen_docs, query.limit, static_cast<float>(remaining), dropped);
+        float threshold = PageScoreThreshold(seen_docs, query.limit, static_cast<float>(remaining), dropped,
+                                             query.allowed_pages);
         seen_docs.erase(std::remove_if(seen_docs.begin(), seen_docs.end(),
                                        [&](int64_t doc) { return acc_score_[doc] + remaining < threshold; }),
                         seen_docs.end());
@@ -312,7 +314,7 @@ Result<std::vector<KeywordHit>> SqliteEngine::Search(const KeywordQuery& query, 
     bool complete = (acc_required_[doc] & pq.all_required) == pq.all_required;
     acc_score_[doc] = 0;
     acc_required_[doc] = 0;
-    if (!complete || (!dropped.empty() && dropped.count(page))) continue;
+    if (!complete || Out(dropped, query.allowed_pages, page)) continue;
     cand.push_back({page, titles ? 0 : doc, score});
   }
   auto better = [](const KeywordHit& x, const KeywordHit& y) {
@@ -373,7 +375,7 @@ Result<std::vector<KeywordHit>> SqliteEngine::ScorePages(const KeywordQuery& que
   };
   std::vector<Doc> docs;
   for (int64_t page : page_ids) {
-    if (dropped.count(page)) continue;
+    if (Out(dropped, query.allowed_pages, page)) continue;
     if (titles) {
       docs.push_back({page, page});
       continue;
