@@ -97,7 +97,10 @@ DerivedDump DumpDerivedRows(const std::filesystem::path& path) {
   };
   auto terms = [&](std::string_view blob) {
     std::string out;
-    for (int64_t id : Ids(blob)) out += (out.empty() ? "" : " ") + term(id);
+    for (int64_t id : Ids(blob)) {
+      if (!out.empty()) out += ' ';
+      out += term(id);  // appended: GCC 12 warns (-Wrestrict) on "x" + std::string
+    }
     return out;
   };
 
@@ -107,9 +110,10 @@ DerivedDump DumpDerivedRows(const std::filesystem::path& path) {
           "title_terms, title_length, path_key, name_key FROM pages",
           [&](sqlite3_stmt* st) {
             std::string line = slug(sqlite3_column_int64(st, 0));
-            for (int c = 1; c <= 9; ++c) line += "\t" + Escaped(Text(st, c));
-            line += "\t[" + terms(Blob(st, 10)) + "]\t" + std::to_string(sqlite3_column_int64(st, 11));
-            line += "\t" + Escaped(Text(st, 12)) + "\t" + Escaped(Text(st, 13));
+            for (int c = 1; c <= 9; ++c) line.append("\t").append(Escaped(Text(st, c)));
+            line.append("\t[").append(terms(Blob(st, 10))).append("]\t");
+            line.append(std::to_string(sqlite3_column_int64(st, 11)));
+            line.append("\t").append(Escaped(Text(st, 12))).append("\t").append(Escaped(Text(st, 13)));
             lines.push_back(line);
           });
   dump["pages"] = Joined(std::move(lines));

@@ -239,8 +239,8 @@ TEST(KeywordQueryLimits, RepeatedPhrasesCostOnePhraseAndLimitsAreNamed) {
   o.create_if_missing = true;
   auto engine = std::move(Engine::OpenSqlite(dir.path() / "engram.db", o)).value();
   for (int i = 0; i < 50; ++i) {
-    auto w = sync::PreparePage("p" + std::to_string(i) + ".md",
-                               "the quick brown fox jumps over the lazy dog number " + std::to_string(i) + "\n", {});
+    const std::string n = std::to_string(i);
+    auto w = sync::PreparePage("p" + n + ".md", "the quick brown fox jumps over the lazy dog number " + n + "\n", {});
     ASSERT_TRUE(w.ok());
     ASSERT_TRUE(engine->PutPage(*w).ok());
   }

@@ -289,8 +289,9 @@ TEST(PageParser, HostileFrontmatterIsAWarningNotACrash) {
   warned("a: " + std::string(200, '{') + std::string(200, '}'), "nested deeper");
   std::string laughs = "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
   for (int i = 1; i < 9; ++i) {
-    laughs += "l" + std::to_string(i) + ": &l" + std::to_string(i) + " [";
-    for (int k = 0; k < 10; ++k) laughs += std::string(k ? ", " : "") + "*l" + std::to_string(i - 1);
+    const std::string n = std::to_string(i), prev = std::to_string(i - 1);
+    laughs.append("l").append(n).append(": &l").append(n).append(" [");  // appends: GCC 12's -Wrestrict
+    for (int k = 0; k < 10; ++k) laughs.append(k ? ", " : "").append("*l").append(prev);
     laughs += "]\n";
   }
   warned(laughs, "values");
