@@ -535,9 +535,11 @@ int main(int argc, char** argv) {
     auto r = brain.Put(ctx, put_slug, *content);
     if (!r.ok()) return Fail(r.status(), g);
     if (g.json) {
-      Print({{"slug", r->slug}, {"path", r->path}, {"created", r->created}, {"warnings", r->warnings}});
+      Print(engram::cli::ToJson(*r));
     } else {
-      std::cout << (r->created ? "Created " : "Updated ") << r->slug << " (" << r->path << ")\n";
+      std::cout << (r->created ? "Created " : "Updated ") << r->slug << " (" << r->path << ")";
+      if (!r->commit.empty()) std::cout << ", committed " << r->commit.substr(0, 12);
+      std::cout << "\n";
       for (const auto& w : r->warnings) std::cerr << "warning: " << w << "\n";
     }
     return 0;

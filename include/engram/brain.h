@@ -40,6 +40,10 @@ class Embedder;
 namespace common {
 class RootedDir;
 }
+namespace ops {
+struct PageWriteLock;
+class GitWrites;
+}
 
 // What a caller may do; each scope includes the ones before it.
 enum class Scope { kRead = 0, kWrite = 1, kAdmin = 2 };
@@ -157,6 +161,7 @@ struct PutReport {
   bool created = false;   // false: an existing page was overwritten (a version was kept)
   std::vector<std::string> warnings;
   bool changed = true;    // edits (tag, link, timeline entry): false when the page already said it
+  std::string commit;     // a git brain: the commit that holds the write
 };
 
 // `engram status`: where the brain is, what it holds, what went wrong lately.
@@ -279,8 +284,13 @@ class Brain {
   // The pages' folder, opened so that no file operation leaves it: remote
   // callers never pass a symbolic link (common/rooted_dir.h).
   Result<std::unique_ptr<common::RootedDir>> Files(const OperationContext& ctx);
-  // Put with the write lock already held.
-  Result<PutReport> PutLocked(const OperationContext& ctx, std::string_view slug, std::string_view content);
+  // Put with the page-write lock already held; operation names the write
+  // in its commit ("put", "tag", ...).
+  Result<PutReport> PutLocked(const OperationContext& ctx, ops::PageWriteLock& held, std::string_view operation,
+                              std::string_view slug, std::string_view content);
+  // Delete on a git brain: the file's removal is committed with the page's.
+  Status DeleteCommitted(const OperationContext& ctx, ops::GitWrites& git, common::RootedDir& dir,
+                         const StoredPage& page);
   // Reads the page, applies edit to its content, writes it back when it changed.
   Result<PutReport> EditPage(const OperationContext& ctx, std::string_view slug, std::string_view what,
                              const std::function<Result<std::string>(const StoredPage&)>& edit);
@@ -289,6 +299,9 @@ class Brain {
   std::string WhyNotAPage(std::string_view slug);
   // The single-writer lock, held for the whole of a write.
   Result<std::unique_ptr<sync::WriteLock>> LockForWrite(std::string_view what);
+  // The lock of a put, delete or page edit. On a git brain the database
+  // first catches up with HEAD, and the lock carries what commits the write.
+  Result<std::unique_ptr<ops::PageWriteLock>> LockForPageWrite(std::string_view what);
   // Under the write lock: embeds up to options().embedding_inline_limit stale
   // chunks; embeds nothing when more are stale. Returns (embedded, stale, note).
   std::tuple<int64_t, int64_t, std::string> EmbedInline();

@@ -59,6 +59,10 @@ struct BrainOptions {
   int embedding_max_retries = 5;          // openai: retries of 429 / 5xx / time-outs
   double embedding_requests_per_minute = 0;  // openai: client-side limit (0: none)
   int embedding_inline_limit = 256;       // sync/put embed this many stale chunks inline; more wait for `engram embed`
+  // [git] on a git brain each put, delete and page edit is committed
+  std::string git_author_name;   // "": the repository's user.name, else "engram"
+  std::string git_author_email;  // "": the repository's user.email, else "engram@localhost"
+  std::string git_message = "engram {operation}: {path}";  // the commit's first line
   // [store]
   int busy_timeout_ms = 5000;     // how long a writer waits for another writer's transaction
   int lock_timeout_ms = 10000;    // how long a write waits for the brain's write lock

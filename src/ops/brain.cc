@@ -13,6 +13,7 @@
 #include "search/keyword_search.h"
 #include "llm/chat_client.h"
 #include "search/vector_arm.h"
+#include "sync/git_commit.h"
 #include "sync/git_repo.h"
 #include "sync/git_sync.h"
 #include "sync/hooks.h"
@@ -22,6 +23,7 @@
 #include "sync/write_lock.h"
 #include "sync/page_indexer.h"
 #include "sync/rebuild_check.h"
+#include "ops/git_writes.h"
 #include "ops/index_format.h"
 #include "ops/page_names.h"
 #include "ops/trust.h"
@@ -396,15 +398,52 @@ Result<std::vector<HookInfo>> Brain::Hooks(const OperationContext& ctx, std::str
 
 Result<PutReport> Brain::Put(const OperationContext& ctx, std::string_view slug, std::string_view content) {
   ENGRAM_RETURN_IF_ERROR(ctx.remote ? ops::CheckRemoteSlug(slug) : text::ValidateSlugInput(slug));
-  ENGRAM_ASSIGN_OR_RETURN(auto lock, LockForWrite("put " + std::string(slug)));
+  ENGRAM_ASSIGN_OR_RETURN(auto held, LockForPageWrite("put " + std::string(slug)));
   // The slug of an existing page writes that page's file ("c--…" is
   // "C++.md", "people/zhang-san" may be "People/Zhang San.md"): a remote
   // caller can address every page by its slug.
   auto named = engine_->GetPage(kSource, slug);
   if (named.ok() && !(ctx.remote && named->is_private) && text::SlugFromPath(named->path) == named->slug) {
-    return PutLocked(ctx, named->path, content);
+    return PutLocked(ctx, *held, "put", named->path, content);
   }
-  return PutLocked(ctx, slug, content);
+  return PutLocked(ctx, *held, "put", slug, content);
+}
+
+Result<std::unique_ptr<ops::PageWriteLock>> Brain::LockForPageWrite(std::string_view what) {
+  auto held = std::make_unique<ops::PageWriteLock>();
+  ENGRAM_ASSIGN_OR_RETURN(held->lock, LockForWrite(what));
+  // A git brain: synced from this folder's repository at least once, or
+  // holding no page yet (a write before the first sync starts from HEAD
+  // too). A folder brought in by `engram import` is never committed to.
+  ENGRAM_ASSIGN_OR_RETURN(fs::path source_root, SourceRoot());
+  if (source_root != root_) return held;
+  auto committer = sync::GitCommitter::Open(root_);
+  if (!committer.ok()) return held;
+  ENGRAM_ASSIGN_OR_RETURN(std::string stored, engine_->SyncAnchor(kSource));
+  if (stored.empty()) {
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<SourceFile> files, engine_->ListSourceFiles(kSource));
+    if (!files.empty()) return held;
+  }
+  ENGRAM_ASSIGN_OR_RETURN(std::string head, (*committer)->Head());
+  bool worktree = false;
+  std::string anchor = sync::AnchorCommit(stored, &worktree);
+  if (!head.empty() && anchor != head) {
+    // Commits the brain has not seen yet come first: the write is built on
+    // HEAD, and the anchor it moves to must cover them.
+    ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<sync::GitRepo> repo, sync::GitRepo::Open(root_));
+    sync::SyncOptions so = SyncOptionsOf(options_, root_);
+    ENGRAM_ASSIGN_OR_RETURN(int64_t rekeyed, ReindexIfRulesChanged(*engine_, options_));
+    (void)rekeyed;
+    auto caught_up = sync::SyncGit(*engine_, *repo, so);
+    RecordSyncOutcome(*engine_, caught_up.status());
+    if (!caught_up.ok()) {
+      return caught_up.status().WithContext("catching up with the repository's HEAD before the write");
+    }
+    ENGRAM_ASSIGN_OR_RETURN(stored, engine_->SyncAnchor(kSource));
+    anchor = sync::AnchorCommit(stored, &worktree);
+  }
+  held->git = std::make_unique<ops::GitWrites>(*engine_, kSource, std::move(*committer), anchor, worktree, options_);
+  return held;
 }
 
 namespace {
@@ -423,7 +462,8 @@ std::string PageFileName(std::string_view slug) {
 
 }  // namespace
 
-Result<PutReport> Brain::PutLocked(const OperationContext& ctx, std::string_view slug, std::string_view content) {
+Result<PutReport> Brain::PutLocked(const OperationContext& ctx, ops::PageWriteLock& held, std::string_view operation,
+                                   std::string_view slug, std::string_view content) {
   ENGRAM_RETURN_IF_ERROR(text::ValidateSlugInput(slug));
   const std::string rel = PageFileName(slug);
   if (content.size() > options_.import_max_file_bytes) {
@@ -485,6 +525,7 @@ Result<PutReport> Brain::PutLocked(const OperationContext& ctx, std::string_view
                                    "'; use that name");
     }
   }
+  if (held.git) ENGRAM_RETURN_IF_ERROR(held.git->CheckWritable(rel));
   std::optional<std::string> before;
   if (kind == common::RootedDir::Kind::kFile) {
     ENGRAM_ASSIGN_OR_RETURN(std::string old, dir->ReadFile(rel, UINT64_MAX));
@@ -494,20 +535,34 @@ Result<PutReport> Brain::PutLocked(const OperationContext& ctx, std::string_view
   // database refuses, the file goes back to what it was.
   int folders_created = 0;
   ENGRAM_RETURN_IF_ERROR(dir->WriteFile(rel, content, /*create_folders=*/true, &folders_created));
-  if (auto put = engine_->PutPage(write); !put.ok()) {
+  auto undo_file = [&] {
     if (before) {
       (void)dir->WriteFile(rel, *before, false);
     } else {
       (void)dir->RemoveFile(rel);
       dir->RemoveEmptyFolders(rel, folders_created);
     }
+  };
+  PutReport report{write.page.slug, rel, !existing.ok(), write.page.warnings, true, ""};
+  if (held.git) {
+    // The commit is the truth from here on; the database follows it in the
+    // same transaction as the anchor (or at the next sync).
+    auto apply = [&]() { return engine_->PutPage(write).status(); };
+    auto committed = held.git->Commit(rel, /*removed=*/false, operation, ctx, apply);
+    if (!committed.ok()) {
+      undo_file();
+      return committed.status();
+    }
+    if (!committed->empty()) report.warnings.push_back(*committed);
+    report.commit = held.git->head();
+  } else if (auto put = engine_->PutPage(write); !put.ok()) {
+    undo_file();
     return put.status();
   }
   for (const std::string& w : write.page.warnings) {
     (void)engine_->AppendIngestLog({common::NowIso8601(), rel, "warn", w});
   }
-  (void)engine_->AppendIngestLog({common::NowIso8601(), rel, existing.ok() ? "update" : "add", "put"});
-  PutReport report{write.page.slug, rel, !existing.ok(), write.page.warnings};
+  (void)engine_->AppendIngestLog({common::NowIso8601(), rel, existing.ok() ? "update" : "add", std::string(operation)});
   std::string note = std::get<2>(EmbedInline());
   if (!note.empty()) report.warnings.push_back(note);
   return report;
@@ -581,7 +636,7 @@ Result<std::vector<PageSummary>> Brain::List(const OperationContext& ctx, ListFi
 }
 
 Status Brain::Delete(const OperationContext& ctx, std::string_view slug) {
-  ENGRAM_ASSIGN_OR_RETURN(auto lock, LockForWrite("delete " + std::string(slug)));
+  ENGRAM_ASSIGN_OR_RETURN(auto held, LockForPageWrite("delete " + std::string(slug)));
   ENGRAM_ASSIGN_OR_RETURN(StoredPage page, Get(ctx, slug));
   ENGRAM_RETURN_IF_ERROR(text::ValidateSlugInput(page.path));
   if (ctx.remote) ENGRAM_RETURN_IF_ERROR(ops::CheckRemoteSlug(page.path));
@@ -590,6 +645,7 @@ Status Brain::Delete(const OperationContext& ctx, std::string_view slug) {
   if (ctx.remote && kind == common::RootedDir::Kind::kLink) {
     return Status::PermissionDenied("'" + page.path + "' is a symbolic link; remote callers cannot delete through links");
   }
+  if (held->git) return DeleteCommitted(ctx, *held->git, *dir, page);
   ENGRAM_RETURN_IF_ERROR(engine_->DeletePage(kSource, page.slug));
   // unlinkat in the opened parent: a link swapped in is removed itself, its target never.
   Status removed = dir->RemoveFile(page.path);
@@ -597,6 +653,22 @@ Status Brain::Delete(const OperationContext& ctx, std::string_view slug) {
     return Status::IOError("page deleted from the index, but its file remains: " + removed.message());
   }
   (void)engine_->AppendIngestLog({common::NowIso8601(), page.path, "delete", "delete command"});
+  return Status::Ok();
+}
+
+Status Brain::DeleteCommitted(const OperationContext& ctx, ops::GitWrites& git, common::RootedDir& dir,
+                              const StoredPage& page) {
+  ENGRAM_RETURN_IF_ERROR(git.CheckWritable(page.path));
+  ENGRAM_ASSIGN_OR_RETURN(std::string before, dir.ReadFile(page.path, UINT64_MAX));
+  ENGRAM_RETURN_IF_ERROR(dir.RemoveFile(page.path));
+  auto apply = [&]() { return engine_->DeletePage(kSource, page.slug); };
+  auto committed = git.Commit(page.path, /*removed=*/true, "delete", ctx, apply);
+  if (!committed.ok()) {
+    (void)dir.WriteFile(page.path, before, false);
+    return committed.status();
+  }
+  (void)engine_->AppendIngestLog({common::NowIso8601(), page.path, "delete",
+                                  committed->empty() ? "delete command" : "delete command: " + *committed});
   return Status::Ok();
 }
 

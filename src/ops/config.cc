@@ -102,6 +102,9 @@ const std::vector<TextSetting>& TextSettings() {
       {"embedding", "api_key_env", &BrainOptions::embedding_api_key_env},
       {"embedding", "precision", &BrainOptions::embedding_precision},
       {"server", "host", &BrainOptions::server_host},
+      {"git", "author_name", &BrainOptions::git_author_name},
+      {"git", "author_email", &BrainOptions::git_author_email},
+      {"git", "message", &BrainOptions::git_message},
   };
   return kText;
 }
@@ -124,6 +127,9 @@ Status Validate(const BrainOptions& o) {
   }
   if (o.search_expansion > 0 && o.llm_model.empty()) {
     return Status::InvalidArgument("search.expansion needs llm.model (an OpenAI-compatible chat model)");
+  }
+  if (o.git_message.empty() || o.git_message.find_first_of("\r\n") != std::string::npos) {
+    return Status::InvalidArgument("git.message must be one non-empty line (the commit's first line)");
   }
   if (!embed::ParsePrecision(o.embedding_precision).ok()) {
     return Status::InvalidArgument("embedding.precision must be \"fp32\" or \"bf16\", not \"" + o.embedding_precision +
@@ -293,6 +299,19 @@ requests_per_minute = 0
 # sync and put embed up to this many changed chunks inline; larger change sets
 # are left stale for `engram embed --stale` (status shows how many).
 inline_limit = 256
+
+[git]
+# On a brain that is a git repository, each put, delete and page edit
+# (add_tag, add_link, add_timeline_entry — local, MCP or HTTP) commits the one
+# file it wrote, so a later `sync --full` or `check --repair` keeps it. A file
+# with uncommitted changes of yours is never overwritten: the write is refused.
+# Author of those commits; empty: the repository's user.name / user.email,
+# else "engram" / "engram@localhost".
+author_name = ""
+author_email = ""
+# The commit's first line: {operation}, {path}, {caller} and {transport} are
+# filled in. Trailers naming the operation and the caller always follow.
+message = "engram {operation}: {path}"
 
 [store]
 # Milliseconds a writer waits for another writer's transaction to finish.

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "common/utf8.h"
+#include "text/page_links.h"
 #include "text/slug.h"
 
 namespace engram::ops {
@@ -71,6 +72,44 @@ Status ValidatePageName(std::string_view name) {
     if (c < 0x20 || c == 0x7F) return Status::InvalidArgument("page name contains a control or NUL character");
   }
   return Status::Ok();
+}
+
+std::string VaultLinkText(const std::vector<PageNames>& pages, const PageNames& target, std::string_view from_path) {
+  std::vector<text::LinkCandidate> candidates;
+  for (size_t i = 0; i < pages.size(); ++i) {
+    candidates.push_back({static_cast<int64_t>(i), text::PathKey(pages[i].path)});
+  }
+  const std::string from_folder = text::FolderKey(from_path);
+  // Which page a link written `link` reaches: the engine's order (exact
+  // path, slug, path from the linking folder, then by file name).
+  auto reaches_target = [&](const std::string& link) {
+    const std::string key = text::SlugFromPath(link);
+    auto first = [&](auto&& matches) -> std::optional<std::string> {
+      const PageNames* best = nullptr;
+      for (const PageNames& p : pages) {
+        if (matches(p) && (best == nullptr || p.path < best->path)) best = &p;
+      }
+      if (best == nullptr) return std::nullopt;
+      return best->path;
+    };
+    if (auto p = first([&](const PageNames& c) { return text::PathKey(c.path) == key; })) return *p == target.path;
+    if (auto p = first([&](const PageNames& c) { return c.slug == key; })) return *p == target.path;
+    if (!from_folder.empty()) {
+      const std::string relative = from_folder + "/" + key;
+      if (auto p = first([&](const PageNames& c) { return text::PathKey(c.path) == relative; })) {
+        return *p == target.path;
+      }
+    }
+    auto chosen = text::ChooseByName(key, from_folder, candidates);
+    return chosen && pages[static_cast<size_t>(*chosen)].path == target.path;
+  };
+  const std::string stem(WithoutMd(target.path));
+  for (size_t start = stem.size();;) {
+    const size_t slash = start == 0 ? std::string::npos : stem.rfind('/', start - 1);
+    const std::string link = slash == std::string::npos ? stem : stem.substr(slash + 1);
+    if (reaches_target(link) || slash == std::string::npos) return link;
+    start = slash;
+  }
 }
 
 std::vector<std::string> ClosestNames(const std::vector<PageNames>& names, std::string_view typed, size_t limit) {

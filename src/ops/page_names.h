@@ -22,6 +22,13 @@ namespace engram::ops {
 // of visible pages ("did you mean …").
 Result<StoredPage> ResolvePage(Engine& engine, std::string_view source, std::string_view name, bool include_private);
 
+// How a note links to `target` the way the vault writes links: its file
+// name ("Zhang San") when that reaches it from `from_path`, else the shortest
+// trailing part of its path that does ("people/Zhang San"), else its whole
+// path — each checked with the link resolution the brain itself uses
+// (pages: every page of the source, private ones included).
+std::string VaultLinkText(const std::vector<PageNames>& pages, const PageNames& target, std::string_view from_path);
+
 // Up to limit names of pages in names closest to what the user typed (edit
 // distance on folded text, prefixes and containment first), each as
 // "name (slug)" when the slug differs from the name.

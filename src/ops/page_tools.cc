@@ -7,6 +7,7 @@
 #include <set>
 
 #include "engram/brain.h"
+#include "ops/git_writes.h"
 #include "ops/page_names.h"
 #include "ops/trust.h"
 #include "sync/write_lock.h"
@@ -64,11 +65,11 @@ Result<PutReport> Brain::EditPage(const OperationContext& ctx, std::string_view 
                                   const std::function<Result<std::string>(const StoredPage&)>& edit) {
   // The page is named like [[Name]] (Get); the file written is its own path.
   ENGRAM_RETURN_IF_ERROR(ops::ValidatePageName(slug));
-  ENGRAM_ASSIGN_OR_RETURN(auto lock, LockForWrite(std::string(what) + " " + std::string(slug)));
+  ENGRAM_ASSIGN_OR_RETURN(auto held, LockForPageWrite(std::string(what) + " " + std::string(slug)));
   ENGRAM_ASSIGN_OR_RETURN(StoredPage page, Get(ctx, slug));
   ENGRAM_ASSIGN_OR_RETURN(std::string content, edit(page));
-  if (content == page.content) return PutReport{page.slug, page.path, false, {}, false};
-  return PutLocked(ctx, page.path, content);
+  if (content == page.content) return PutReport{page.slug, page.path, false, {}, false, ""};
+  return PutLocked(ctx, *held, what, page.path, content);
 }
 
 Result<PutReport> Brain::AddTag(const OperationContext& ctx, std::string_view slug, std::string_view tag) {
@@ -84,7 +85,24 @@ Result<PutReport> Brain::AddTimelineEntry(const OperationContext& ctx, std::stri
 
 Result<PutReport> Brain::AddLink(const OperationContext& ctx, std::string_view slug, std::string_view target,
                                  std::string_view type) {
-  return EditPage(ctx, slug, "link", [&](const StoredPage& p) { return text::AddLink(p.path, p.content, target, type); });
+  return EditPage(ctx, slug, "link", [&](const StoredPage& p) -> Result<std::string> {
+    // Written the vault's way, so Obsidian opens it: the target's file name
+    // when that reaches it, else the shortest path that does. A remote
+    // caller's link names the whole path: which shorter text is unambiguous
+    // depends on private pages' names, and must not tell the caller about them.
+    std::string written(target);
+    auto to = ops::ResolvePage(*engine_, kSource, target, /*include_private=*/!ctx.remote);
+    if (to.ok() && ctx.remote) {
+      written = to->path;
+      if (written.size() > 3 && written.compare(written.size() - 3, 3, ".md") == 0) written.resize(written.size() - 3);
+    } else if (to.ok()) {
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<PageNames> pages, engine_->AllPageNames(kSource, /*include_private=*/true));
+      written = ops::VaultLinkText(pages, PageNames{to->slug, to->path, to->title, {}, to->is_private}, p.path);
+    } else if (to.status().code() != StatusCode::kNotFound) {
+      return to.status();
+    }
+    return text::AddLink(p.path, p.content, written, type);
+  });
 }
 
 Result<BrainStatus> Brain::GetStatus(const OperationContext& ctx) {

@@ -163,7 +163,9 @@ Json ToJson(const std::vector<TimelineEntry>& entries) {
 }
 
 Json ToJson(const PutReport& r) {
-  return {{"slug", r.slug}, {"path", r.path}, {"created", r.created}, {"changed", r.changed}, {"warnings", r.warnings}};
+  Json j = {{"slug", r.slug}, {"path", r.path}, {"created", r.created}, {"changed", r.changed}, {"warnings", r.warnings}};
+  if (!r.commit.empty()) j["commit"] = r.commit;
+  return j;
 }
 
 Json ToJson(const BrainStatus& s) {

@@ -46,10 +46,9 @@ class Syncer {
   Status Run() {
     auto start = std::chrono::steady_clock::now();
     ENGRAM_ASSIGN_OR_RETURN(std::string head, repo_.HeadCommit());
-    ENGRAM_ASSIGN_OR_RETURN(std::string anchor, engine_.SyncAnchor(options_.source));
-    bool dirty = anchor.size() > kWorktreeMark.size() &&
-                 anchor.compare(anchor.size() - kWorktreeMark.size(), kWorktreeMark.size(), kWorktreeMark) == 0;
-    if (dirty) anchor.resize(anchor.size() - kWorktreeMark.size());
+    ENGRAM_ASSIGN_OR_RETURN(std::string stored, engine_.SyncAnchor(options_.source));
+    bool dirty = false;
+    std::string anchor = AnchorCommit(stored, &dirty);
     report_->from = anchor;
     report_->to = head;
     ENGRAM_ASSIGN_OR_RETURN(std::vector<SyncFailure> failures, engine_.SyncFailures(options_.source));
@@ -393,7 +392,7 @@ class Syncer {
         if (st.ok() && options_.scope.Contains(c.path, &why) && c.is_regular) st = Upsert(c.path, read(c.path), "");
       }
     }
-    if (st.ok()) st = engine_.SetSyncAnchor(options_.source, head + std::string(kWorktreeMark));
+    if (st.ok()) st = engine_.SetSyncAnchor(options_.source, MakeAnchor(head, true));
     if (st.ok()) st = engine_.CommitBatch();
     if (!st.ok()) {
       engine_.RollbackBatch();
@@ -412,14 +411,26 @@ class Syncer {
 
 }  // namespace
 
+std::string AnchorCommit(std::string_view anchor, bool* worktree) {
+  *worktree = anchor.size() > kWorktreeMark.size() &&
+              anchor.substr(anchor.size() - kWorktreeMark.size()) == kWorktreeMark;
+  if (*worktree) anchor.remove_suffix(kWorktreeMark.size());
+  return std::string(anchor);
+}
+
+std::string MakeAnchor(std::string_view commit, bool worktree) {
+  std::string anchor(commit);
+  if (worktree) anchor += kWorktreeMark;
+  return anchor;
+}
+
 Status CheckAgainstCommit(Engine& engine, GitRepo& repo, const std::string& source, const Scope& scope,
                           const SensitiveRules& sensitive, std::vector<ImportIssue>* problems, std::set<std::string>* reindex,
                           std::string* synced_commit) {
-  ENGRAM_ASSIGN_OR_RETURN(std::string anchor, engine.SyncAnchor(source));
-  bool dirty = anchor.size() > kWorktreeMark.size() &&
-               anchor.compare(anchor.size() - kWorktreeMark.size(), kWorktreeMark.size(), kWorktreeMark) == 0;
+  ENGRAM_ASSIGN_OR_RETURN(std::string stored, engine.SyncAnchor(source));
+  bool dirty = false;
+  std::string anchor = AnchorCommit(stored, &dirty);
   if (dirty) {
-    anchor.resize(anchor.size() - kWorktreeMark.size());
     problems->push_back({"", "the database also holds uncommitted changes (`sync --worktree`)"});
   }
   *synced_commit = anchor;

@@ -50,6 +50,11 @@ Status CheckAgainstCommit(Engine& engine, GitRepo& repo, const std::string& sour
                           std::vector<ImportIssue>* problems, std::set<std::string>* reindex,
                           std::string* synced_commit);
 
+// A source's anchor names the commit it is synced to, marked when the sync
+// also applied the work tree's uncommitted files (`sync --worktree`).
+std::string AnchorCommit(std::string_view anchor, bool* worktree);
+std::string MakeAnchor(std::string_view commit, bool worktree);
+
 Result<SyncReport> SyncGit(Engine& engine, GitRepo& repo, const SyncOptions& options);
 
 }  // namespace engram::sync
