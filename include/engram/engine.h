@@ -52,6 +52,12 @@ struct PageWrite {
   std::string content_hash; // sha256 of content
   std::vector<ChunkWrite> chunks;
   TermVector title_terms;   // analysed title + aliases
+  // The note's date, ISO 8601 ("2024-05-01" or "2024-05-01T10:00:00Z"): its
+  // frontmatter's (Page::date) when it has one, else its file's (the last
+  // commit that changed it, its modification time). Empty: the time of this
+  // write, unless the page already holds exactly this content, whose date
+  // then stays (re-indexing is no modification).
+  std::string date;
 };
 
 struct StoredPage {
@@ -67,8 +73,11 @@ struct StoredPage {
   std::string content;
   std::string content_hash;
   bool is_private = false;
+  // The note's dates (PageWrite::date): updated_at is its date, created_at
+  // its frontmatter `created` (else `date`), else the earliest date it had.
   std::string created_at;
   std::string updated_at;
+  std::string indexed_at;  // when engram last wrote the page's rows
   std::vector<std::string> tags;
   std::vector<std::string> aliases;
 };
@@ -79,7 +88,7 @@ struct PageSummary {
   std::string type;
   std::string title;
   bool is_private = false;
-  std::string updated_at;
+  std::string updated_at;  // the note's date (StoredPage)
 };
 
 // The names of a page: what look-ups by name compare (ops/page_names.h).
@@ -143,7 +152,7 @@ struct ChunkRecord {
   int line_start = 0;
   int line_end = 0;
   bool is_private = false;
-  std::string updated_at;  // the page's
+  std::string updated_at;  // the page's: the note's date (StoredPage)
 };
 
 struct BrainStats {

@@ -34,6 +34,11 @@ struct Page {
   std::vector<std::string> tags;
   std::vector<std::string> aliases;
   bool is_private = false;          // frontmatter visibility: private
+  // The note's dates as its frontmatter gives them (text/note_date.h), ""
+  // when it gives none: `date` is `updated`, else `date`, else `created`;
+  // `created` is `created`, else `date`.
+  std::string date;
+  std::string created;
 
   std::string frontmatter_raw;      // YAML text between the fences, verbatim
   std::string frontmatter_json;     // the same as a JSON object ("{}" when none)

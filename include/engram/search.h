@@ -17,7 +17,10 @@ struct ChunkFilter {
   std::vector<std::string> tags;   // pages with any of these tags (empty: any)
   std::string source;              // source name ("" = any)
   std::string folder;              // page path prefix, e.g. "people/" ("" = any)
-  std::string since, until;        // pages updated in [since, until] (ISO dates; "" = open)
+  // Pages whose date (StoredPage::updated_at: the note's) is in [since,
+  // until], ISO dates or times compared as text; until covers its whole
+  // day ("" = open).
+  std::string since, until;
   bool include_private = false;
   // True when only visibility restricts.
   bool Unrestricted() const {

@@ -77,13 +77,25 @@ Status WriteFileAtomic(const fs::path& path, const std::string& data) {
   return Status::Ok();
 }
 
-std::string NowIso8601() {
-  std::time_t t = std::time(nullptr);
+std::string NowIso8601() { return Iso8601FromUnix(static_cast<int64_t>(std::time(nullptr))); }
+
+std::string Iso8601FromUnix(int64_t seconds) {
+  const auto t = static_cast<std::time_t>(seconds);
   std::tm tm;
   gmtime_r(&t, &tm);
-  char buf[32];
+  char buf[64];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
+}
+
+Result<int64_t> ModifiedTime(const fs::path& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    int e = errno;
+    if (e == ENOENT) return Status::NotFound(path.string() + ": no such file");
+    return Status::IOError(path.string() + ": " + std::strerror(e));
+  }
+  return static_cast<int64_t>(st.st_mtime);
 }
 
 }  // namespace engram::common

@@ -21,4 +21,11 @@ Status WriteFileAtomic(const std::filesystem::path& path, const std::string& dat
 // Current UTC time as "2026-04-07T09:30:00Z".
 std::string NowIso8601();
 
+// A time in seconds since the Unix epoch as UTC ISO 8601, like NowIso8601.
+std::string Iso8601FromUnix(int64_t seconds);
+
+// The file's last modification time in seconds since the Unix epoch
+// (symbolic links followed). NotFound or IOError when it cannot be had.
+Result<int64_t> ModifiedTime(const std::filesystem::path& path);
+
 }  // namespace engram::common

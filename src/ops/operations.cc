@@ -156,8 +156,10 @@ Param Filters() {
           {{"type", Type::kStrings, false, "page types, e.g. person", 0, 0, 64, {}, {}},
            {"tag", Type::kStrings, false, "pages with any of these tags", 0, 0, 64, {}, {}},
            {"folder", Type::kString, false, "page path prefix, e.g. people/", 0, 0, 1024, {}, {}},
-           {"since", Type::kString, false, "updated on or after this date (YYYY-MM-DD)", 0, 0, 32, {}, {}},
-           {"until", Type::kString, false, "updated on or before this date (YYYY-MM-DD)", 0, 0, 32, {}, {}}}};
+           {"since", Type::kString, false, "notes dated on or after this date (YYYY-MM-DD; the note's date)", 0, 0,
+            32, {}, {}},
+           {"until", Type::kString, false, "notes dated on or before this date (YYYY-MM-DD, the whole day)", 0, 0, 32,
+            {}, {}}}};
 }
 
 SearchOptions SearchOptionsOf(Brain& brain, const Args& a) {

@@ -118,7 +118,8 @@ Json ToJson(const StoredPage& p) {
           {"content", p.content},
           {"content_hash", p.content_hash},
           {"created_at", p.created_at},
-          {"updated_at", p.updated_at}};
+          {"updated_at", p.updated_at},
+          {"indexed_at", p.indexed_at}};
 }
 
 Json ToJson(const BrainStats& s) {

@@ -3,6 +3,7 @@
 #include <git2.h>
 
 #include <mutex>
+#include <unordered_map>
 
 namespace engram::sync {
 
@@ -262,6 +263,83 @@ Result<std::string> GitRepo::ReadFile(const std::string& commit, const std::stri
                                    std::to_string(max_bytes));
   }
   return std::string(static_cast<const char*>(git_blob_rawcontent(blob.get())), static_cast<size_t>(size));
+}
+
+struct LastCommitFinder::Walk {
+  git_repository* repo = nullptr;
+  CommitPtr next;  // the next commit to look at; null when the walk is over
+  // path -> time of the newest commit that touched it, for every path the
+  // commits walked so far touched.
+  std::unordered_map<std::string, int64_t> times;
+
+  // Looks at one commit: records the paths its first-parent diff touches
+  // (those not seen in a newer commit), then moves to its first parent.
+  Status Step() {
+    CommitPtr commit = std::move(next);
+    git_tree* t = nullptr;
+    int rc = git_commit_tree(&t, commit.get());
+    if (rc != 0) return GitError(rc, "tree of a commit");
+    TreePtr tree(t);
+    TreePtr parent_tree;
+    if (git_commit_parentcount(commit.get()) > 0) {
+      git_commit* p = nullptr;
+      rc = git_commit_parent(&p, commit.get(), 0);
+      if (rc == GIT_ENOTFOUND) {
+        // A shallow clone's history ends here: its files date from this commit.
+      } else if (rc != 0) {
+        return GitError(rc, "parent of a commit");
+      } else {
+        next.reset(p);
+        git_tree* pt = nullptr;
+        rc = git_commit_tree(&pt, next.get());
+        if (rc != 0) return GitError(rc, "tree of a commit");
+        parent_tree.reset(pt);
+      }
+    }
+    git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+    opts.flags |= GIT_DIFF_SKIP_BINARY_CHECK;  // which paths changed, never how: no blob is read
+    git_diff* d = nullptr;
+    rc = git_diff_tree_to_tree(&d, repo, parent_tree.get(), tree.get(), &opts);
+    if (rc != 0) return GitError(rc, "diff of a commit");
+    DiffPtr diff(d);
+    const int64_t time = static_cast<int64_t>(git_commit_time(commit.get()));
+    const size_t n = git_diff_num_deltas(diff.get());
+    for (size_t i = 0; i < n; ++i) {
+      const git_diff_delta* delta = git_diff_get_delta(diff.get(), i);
+      for (const char* path : {delta->old_file.path, delta->new_file.path}) {
+        if (path != nullptr) times.emplace(path, time);  // a newer commit's time stays
+      }
+    }
+    return Status::Ok();
+  }
+};
+
+LastCommitFinder::LastCommitFinder(std::unique_ptr<Walk> walk) : walk_(std::move(walk)) {}
+LastCommitFinder::~LastCommitFinder() = default;
+
+Result<std::optional<int64_t>> LastCommitFinder::Find(const std::string& path) {
+  for (;;) {
+    auto it = walk_->times.find(path);
+    if (it != walk_->times.end()) return std::optional<int64_t>(it->second);
+    if (!walk_->next) return std::optional<int64_t>();
+    Status st = walk_->Step();
+    if (!st.ok()) {
+      walk_->next.reset();  // what was read stays usable; nothing older is
+      return st.WithContext("dating files by their last commit");
+    }
+  }
+}
+
+Result<std::unique_ptr<LastCommitFinder>> GitRepo::LastCommits(const std::string& head) {
+  git_oid oid;
+  if (git_oid_fromstr(&oid, head.c_str()) != 0) return Status::InvalidArgument("'" + head + "' is not a commit id");
+  git_commit* c = nullptr;
+  int rc = git_commit_lookup(&c, impl_->repo.get(), &oid);
+  if (rc != 0) return GitError(rc, "commit " + head);
+  auto walk = std::make_unique<LastCommitFinder::Walk>();
+  walk->repo = impl_->repo.get();
+  walk->next.reset(c);
+  return std::unique_ptr<LastCommitFinder>(new LastCommitFinder(std::move(walk)));
 }
 
 }  // namespace engram::sync

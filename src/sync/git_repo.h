@@ -5,8 +5,10 @@
 // Threading: one GitRepo per thread.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,34 @@ struct TreeFile {
   std::string path;
   bool is_regular = true;     // false: symlink or submodule (not synced)
   bool is_submodule = false;
+};
+
+// When files last changed: a walk back from a commit along first parents.
+// A file's time is the committer time (seconds since the Unix epoch) of the
+// newest commit whose diff against its first parent (the empty tree for a
+// root commit) touches the path. Renames are not followed: a renamed file's
+// time is its rename's. A change merged from a side branch is dated by the
+// merge. The walk goes back only as far as the paths asked for so far need,
+// so a sync that writes a few recent files reads a few commits.
+// Made by GitRepo::LastCommits; borrows that repository, which must outlive
+// it. One thread at a time, the repository's.
+class LastCommitFinder {
+ public:
+  ~LastCommitFinder();
+  LastCommitFinder(const LastCommitFinder&) = delete;
+  LastCommitFinder& operator=(const LastCommitFinder&) = delete;
+
+  // The time of the last commit that changed path; nothing when no commit
+  // of the history did (the path is not in it). IOError/NotFound when the
+  // history cannot be read (a damaged repository); the end of a shallow
+  // clone's history ends the walk without an error.
+  Result<std::optional<int64_t>> Find(const std::string& path);
+
+ private:
+  friend class GitRepo;
+  struct Walk;
+  explicit LastCommitFinder(std::unique_ptr<Walk> walk);
+  std::unique_ptr<Walk> walk_;
 };
 
 class GitRepo {
@@ -59,6 +89,9 @@ class GitRepo {
   Result<std::filesystem::path> HooksDir();
   // The file's bytes in the commit; NotFound when it is not there.
   Result<std::string> ReadFile(const std::string& commit, const std::string& path, uint64_t max_bytes);
+  // Dates files by the last commit that changed them, walking back from
+  // head (LastCommitFinder). InvalidArgument/NotFound for a bad commit.
+  Result<std::unique_ptr<LastCommitFinder>> LastCommits(const std::string& head);
 
  private:
   struct Impl;

@@ -58,12 +58,16 @@ class Syncer {
     const std::string scope_key = "scope_fingerprint:" + options_.source;
     ENGRAM_ASSIGN_OR_RETURN(std::string synced_scope, engine_.GetConfigValue(scope_key));
     bool scope_changed = !anchor.empty() && synced_scope != options_.scope.Fingerprint();
+    // Pages indexed before engram dated notes are all written again, dated.
+    ENGRAM_ASSIGN_OR_RETURN(bool dated, NoteDatesCurrent(engine_, options_.source));
+    redate_ = !dated;
 
     Plan plan;
-    if (options_.full || anchor.empty() || dirty || scope_changed) {
+    if (options_.full || anchor.empty() || dirty || scope_changed || redate_) {
       report_->mode = anchor.empty()   ? "full walk (first sync)"
                       : dirty          ? "full walk (the last sync applied uncommitted changes)"
                       : scope_changed  ? "full walk (the scope changed)"
+                      : redate_        ? "full walk (pages get their notes' dates: last commit or frontmatter)"
                                        : "full walk (--full)";
       ENGRAM_RETURN_IF_ERROR(PlanWalk(head, &plan));
     } else if (!repo_.CommitExists(anchor)) {
@@ -89,6 +93,7 @@ class Syncer {
       // The anchor never moves past a file the repository could not give.
       if (st.ok() && !unreadable_) st = engine_.SetSyncAnchor(options_.source, head);
       if (st.ok()) st = engine_.SetConfigValue(scope_key, options_.scope.Fingerprint());
+      if (st.ok() && redate_) st = RecordNoteDates(engine_, options_.source);
       if (st.ok()) st = engine_.CommitBatch();
       if (!st.ok()) {
         engine_.RollbackBatch();
@@ -271,7 +276,7 @@ class Syncer {
       return Delete(path);
     }
     const std::string& hash = prepared.hash;
-    if (previous && previous->content_hash == hash && previous->path == path && !options_.force.count(path)) {
+    if (previous && previous->content_hash == hash && previous->path == path && !Forced(path)) {
       ++report_->unchanged;
       return engine_.ClearSyncFailure(options_.source, path);
     }
@@ -295,6 +300,7 @@ class Syncer {
       report_->warnings.push_back({path, w});
       (void)engine_.AppendIngestLog({common::NowIso8601(), path, "warn", w});
     }
+    if (write->date.empty()) write->date = FileDate(path);
     bool renamed = false;
     if (previous && (previous->path != path || previous->slug != slug)) {
       // Same file, new name or slug: the page keeps its identity. When the
@@ -341,13 +347,13 @@ class Syncer {
       for (auto& f : known) known_hash[f.path] = std::move(f.content_hash);
     }
     ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<GitRepo> reader, GitRepo::Open(options_.root));
+    head_ = head;
     return common::RunPipelined<Prepared>(
         paths.size(),
         [&](size_t i) {
           const std::string& path = paths[i];
           auto known = known_hash.find(path);
-          const std::string* skip_hash =
-              known != known_hash.end() && !options_.force.count(path) ? &known->second : nullptr;
+          const std::string* skip_hash = known != known_hash.end() && !Forced(path) ? &known->second : nullptr;
           Result<std::string> content = Status::Internal("not read");
           try {
             content = reader->ReadFile(head, path, options_.max_file_bytes);
@@ -376,6 +382,7 @@ class Syncer {
   Status ApplyWorktree(const std::string& head) {
     ENGRAM_ASSIGN_OR_RETURN(std::vector<FileChange> changes, repo_.WorktreeChanges());
     ENGRAM_RETURN_IF_ERROR(engine_.BeginBatch());
+    from_worktree_ = true;
     auto read = [&](const std::string& path) {
       return common::ReadFile(options_.root / path, options_.max_file_bytes);
     };
@@ -402,11 +409,46 @@ class Syncer {
     return Status::Ok();
   }
 
+  // Written again even when the page holds its content: a repair, or pages
+  // that are to get their dates.
+  bool Forced(const std::string& path) const { return redate_ || options_.force.count(path) > 0; }
+
+  // The date of a file whose frontmatter gives none (PageWrite::date): the
+  // last commit that changed it, or (sync --worktree) the work tree file's
+  // modification time. "" when it cannot be had: the write's time.
+  std::string FileDate(const std::string& path) {
+    if (from_worktree_) {
+      auto mtime = common::ModifiedTime(options_.root / path);
+      return mtime.ok() ? common::Iso8601FromUnix(*mtime) : "";
+    }
+    if (dates_failed_ || head_.empty()) return "";
+    Result<std::optional<int64_t>> time = std::optional<int64_t>();
+    if (!commit_times_) {
+      auto finder = repo_.LastCommits(head_);
+      if (finder.ok()) commit_times_ = std::move(*finder);
+      else time = finder.status();
+    }
+    if (commit_times_) time = commit_times_->Find(path);
+    if (!time.ok()) {
+      // The history cannot be read: the pages still are, dated by this sync.
+      dates_failed_ = true;
+      report_->warnings.push_back({"", time.status().message() + "; pages without a frontmatter date are dated by "
+                                       "this sync"});
+      return "";
+    }
+    return *time ? common::Iso8601FromUnix(**time) : "";
+  }
+
   Engine& engine_;
   GitRepo& repo_;
   const SyncOptions& options_;
   SyncReport* report_;
   bool unreadable_ = false;  // a file of the commit could not be read: the anchor stays
+  bool redate_ = false;      // every file is written again to get its date (NoteDatesCurrent)
+  std::string head_;         // the commit being applied
+  std::unique_ptr<LastCommitFinder> commit_times_;  // made when a file first needs its date
+  bool dates_failed_ = false;
+  bool from_worktree_ = false;  // applying uncommitted files: dated by their modification time
 };
 
 }  // namespace

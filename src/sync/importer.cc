@@ -67,6 +67,9 @@ Result<ImportReport> ImportDirectory(Engine& engine, const fs::path& root, const
   std::sort(files.begin(), files.end());
 
   ENGRAM_ASSIGN_OR_RETURN(std::vector<SourceFile> known, engine.ListSourceFiles(options.source));
+  // Pages indexed before engram dated notes are all written again, dated.
+  ENGRAM_ASSIGN_OR_RETURN(bool dated, NoteDatesCurrent(engine, options.source));
+  const bool redate = !dated && !options.dry_run;
   std::map<std::string, const SourceFile*> by_path;
   for (const auto& f : known) by_path[f.path] = &f;
 
@@ -85,6 +88,7 @@ Result<ImportReport> ImportDirectory(Engine& engine, const fs::path& root, const
     std::optional<SensitiveHit> quarantine;  // a sensitive-content rule the file hits
     bool unchanged = false;          // same hash as the indexed page
     std::optional<Result<PageWrite>> write;
+    std::string modified;            // the file's modification time (its date without a frontmatter one)
   };
   auto prepare_or_throw = [&](size_t i) {
     Prepared item;
@@ -96,10 +100,11 @@ Result<ImportReport> ImportDirectory(Engine& engine, const fs::path& root, const
     }
     if ((item.quarantine = FindSensitive(rel, *content, options.sensitive))) return item;
     auto known_it = by_path.find(rel);
-    if (known_it != by_path.end() && known_it->second->content_hash == common::Sha256Hex(*content)) {
+    if (!redate && known_it != by_path.end() && known_it->second->content_hash == common::Sha256Hex(*content)) {
       item.unchanged = true;
       return item;
     }
+    if (auto mtime = common::ModifiedTime(abs); mtime.ok()) item.modified = common::Iso8601FromUnix(*mtime);
     item.write.emplace(PreparePage(rel, *content, options.indexing));
     return item;
   };
@@ -159,6 +164,7 @@ Result<ImportReport> ImportDirectory(Engine& engine, const fs::path& root, const
       return Status::Ok();
     }
     write->source = options.source;
+    if (write->date.empty()) write->date = item.modified;
     const std::string& slug = write->page.slug;
     if (auto owner = slug_owner.find(slug); owner != slug_owner.end() && owner->second != rel) {
       skip(rel, "slug '" + slug + "' is already used by " + owner->second);
@@ -226,6 +232,12 @@ Result<ImportReport> ImportDirectory(Engine& engine, const fs::path& root, const
       return st.WithContext("removing " + f.path);
     }
     Log(engine, f.path, "delete", "file no longer present or no longer text");
+  }
+  if (redate) {
+    if (Status dates = RecordNoteDates(engine, options.source); !dates.ok()) {
+      engine.RollbackBatch();
+      return dates;
+    }
   }
   if (!options.dry_run) ENGRAM_RETURN_IF_ERROR(engine.CommitBatch());
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -69,6 +69,7 @@ Result<PageWrite> PreparePageOrThrow(std::string_view path, std::string_view con
   std::string title_text = page.title;
   for (const auto& a : page.aliases) title_text += "\n" + a;
   w.title_terms = BuildTermVector(title_text);
+  w.date = page.date;  // the file's date, when the frontmatter gives none, is the caller's
   w.page = std::move(page);
   return w;
 }
@@ -86,6 +87,22 @@ Result<PageWrite> PreparePage(std::string_view path, std::string_view content, c
   } catch (...) {
     return Status::Internal("could not be prepared (unknown exception); please report this file");
   }
+}
+
+namespace {
+
+constexpr std::string_view kNoteDatesMark = "1";
+std::string NoteDatesKey(std::string_view source) { return "note_dates:" + std::string(source); }
+
+}  // namespace
+
+Result<bool> NoteDatesCurrent(Engine& engine, std::string_view source) {
+  ENGRAM_ASSIGN_OR_RETURN(std::string mark, engine.GetConfigValue(NoteDatesKey(source)));
+  return mark == kNoteDatesMark;
+}
+
+Status RecordNoteDates(Engine& engine, std::string_view source) {
+  return engine.SetConfigValue(NoteDatesKey(source), kNoteDatesMark);
 }
 
 }  // namespace engram::sync

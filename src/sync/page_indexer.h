@@ -21,11 +21,19 @@ struct IndexOptions {
   text::ParseOptions parse;
 };
 
-// path is source-relative ("people/zhang-san.md"). Fails when the content
+// path is source-relative ("people/zhang-san.md"). The write's date is the
+// frontmatter's (Page::date), "" when it has none. Fails when the content
 // is not text (invalid UTF-8, NUL bytes); frontmatter problems are warnings
 // in the returned page. Never throws: an exception while preparing the page
 // (a bug) is returned as Internal, so one file cannot abort a batch.
 Result<PageWrite> PreparePage(std::string_view path, std::string_view content, const IndexOptions& options);
+
+// Whether a source's pages carry their notes' dates (PageWrite::date).
+// Pages indexed before engram dated notes hold the time they were indexed;
+// the next sync or import of such a source writes every file again with its
+// date, then records that it did (in the batch that wrote them).
+Result<bool> NoteDatesCurrent(Engine& engine, std::string_view source);
+Status RecordNoteDates(Engine& engine, std::string_view source);
 
 // Analysed term frequencies of text (used for chunks and titles).
 TermVector BuildTermVector(std::string_view text);

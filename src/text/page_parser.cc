@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "common/utf8.h"
+#include "text/note_date.h"
 #include "text/page_links.h"
 #include "text/slug.h"
 
@@ -473,6 +474,7 @@ Result<Page> ParsePage(std::string_view path, std::string_view content, const Pa
   if (fm.contains("private") && fm["private"].is_boolean() && fm["private"].get<bool>()) {
     page.is_private = true;
   }
+  ReadNoteDates(fm, &page);
 
   // Links and tags: frontmatter tags, body lines outside code, then
   // frontmatter fields whose values are links.

@@ -10,7 +10,7 @@ namespace engram::store::sqlite {
 namespace {
 
 // Migration N is kMigrations[N-1]. Never edit a released migration: append.
-constexpr std::array<const char*, 8> kMigrations = {
+constexpr std::array<const char*, 9> kMigrations = {
     // 1: the foundation schema.
     R"sql(
 CREATE TABLE sources (
@@ -224,6 +224,14 @@ CREATE INDEX links_to_name ON links(to_name);
     // `get` can say where without the content.
     R"sql(
 ALTER TABLE quarantine_audit ADD COLUMN line INTEGER NOT NULL DEFAULT 0;
+)sql",
+    // 9: updated_at and created_at are the note's dates (its frontmatter's,
+    // its last commit's, its file's), no longer when engram indexed it;
+    // that time moves to indexed_at. Existing rows keep the index time as
+    // their date until the next sync or import dates them (sync/page_indexer.h).
+    R"sql(
+ALTER TABLE pages ADD COLUMN indexed_at TEXT NOT NULL DEFAULT '';
+UPDATE pages SET indexed_at = updated_at;
 )sql",
 };
 

@@ -219,7 +219,8 @@ Result<std::vector<SyncFailure>> SqliteEngine::SyncFailures(std::string_view sou
 Result<StoredPage> SqliteEngine::GetPage(std::string_view source, std::string_view slug) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q,
                           S("SELECT p.id, p.slug, p.path, p.type, p.title, p.frontmatter, p.compiled_truth, "
-                            "p.timeline, p.content, p.content_hash, p.visibility, p.created_at, p.updated_at "
+                            "p.timeline, p.content, p.content_hash, p.visibility, p.created_at, p.updated_at, "
+                            "p.indexed_at "
                             "FROM pages p JOIN sources s ON s.id = p.source_id WHERE s.name = ? AND p.slug = ?"));
   q->Bind(1, source).Bind(2, slug);
   if (!q->Step()) {
@@ -241,6 +242,7 @@ Result<StoredPage> SqliteEngine::GetPage(std::string_view source, std::string_vi
   p.is_private = q->Text(10) == "private";
   p.created_at = q->Text(11);
   p.updated_at = q->Text(12);
+  p.indexed_at = q->Text(13);
   ENGRAM_ASSIGN_OR_RETURN(Stmt * tags, S("SELECT tag FROM tags WHERE page_id = ? ORDER BY tag"));
   tags->Bind(1, p.id);
   while (tags->Step()) p.tags.push_back(tags->Text(0));

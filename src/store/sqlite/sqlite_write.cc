@@ -254,19 +254,31 @@ Status SqliteEngine::PutPageRows(const PageWrite& w, int64_t* page_id) {
   std::string title_blob = EncodeIds(title_ids);
 
   std::map<std::string, std::pair<std::string, std::string>> kept_embeddings;  // text hash -> (vector, model)
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * find, S("SELECT id, content, content_hash FROM pages WHERE source_id = ? AND slug = ?"));
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * find, S("SELECT id, content, content_hash, created_at, updated_at FROM pages "
+                                         "WHERE source_id = ? AND slug = ?"));
   find->Bind(1, source_id).Bind(2, page.slug);
   int64_t id = 0;
+  // The note's dates (PageWrite::date, StoredPage::created_at).
+  std::string date = w.date;
+  std::string created = page.created;
   if (find->Step()) {
     id = find->Int(0);
     std::string old_content = find->Text(1);
     std::string old_hash = find->Text(2);
+    std::string old_created = find->Text(3);
+    std::string old_date = find->Text(4);
     ENGRAM_RETURN_IF_ERROR(find->status());
     find->Reset();
-    ENGRAM_ASSIGN_OR_RETURN(Stmt * snap, S("INSERT INTO page_versions(page_id, source_id, slug, content, content_hash, "
-                                           "created_at) VALUES (?, ?, ?, ?, ?, ?)"));
-    snap->Bind(1, id).Bind(2, source_id).Bind(3, page.slug).Bind(4, old_content).Bind(5, old_hash).Bind(6, now);
-    ENGRAM_RETURN_IF_ERROR(snap->Run());
+    const bool same_content = old_hash == w.content_hash;
+    if (date.empty()) date = same_content ? old_date : now;
+    if (created.empty()) created = !old_created.empty() && old_created < date ? old_created : date;
+    // A version identical to the page is none (a re-index, a re-dating).
+    if (!same_content) {
+      ENGRAM_ASSIGN_OR_RETURN(Stmt * snap, S("INSERT INTO page_versions(page_id, source_id, slug, content, "
+                                             "content_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)"));
+      snap->Bind(1, id).Bind(2, source_id).Bind(3, page.slug).Bind(4, old_content).Bind(5, old_hash).Bind(6, now);
+      ENGRAM_RETURN_IF_ERROR(snap->Run());
+    }
     // Embeddings of chunks whose text does not change are kept.
     ENGRAM_ASSIGN_OR_RETURN(Stmt * old, S("SELECT embedded_hash, embedding, embedding_model FROM chunks "
                                           "WHERE page_id = ? AND embedding IS NOT NULL AND embedded_hash IS NOT NULL"));
@@ -280,22 +292,25 @@ Status SqliteEngine::PutPageRows(const PageWrite& w, int64_t* page_id) {
     ENGRAM_ASSIGN_OR_RETURN(Stmt * upd, S("UPDATE pages SET path = ?, type = ?, title = ?, frontmatter = ?, "
                                           "compiled_truth = ?, timeline = ?, content = ?, content_hash = ?, "
                                           "visibility = ?, title_terms = ?, title_length = ?, updated_at = ?, "
-                                          "path_key = ?, name_key = ? WHERE id = ?"));
+                                          "path_key = ?, name_key = ?, created_at = ?, indexed_at = ? WHERE id = ?"));
     upd->Bind(1, page.path).Bind(2, page.type).Bind(3, page.title).Bind(4, page.frontmatter_json);
     upd->Bind(5, page.compiled_truth).Bind(6, page.timeline).Bind(7, w.content).Bind(8, w.content_hash);
-    upd->Bind(9, visibility).BindBlob(10, title_blob).Bind(11, int64_t{w.title_terms.length}).Bind(12, now);
-    upd->Bind(13, path_key).Bind(14, name_key).Bind(15, id);
+    upd->Bind(9, visibility).BindBlob(10, title_blob).Bind(11, int64_t{w.title_terms.length}).Bind(12, date);
+    upd->Bind(13, path_key).Bind(14, name_key).Bind(15, created).Bind(16, now).Bind(17, id);
     ENGRAM_RETURN_IF_ERROR(upd->Run());
   } else {
     ENGRAM_RETURN_IF_ERROR(find->status());
+    if (date.empty()) date = now;
+    if (created.empty()) created = date;
     ENGRAM_ASSIGN_OR_RETURN(Stmt * ins, S("INSERT INTO pages(source_id, slug, path, type, title, frontmatter, "
                                           "compiled_truth, timeline, content, content_hash, visibility, title_terms, "
-                                          "title_length, created_at, updated_at, path_key, name_key) "
-                                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+                                          "title_length, created_at, updated_at, path_key, name_key, indexed_at) "
+                                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
     ins->Bind(1, source_id).Bind(2, page.slug).Bind(3, page.path).Bind(4, page.type).Bind(5, page.title);
     ins->Bind(6, page.frontmatter_json).Bind(7, page.compiled_truth).Bind(8, page.timeline).Bind(9, w.content);
     ins->Bind(10, w.content_hash).Bind(11, visibility).BindBlob(12, title_blob);
-    ins->Bind(13, int64_t{w.title_terms.length}).Bind(14, now).Bind(15, now).Bind(16, path_key).Bind(17, name_key);
+    ins->Bind(13, int64_t{w.title_terms.length}).Bind(14, created).Bind(15, date).Bind(16, path_key);
+    ins->Bind(17, name_key).Bind(18, now);
     ENGRAM_RETURN_IF_ERROR(ins->Run());
     id = sqlite3_last_insert_rowid(db_.get());
   }
@@ -385,7 +400,8 @@ Status SqliteEngine::RenamePage(std::string_view source, std::string_view old_sl
              taken->Reset();
              if (exists) return Status::AlreadyExists("slug '" + std::string(new_slug) + "' is taken");
            }
-           ENGRAM_ASSIGN_OR_RETURN(Stmt * upd, S("UPDATE pages SET slug = ?, path = ?, updated_at = ?, path_key = ?, "
+           // A new name is no new date: the note's date stays, the write is recorded.
+           ENGRAM_ASSIGN_OR_RETURN(Stmt * upd, S("UPDATE pages SET slug = ?, path = ?, indexed_at = ?, path_key = ?, "
                                                  "name_key = ? WHERE source_id = ? AND slug = ?"));
            const std::string path_key = text::PathKey(new_path);
            upd->Bind(1, new_slug).Bind(2, new_path).Bind(3, common::NowIso8601()).Bind(4, path_key);
