@@ -231,8 +231,8 @@ int main(int argc, char** argv) {
   search->add_option("--tag", search_filter.tags, "Only pages with this tag (repeatable)");
   search->add_option("--folder", search_filter.folder, "Only pages whose path starts with this, e.g. people/");
   search->add_option("--source", search_filter.source, "Only pages of this source (default: any)");
-  search->add_option("--since", search_filter.since, "Only pages updated on or after this date (YYYY-MM-DD)");
-  search->add_option("--until", search_filter.until, "Only pages updated on or before this date (YYYY-MM-DD)");
+  search->add_option("--since", search_filter.since, "Only notes dated on or after this date (YYYY-MM-DD): a note's date is its frontmatter updated/date/created, else its last commit (git brain), else its file's modification time");
+  search->add_option("--until", search_filter.until, "Only notes dated on or before this date (YYYY-MM-DD; see --since)");
   search->footer(
       "Query syntax: plain words (any may match; pages matching more and rarer words rank higher),\n"
       "\"quoted phrases\" and +required words that must match, -excluded words or -\"phrases\".\n"
