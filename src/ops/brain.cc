@@ -27,6 +27,7 @@
 #include "ops/index_format.h"
 #include "ops/page_names.h"
 #include "ops/trust.h"
+#include "text/canvas.h"
 #include "text/slug.h"
 
 namespace engram {
@@ -465,6 +466,12 @@ std::string PageFileName(std::string_view slug) {
 Result<PutReport> Brain::PutLocked(const OperationContext& ctx, ops::PageWriteLock& held, std::string_view operation,
                                    std::string_view slug, std::string_view content) {
   ENGRAM_RETURN_IF_ERROR(text::ValidateSlugInput(slug));
+  if (text::IsCanvasPath(slug)) {  // a canvas is JSON, written by Obsidian; put writes Markdown
+    std::string why = "'";
+    why.append(slug).append("' is a canvas (JSON Canvas): pages written through put are Markdown. Edit the "
+                            "canvas in Obsidian; engram indexes it from the vault");
+    return Status::InvalidArgument(std::move(why));
+  }
   const std::string rel = PageFileName(slug);
   if (content.size() > options_.import_max_file_bytes) {
     return Status::InvalidArgument("page is " + std::to_string(content.size()) + " bytes, over import.max_file_bytes");

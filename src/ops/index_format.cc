@@ -10,7 +10,9 @@ namespace {
 // brains indexed before converge at their next import or sync:
 // 2 — injective slugs ("C++" and "C#" no longer become "c"; '_' kept) and
 //     the file name as a page's name (title by default, else an alias).
-constexpr int kIndexRules = 2;
+// 3 — canvases are pages: a link to "Board.canvas" is a page link (slug
+//     "board--canvas"), no longer an attachment.
+constexpr int kIndexRules = 3;
 
 std::string FormatKey(std::string_view source) { return "index_format:" + std::string(source); }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/utf8.h"
+#include "text/canvas.h"
 
 namespace engram::sync {
 
@@ -44,6 +45,7 @@ std::string SkipKind(std::string_view reason) {
   if (has("is already used by")) return "slug used by another file";
   if (has("could not be prepared")) return "internal error";
   if (has("cannot be read") || has("could not be read")) return "unreadable";
+  if (has("not a valid JSON Canvas file")) return "invalid canvas";
   return "other";
 }
 
@@ -86,7 +88,8 @@ bool Scope::Contains(std::string_view path, std::string* why) const {
   std::string lower = common::AsciiLower(path);
   bool markdown = (lower.size() > 3 && lower.compare(lower.size() - 3, 3, ".md") == 0) ||
                   (lower.size() > 9 && lower.compare(lower.size() - 9, 9, ".markdown") == 0);
-  if (!markdown) return no("not a Markdown file");
+  // Callers match this reason to leave non-notes out of their counts.
+  if (!markdown && !text::IsCanvasPath(path)) return no("not a Markdown file");
   std::vector<std::string> parts = Components(path);
   if (parts.empty()) return no("empty path");
   for (size_t i = 0; i + 1 < parts.size(); ++i) {
@@ -108,7 +111,9 @@ bool Scope::Contains(std::string_view path, std::string* why) const {
 }
 
 std::string Scope::Fingerprint() const {
-  std::string fp = "include:";
+  // Which kinds of file are pages is part of the scope: a brain synced
+  // before canvases were pages walks every file once to find them.
+  std::string fp = "pages:md,markdown,canvas;include:";
   for (const auto& f : include_) {
     for (const auto& p : f) fp += p + "/";
     fp += ";";

@@ -1,6 +1,7 @@
 // Which files of a folder or repository are pages.
 //
-// Always excluded: files that are not .md / .markdown, hidden folders
+// Always excluded: files that are not .md / .markdown / .canvas (Obsidian
+// canvases, read by text/canvas.h), hidden folders
 // (".git", ".engram", ".obsidian", ".trash"…) and node_modules. Configurable
 // ([scope] in config.toml): `include` folders (when non-empty, only files
 // under one of them), `exclude` folders, and `skip_files`. Folders are paths

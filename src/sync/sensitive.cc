@@ -7,6 +7,7 @@
 
 #include "common/utf8.h"
 #include "text/analyzer.h"
+#include "text/canvas.h"
 
 namespace engram::sync {
 
@@ -1156,10 +1157,22 @@ std::optional<SensitiveHit> FindSensitiveOrThrow(std::string_view path, std::str
   std::replace(names.begin(), names.end(), '/', '\n');
   // In rule order, as one scan: the first rule hitting either the body or the name.
   const ContentRule* body = FirstContentHit(content, false, rules);
+  // A canvas holds its cards' Markdown in JSON strings, where a line break is
+  // "\n" and any character may be a \u escape: the rules also read the text
+  // the index reads (cards, labels, URLs and file paths), its lines numbered
+  // in that text. A canvas that is not JSON is never indexed; its bytes were read.
+  std::string canvas_text;
+  if (body == nullptr && text::IsCanvasPath(path)) {
+    if (auto canvas = text::ReadCanvas(path, content); canvas.ok()) {
+      canvas_text = std::move(canvas->text);
+      for (const std::string& file : canvas->files) canvas_text.append("\n").append(file);
+      body = FirstContentHit(canvas_text, false, rules);
+    }
+  }
   const ContentRule* title = FirstContentHit(names, true, rules);
   if (body == nullptr && title == nullptr) return std::nullopt;
   if (title != nullptr && (body == nullptr || title < body)) return SensitiveHit{title->id, 0};
-  return SensitiveHit{body->id, HitLine(content, *body)};
+  return SensitiveHit{body->id, HitLine(canvas_text.empty() ? content : canvas_text, *body)};
 }
 
 }  // namespace

@@ -18,7 +18,9 @@
 // context: digits inside URLs, link targets, embeds and file names are ids
 // and timestamps, and "token=" on an image URL is a CDN signature. The content
 // signatures run on the file's path too (a phone number in a file name is the
-// page's title). Measured on tests/fixtures/sensitive: see docs/PERFORMANCE.md.
+// page's title). A canvas (.canvas) is read twice: as its JSON, and as the
+// text and file paths of its cards (text/canvas.h), which the JSON escapes.
+// Measured on tests/fixtures/sensitive: see docs/PERFORMANCE.md.
 //
 // Thread safety: FindSensitive may be called from any number of threads.
 #pragma once

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/utf8.h"
+#include "text/canvas.h"
 #include "text/page_links.h"
 #include "text/page_parser.h"
 #include "text/slug.h"
@@ -54,6 +55,14 @@ Status CheckTag(std::string_view tag) {
   return Status::Ok();
 }
 
+// The edits write Markdown; a canvas is JSON (text/canvas.h), edited in Obsidian.
+Status CheckMarkdown(std::string_view path) {
+  if (!IsCanvasPath(path)) return Status::Ok();
+  std::string why = "'";
+  why.append(path).append("' is a canvas (JSON Canvas); engram edits only Markdown pages. Edit it in Obsidian");
+  return Status::InvalidArgument(std::move(why));
+}
+
 // The end of the text with exactly one line break.
 std::string WithFinalNewline(std::string_view s) {
   std::string out(s);
@@ -64,6 +73,7 @@ std::string WithFinalNewline(std::string_view s) {
 }  // namespace
 
 Result<std::string> AddTag(std::string_view path, std::string_view content, std::string_view tag) {
+  ENGRAM_RETURN_IF_ERROR(CheckMarkdown(path));
   ENGRAM_RETURN_IF_ERROR(CheckTag(tag));
   ENGRAM_ASSIGN_OR_RETURN(Page page, ParsePage(path, content));
   for (const std::string& has : page.tags) {
@@ -124,6 +134,7 @@ Result<std::string> AddTag(std::string_view path, std::string_view content, std:
 
 Result<std::string> AddTimelineEntry(std::string_view path, std::string_view content, std::string_view date,
                                      std::string_view summary, std::string_view source) {
+  ENGRAM_RETURN_IF_ERROR(CheckMarkdown(path));
   size_t used = 0;
   const std::string normalised = ParseLeadingDate(TrimView(date), &used);
   if (normalised.empty() || used != TrimView(date).size()) {
@@ -162,6 +173,7 @@ const char* WritableLinkTypes() { return "mentions, works_at, founded, invested_
 
 Result<std::string> AddLink(std::string_view path, std::string_view content, std::string_view target,
                             std::string_view type) {
+  ENGRAM_RETURN_IF_ERROR(CheckMarkdown(path));
   if (type.empty()) type = "mentions";
   auto cue = std::find_if(kLinkCues.begin(), kLinkCues.end(), [&](const auto& c) { return c.first == type; });
   if (cue == kLinkCues.end()) {

@@ -2,7 +2,8 @@
 // timeline entry, a link), made as text so that everything else in the file
 // stays byte for byte as the author wrote it. Each returns the new content,
 // or the content unchanged when the page already says it; InvalidArgument
-// names a bad tag, date, summary or link type.
+// names a bad tag, date, summary or link type, or a canvas path (a canvas is
+// JSON, not Markdown).
 #pragma once
 
 #include <string>

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "common/utf8.h"
+#include "text/canvas.h"
 #include "text/slug.h"
 
 namespace engram::text {
@@ -66,10 +67,11 @@ bool IsAttachment(std::string_view target) {
   std::string_view name = target.substr(target.rfind('/') == std::string_view::npos ? 0 : target.rfind('/') + 1);
   size_t dot = name.rfind('.');
   if (dot == std::string_view::npos) return false;
-  static constexpr std::array<std::string_view, 46> kExtensions = {
+  // Not "canvas": a canvas is a page (text/canvas.h).
+  static constexpr std::array<std::string_view, 45> kExtensions = {
       "png",  "jpg",  "jpeg", "gif",  "bmp",  "svg",  "webp", "avif", "heic", "tif",  "tiff", "ico",
       "mp3",  "wav",  "m4a",  "ogg",  "3gp",  "flac", "aac",  "opus", "mp4",  "webm", "ogv",  "mov",
-      "mkv",  "avi",  "pdf",  "canvas", "base", "excalidraw", "doc", "docx", "xls", "xlsx", "ppt", "pptx",
+      "mkv",  "avi",  "pdf",  "base", "excalidraw", "doc", "docx", "xls", "xlsx", "ppt", "pptx",
       "odt",  "ods",  "odp",  "csv",  "zip",  "epub", "txt",  "json", "html", "drawio"};
   const std::string ext = common::AsciiLower(name.substr(dot + 1));
   return std::find(kExtensions.begin(), kExtensions.end(), ext) != kExtensions.end();
@@ -193,7 +195,10 @@ void PageRefCollector::AddLink(std::string target, bool markdown, std::string la
   if (t.empty() || HasScheme(t)) return;
   const bool attachment = IsAttachment(t);
   // A Markdown link reaches a page only through its file name.
-  if (markdown && !attachment && !(t.size() > 3 && common::AsciiLower(t.substr(t.size() - 3)) == ".md")) return;
+  if (markdown && !attachment && !(t.size() > 3 && common::AsciiLower(t.substr(t.size() - 3)) == ".md") &&
+      !IsCanvasPath(t)) {
+    return;
+  }
   std::string path(t);
   if (StartsWith(path, "./") || StartsWith(path, "../")) {
     path = ResolveRelative(page_path_, path);
@@ -211,6 +216,10 @@ void PageRefCollector::AddLink(std::string target, bool markdown, std::string la
     ctx.resize(cut);
   }
   links_.push_back({std::move(stored), std::string(Trim(label)), std::move(type), std::move(ctx)});
+}
+
+void PageRefCollector::AddFile(std::string_view path, std::string_view context) {
+  AddLink(std::string(path), true, "", std::string(kMentionsLinkType), context);
 }
 
 void PageRefCollector::AddTag(std::string tag) {

@@ -20,8 +20,8 @@
 namespace engram::text {
 
 // The type of links to attachments (images, PDFs, audio… — any file that is
-// not a Markdown page). Their target is the file's path as written, not a
-// slug; they never count as page links.
+// neither Markdown nor a canvas). Their target is the file's path as written,
+// not a slug; they never count as page links.
 inline constexpr std::string_view kAttachmentLinkType = "attachment";
 
 // The type of a link that nothing in the note types.
@@ -44,6 +44,11 @@ class PageRefCollector {
   // A frontmatter field: every [[wiki link]] in a string value (or in each
   // string of a list) is a link typed by the key; plain text is not a link.
   void AddFieldValue(std::string_view key, std::string_view value);
+
+  // A file named by its path from the vault root, as a canvas's file card
+  // names one: a note (.md) or canvas is a page link ("mentions"), an image,
+  // PDF or other attachment an attachment link; any other file is nothing.
+  void AddFile(std::string_view path, std::string_view context);
 
   // A frontmatter tag: a leading '#' is dropped ("#tag" is "tag").
   void AddFrontmatterTag(std::string_view tag);

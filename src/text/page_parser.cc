@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "common/utf8.h"
+#include "text/canvas.h"
 #include "text/note_date.h"
 #include "text/page_links.h"
 #include "text/slug.h"
@@ -337,6 +338,7 @@ std::string PlainTitle(std::string_view md) {
 }
 
 Result<Page> ParsePage(std::string_view path, std::string_view content, const ParseOptions& options) {
+  if (IsCanvasPath(path)) return ParseCanvasPage(path, content);
   if (size_t bad = common::FindInvalidUtf8(content); bad != std::string_view::npos) {
     return Status::InvalidArgument(std::string(path) + ": not valid UTF-8 at byte " + std::to_string(bad));
   }

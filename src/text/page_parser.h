@@ -35,6 +35,9 @@ std::string PlainTitle(std::string_view markdown);
 // Fails (InvalidArgument) only for content that is not UTF-8 text: invalid
 // UTF-8 or NUL bytes, with the byte offset named. Invalid frontmatter is not
 // an error: the page is parsed from its body and Page::warnings says why.
+//
+// A canvas path (IsCanvasPath: "Board.canvas") is read as JSON Canvas by
+// ParseCanvasPage (text/canvas.h) instead, options aside.
 Result<Page> ParsePage(std::string_view path, std::string_view content, const ParseOptions& options = {});
 
 // Writes a page back as Markdown: frontmatter (verbatim), compiled truth, the

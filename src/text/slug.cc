@@ -5,6 +5,7 @@
 
 #include "common/hash.h"
 #include "common/utf8.h"
+#include "text/canvas.h"
 
 namespace engram::text {
 
@@ -69,7 +70,10 @@ std::string SlugComponent(std::string_view comp) {
 
 std::string SlugFromPath(std::string_view path) {
   std::string_view p = path;
-  if (p.size() >= 3) {
+  const bool canvas = IsCanvasPath(p);
+  if (canvas) {
+    p.remove_suffix(std::string_view(".canvas").size());
+  } else if (p.size() >= 3) {
     std::string_view ext = p.substr(p.size() - 3);
     if ((ext[0] == '.') && (ext[1] == 'm' || ext[1] == 'M') && (ext[2] == 'd' || ext[2] == 'D')) {
       p.remove_suffix(3);
@@ -84,9 +88,15 @@ std::string SlugFromPath(std::string_view path) {
     if (!comp.empty()) {
       if (!slug.empty()) slug.push_back('/');
       slug += comp;
+    } else if (canvas && end == p.size()) {
+      return "";  // "a/ .canvas": the suffix alone would name no canvas, the folder a note
     }
     start = end + 1;
   }
+  // The suffix keeps canvases apart from notes: a note's readable part never
+  // holds "--", and its disambiguator is "--" and 8 hex digits, which
+  // "canvas" is not.
+  if (canvas) slug += kCanvasSlugSuffix;
   return slug;
 }
 

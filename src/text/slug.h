@@ -19,6 +19,13 @@ namespace engram::text {
 // "C++.md", "C#.md", "Note A.md" and "Note_A.md" have five slugs; "Note A.md"
 // and "note-a.md" share one. Slugs hold only letters, digits, - _ . and /.
 // May return "".
+//
+// A canvas (".canvas", any case) has its own slugs: its name's slug with
+// "--canvas" appended ("Board.canvas" -> "board--canvas"), which no note's
+// slug can be (a note's file name never yields "--" but before its 8-hex
+// disambiguator), so "Board.md" and "Board.canvas" are two pages. A canvas
+// whose file name has no name ("a/ .canvas") has the slug "".
+inline constexpr std::string_view kCanvasSlugSuffix = "--canvas";
 std::string SlugFromPath(std::string_view path);
 
 // Checks a slug or relative file name given by a user or an agent: non-empty,

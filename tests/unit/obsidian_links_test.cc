@@ -162,17 +162,40 @@ TEST_F(FixtureVault, EachLinkReachesOnePageTheWayObsidianResolvesIt) {
   EXPECT_TRUE(Back("archive/reading-list").empty());
   EXPECT_EQ(Back("projects/website-brief"), (std::set<std::string>{"projects/website-redesign mentions"}));
   EXPECT_EQ(Back("inbox"), (std::set<std::string>{"home mentions"}));
-  EXPECT_EQ(Back("projects/website-redesign"), (std::set<std::string>{"inbox mentions", "people/li-hali mentions"}));
+  EXPECT_EQ(Back("projects/website-redesign"), (std::set<std::string>{"inbox mentions", "people/li-hali mentions",
+                                                                      "projects/website-redesign-board--canvas mentions"}));
 }
 
 TEST_F(FixtureVault, OnlyExplicitStructureTypesALink) {
-  EXPECT_EQ(Back("people/li-hali"), (std::set<std::string>{"projects/website-redesign owner"}));
+  EXPECT_EQ(Back("people/li-hali"), (std::set<std::string>{"projects/website-redesign owner",
+                                                            "projects/website-redesign-board--canvas mentions"}));
   EXPECT_EQ(Back("companies/acme-corp"), (std::set<std::string>{"projects/website-redesign works_at"}));
-  EXPECT_EQ(Back("projects/design-system"), (std::set<std::string>{"projects/website-redesign mentions"}));
+  EXPECT_EQ(Back("projects/design-system"), (std::set<std::string>{"projects/website-redesign mentions",
+                                                                    "projects/website-redesign-board--canvas mentions"}));
   // The clipped "author: 李哈利 (Harry)" is text, not a link to a page that does not exist.
   auto stats = brain_->Stats();
   ASSERT_TRUE(stats.ok());
-  EXPECT_EQ(stats->attachments, 3);  // banner.png, the mockup, spec.pdf
+  EXPECT_EQ(stats->attachments, 4);  // banner.png (from Home and the board's image card), the mockup, spec.pdf
+}
+
+// Issue 13, item 16: a canvas is a page. Its cards are searched, its file
+// card for a note is a link (its image card an attachment), and a note's
+// [[X.canvas]] reaches it.
+TEST_F(FixtureVault, ACanvasIsAPageWhoseCardsAreSearchedAndLinked) {
+  auto board = brain_->Get(ctx_, "Projects/Website Redesign Board.canvas");
+  ASSERT_TRUE(board.ok()) << board.status().ToString();
+  EXPECT_EQ(board->slug, "projects/website-redesign-board--canvas");
+  EXPECT_EQ(board->title, "Website Redesign Board");
+  EXPECT_EQ(board->type, "canvas");
+  EXPECT_EQ(board->tags, (std::vector<std::string>{"sprint"}));
+  for (std::string_view query : {"lantern festival", "导航栏精简", "Sprint 3", "tracked in"}) {
+    SearchOptions o = brain_->DefaultSearchOptions();
+    auto r = brain_->Search(ctx_, query, o);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_FALSE(r->results.empty()) << query;
+    EXPECT_EQ(r->results[0].slug, "projects/website-redesign-board--canvas") << query;
+  }
+  EXPECT_EQ(Back("projects/website-redesign-board--canvas"), (std::set<std::string>{"inbox mentions"}));
 }
 
 TEST_F(FixtureVault, TagsMatchWhateverTheCaseAndReachNestedTags) {

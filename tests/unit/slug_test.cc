@@ -59,10 +59,16 @@ TEST(Slug, DistinctNamesGetDistinctSlugs) {
 
 // What makes two file names one name: letter case, Unicode form, and which
 // separators (spaces, tabs, hyphens, ideographic spaces, how many) sit between
-// the words. The key below folds exactly that away.
+// the words. The key below folds exactly that away. A canvas is never a note
+// of the same name.
 std::string NameKey(std::string_view path) {
   std::string s = common::ToLower(common::NormalizeNfc(path));
-  if (s.size() >= 3 && s.compare(s.size() - 3, 3, ".md") == 0) s.resize(s.size() - 3);
+  const bool canvas = s.size() > 7 && s.compare(s.size() - 7, 7, ".canvas") == 0;
+  if (canvas) {
+    s.resize(s.size() - 7);
+  } else if (s.size() >= 3 && s.compare(s.size() - 3, 3, ".md") == 0) {
+    s.resize(s.size() - 3);
+  }
   std::string key;
   size_t start = 0;
   while (start <= s.size()) {
@@ -88,15 +94,17 @@ std::string NameKey(std::string_view path) {
     }
     start = end + 1;
   }
+  if (canvas) key += "\n(a canvas)";
   return key;
 }
 
 // Property: on generated names, two paths share a slug exactly when they are
-// the same name, and every slug passes the remote slug rules' alphabet.
+// the same name, and every slug passes the remote slug rules' alphabet. A
+// quarter of the names are canvases ("x.canvas" beside "x.md").
 TEST(Slug, IsInjectiveOnGeneratedNames) {
   const std::vector<std::string> pieces = {"a", "B", "c", "1", "2", "中", "文", "é", "e\xCC\x81", " ", "  ", "-",
                                            "_",  ".", "+", "#", "&", ":", "?", "(", ")", "'", "!", "🎉", "\t", "　",
-                                           "/", "Ä", "ä", "ß"};
+                                           "/", "Ä", "ä", "ß", "canvas"};
   std::mt19937 rng(13);
   std::map<std::string, std::string> key_of_slug;
   size_t names = 0;
@@ -104,7 +112,7 @@ TEST(Slug, IsInjectiveOnGeneratedNames) {
     std::string name;
     const int len = 1 + static_cast<int>(rng() % 6);
     for (int k = 0; k < len; ++k) name += pieces[rng() % pieces.size()];
-    name += ".md";
+    name += rng() % 4 == 0 ? ".canvas" : ".md";
     const std::string slug = SlugFromPath(name);
     if (slug.empty()) continue;  // nothing but separators and dots: never a page
     ++names;
