@@ -1,42 +1,23 @@
-// The "openai" provider over cpp-httplib (Debian's build, with TLS).
-#include <httplib.h>
-
+// The "openai" provider over net::OpenAiClient.
 #include <algorithm>
-#include <chrono>
-#include <cmath>
-#include <cstdlib>
 #include <nlohmann/json.hpp>
-#include <random>
-#include <thread>
 
-#include "common/json_limits.h"
-#include "common/url.h"
 #include "common/utf8.h"
 #include "embed/embedder.h"
+#include "net/openai_client.h"
 
 namespace engram::embed {
 
 namespace {
 
 using Json = nlohmann::json;
-using Clock = std::chrono::steady_clock;
 
-using Endpoint = common::HttpEndpoint;
-
-// Seconds from a Retry-After header (delta-seconds; an HTTP date is ignored).
-double RetryAfterSeconds(const httplib::Headers& headers) {
-  auto it = headers.find("Retry-After");
-  if (it == headers.end()) return -1;
-  char* end = nullptr;
-  double v = std::strtod(it->second.c_str(), &end);
-  if (end == it->second.c_str() || v < 0) return -1;
-  return std::min(v, 300.0);
-}
+constexpr std::string_view kEndpoint = "/embeddings";
 
 class OpenAiEmbedder final : public Embedder {
  public:
-  OpenAiEmbedder(OpenAiOptions o, Endpoint e, std::string key)
-      : o_(std::move(o)), endpoint_(std::move(e)), key_(std::move(key)), rng_(std::random_device{}()) {
+  OpenAiEmbedder(OpenAiOptions o, std::unique_ptr<net::OpenAiClient> client)
+      : o_(std::move(o)), client_(std::move(client)) {
     info_.provider = "openai";
     info_.model = o_.model;
     info_.dims = o_.expected_dims > 0 ? o_.expected_dims : o_.dimensions;
@@ -67,59 +48,16 @@ class OpenAiEmbedder final : public Embedder {
   }
 
  private:
-  void Pace() {
-    if (o_.requests_per_minute <= 0) return;
-    auto gap = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(60.0 / o_.requests_per_minute));
-    auto now = Clock::now();
-    if (next_slot_ > now) std::this_thread::sleep_for(next_slot_ - now);
-    next_slot_ = std::max(now, next_slot_) + gap;
-  }
-
   Result<std::vector<float>> Request(const std::vector<std::string>& batch) {
     Json body = {{"model", o_.model}, {"input", batch}};
     if (o_.dimensions > 0) body["dimensions"] = o_.dimensions;
-    const std::string payload = body.dump();
-    httplib::Headers headers;
-    if (!key_.empty()) headers.emplace("Authorization", "Bearer " + key_);
-    std::string last_error;
-    for (int attempt = 0;; ++attempt) {
-      Pace();
-      httplib::Client client(endpoint_.origin);
-      const auto timeout = std::chrono::milliseconds(o_.timeout_ms);
-      client.set_connection_timeout(timeout);
-      client.set_read_timeout(timeout);
-      client.set_write_timeout(timeout);
-      auto res = client.Post(endpoint_.path, headers, payload, "application/json");
-      double retry_after = -1;
-      if (!res) {
-        last_error = "request failed: " + httplib::to_string(res.error());
-      } else if (res->status == 200) {
-        return Parse(res->body, batch.size());
-      } else {
-        last_error = "HTTP " + std::to_string(res->status) + ": " + res->body.substr(0, 300);
-        if (res->status != 429 && res->status < 500) {
-          return Status::InvalidArgument("embedding server refused the request (" + last_error + ")");
-        }
-        retry_after = RetryAfterSeconds(res->headers);
-      }
-      if (attempt >= o_.max_retries) {
-        return Status::Unavailable("embedding server " + endpoint_.origin + endpoint_.path + ": " + last_error +
-                                   " (gave up after " + std::to_string(attempt + 1) + " attempts)");
-      }
-      double delay = std::min<double>(o_.max_backoff_ms, o_.backoff_ms * std::pow(2.0, attempt)) / 1000.0;
-      delay *= std::uniform_real_distribution<double>(0.5, 1.0)(rng_);  // jitter
-      if (retry_after >= 0) delay = std::max(delay, retry_after);
-      std::this_thread::sleep_for(std::chrono::duration<double>(delay));
-    }
+    ENGRAM_ASSIGN_OR_RETURN(Json answer, client_->PostJson(kEndpoint, body));
+    return Parse(answer, batch.size());
   }
 
-  Result<std::vector<float>> Parse(const std::string& text, size_t expected) {
-    auto bad = [&](const std::string& what) {
-      return Status::Unavailable("embedding server " + endpoint_.origin + endpoint_.path + " answered badly: " + what);
-    };
-    if (Status limits = common::CheckJsonLimits(text, "the body"); !limits.ok()) return bad(limits.message());
-    Json j = Json::parse(text, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) return bad("the body is not a JSON object");
+  Result<std::vector<float>> Parse(const Json& j, size_t expected) {
+    auto bad = [&](const std::string& what) { return client_->BadAnswer(kEndpoint, what); };
+    if (!j.is_object()) return bad("the body is not a JSON object");
     if (!j.contains("data") || !j["data"].is_array()) return bad("missing field 'data'");
     const Json& data = j["data"];
     if (data.size() != expected) {
@@ -160,11 +98,8 @@ class OpenAiEmbedder final : public Embedder {
   }
 
   OpenAiOptions o_;
-  Endpoint endpoint_;
-  std::string key_;
+  std::unique_ptr<net::OpenAiClient> client_;
   EmbedderInfo info_;
-  std::mt19937 rng_;
-  Clock::time_point next_slot_{};
 };
 
 }  // namespace
@@ -181,20 +116,26 @@ size_t EstimateTokens(std::string_view text) {
 
 Result<std::unique_ptr<Embedder>> OpenOpenAiEmbedder(const OpenAiOptions& options) {
   if (options.model.empty()) return Status::InvalidArgument("[embedding] model must name the server's model");
-  ENGRAM_ASSIGN_OR_RETURN(Endpoint e, common::SplitBaseUrl(options.base_url, "/embeddings", "embedding base_url"));
-  std::string key;
-  if (!options.api_key_env.empty()) {
-    const char* v = std::getenv(options.api_key_env.c_str());
-    if (v == nullptr || *v == '\0') {
-      return Status::FailedPrecondition("environment variable " + options.api_key_env +
-                                        " (named by [embedding] api_key_env) is not set");
-    }
-    key = v;
+  if (options.max_batch < 1 || options.max_batch_tokens < 1) {
+    return Status::InvalidArgument("[embedding] max_batch and max_batch_tokens must be positive");
   }
-  if (options.max_batch < 1 || options.max_batch_tokens < 1 || options.timeout_ms < 1 || options.max_retries < 0) {
-    return Status::InvalidArgument("[embedding] batch sizes and timeout_ms must be positive");
-  }
-  return std::unique_ptr<Embedder>(new OpenAiEmbedder(options, std::move(e), std::move(key)));
+  net::ClientOptions n;
+  n.base_url = options.base_url;
+  n.section = "[embedding]";
+  n.service = "embedding server";
+  n.api_key_env = options.api_key_env;
+  n.api_key_required = true;  // a hosted embedding API without a key fails every request: say so at once
+  n.timeout_ms = options.timeout_ms;
+  n.budget_ms = 0;  // embedding runs in the background of sync and `engram embed`: retries, not a deadline, bound it
+  n.max_retries = options.max_retries;
+  n.backoff_ms = options.backoff_ms;
+  n.max_backoff_ms = options.max_backoff_ms;
+  n.requests_per_minute = options.requests_per_minute;
+  // Room for a full batch of the widest vectors as JSON text (~24 bytes a number), and never less than 64 MiB.
+  const size_t dims = static_cast<size_t>(std::max({options.dimensions, options.expected_dims, 4096}));
+  n.max_response_bytes = std::max<size_t>(size_t{64} << 20, static_cast<size_t>(options.max_batch) * dims * 24);
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<net::OpenAiClient> client, net::OpenAiClient::Open(std::move(n)));
+  return std::unique_ptr<Embedder>(new OpenAiEmbedder(options, std::move(client)));
 }
 
 }  // namespace engram::embed

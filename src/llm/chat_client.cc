@@ -1,12 +1,8 @@
 #include "llm/chat_client.h"
 
-#include <httplib.h>
-
-#include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "common/json_limits.h"
-#include "common/url.h"
+#include "net/openai_client.h"
 
 namespace engram::llm {
 
@@ -14,57 +10,56 @@ namespace {
 
 using Json = nlohmann::json;
 
+constexpr std::string_view kEndpoint = "/chat/completions";
+
 class HttpChatClient final : public ChatClient {
  public:
-  HttpChatClient(ChatOptions o, common::HttpEndpoint e, std::string key)
-      : o_(std::move(o)), endpoint_(std::move(e)), key_(std::move(key)) {}
+  HttpChatClient(ChatOptions o, std::unique_ptr<net::OpenAiClient> client)
+      : o_(std::move(o)), client_(std::move(client)) {}
 
   Result<std::string> Complete(const std::vector<ChatMessage>& messages) override {
     Json msgs = Json::array();
     for (const auto& m : messages) msgs.push_back({{"role", m.role}, {"content", m.content}});
-    const std::string payload =
-        Json{{"model", o_.model}, {"messages", msgs}, {"temperature", 0}, {"max_tokens", o_.max_tokens}}.dump();
-    httplib::Headers headers;
-    if (!key_.empty()) headers.emplace("Authorization", "Bearer " + key_);
-    httplib::Client client(endpoint_.origin);
-    const auto timeout = std::chrono::milliseconds(o_.timeout_ms);
-    client.set_connection_timeout(timeout);
-    client.set_read_timeout(timeout);
-    client.set_write_timeout(timeout);
-    auto res = client.Post(endpoint_.path, headers, payload, "application/json");
-    const std::string where = "chat server " + endpoint_.origin + endpoint_.path;
-    if (!res) return Status::Unavailable(where + ": " + httplib::to_string(res.error()));
-    if (res->status != 200) {
-      return Status::Unavailable(where + ": HTTP " + std::to_string(res->status) + ": " + res->body.substr(0, 200));
-    }
-    // A hostile server's answer is outside input: bounded before it is parsed.
-    ENGRAM_RETURN_IF_ERROR(common::CheckJsonLimits(res->body, where + ": the answer"));
-    Json j = Json::parse(res->body, nullptr, false);
-    if (j.is_discarded() || !j.is_object() || !j.contains("choices") || !j["choices"].is_array() ||
-        j["choices"].empty() || !j["choices"][0].is_object() || !j["choices"][0].contains("message") ||
+    const Json body{{"model", o_.model}, {"messages", msgs}, {"temperature", 0}, {"max_tokens", o_.max_tokens}};
+    ENGRAM_ASSIGN_OR_RETURN(Json j, client_->PostJson(kEndpoint, body));
+    if (!j.is_object() || !j.contains("choices") || !j["choices"].is_array() || j["choices"].empty() ||
+        !j["choices"][0].is_object() || !j["choices"][0].contains("message") ||
         !j["choices"][0]["message"].is_object() || !j["choices"][0]["message"].contains("content") ||
         !j["choices"][0]["message"]["content"].is_string()) {
-      return Status::InvalidArgument(where + ": malformed answer (no choices[0].message.content string)");
+      std::string m = client_->Describe(kEndpoint);
+      m += ": malformed answer (no choices[0].message.content string)";
+      return Status::InvalidArgument(std::move(m));
     }
     return j["choices"][0]["message"]["content"].get<std::string>();
   }
 
  private:
   ChatOptions o_;
-  common::HttpEndpoint endpoint_;
-  std::string key_;
+  std::unique_ptr<net::OpenAiClient> client_;
 };
 
 }  // namespace
 
 Result<std::unique_ptr<ChatClient>> OpenChatClient(const ChatOptions& options) {
-  if (options.model.empty()) return Status::InvalidArgument("llm.model is empty");
-  ENGRAM_ASSIGN_OR_RETURN(common::HttpEndpoint e, common::SplitBaseUrl(options.base_url, "/chat/completions", "llm.base_url"));
-  std::string key;
-  if (!options.api_key_env.empty()) {
-    if (const char* v = std::getenv(options.api_key_env.c_str())) key = v;
-  }
-  return std::unique_ptr<ChatClient>(new HttpChatClient(options, std::move(e), std::move(key)));
+  if (options.model.empty()) return Status::InvalidArgument("[llm] model is empty");
+  net::ClientOptions n;
+  n.base_url = options.base_url;
+  n.section = "[llm]";
+  n.service = "chat server";
+  // Expansion is optional and a local server needs no key: an unset
+  // variable sends none (a 401 then says which variable is unset).
+  n.api_key_env = options.api_key_env;
+  n.api_key_required = false;
+  // timeout_ms is the caller's whole budget (a search waits for expansion):
+  // retries happen only while they fit inside it.
+  n.timeout_ms = options.timeout_ms;
+  n.budget_ms = options.timeout_ms;
+  n.max_retries = 2;
+  n.backoff_ms = 200;
+  n.max_backoff_ms = 1000;
+  n.max_response_bytes = 4u << 20;  // max_tokens is small; this is generous
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<net::OpenAiClient> client, net::OpenAiClient::Open(std::move(n)));
+  return std::unique_ptr<ChatClient>(new HttpChatClient(options, std::move(client)));
 }
 
 }  // namespace engram::llm

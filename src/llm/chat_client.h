@@ -1,6 +1,9 @@
 // A client for OpenAI-compatible chat completions (POST {base_url}/chat/completions),
-// used for optional query expansion. One attempt per call with a time-out:
-// callers treat failure as "carry on without it".
+// used for optional query expansion, over net::OpenAiClient. timeout_ms is
+// the budget of a whole call: a failed attempt (connection error, time-out,
+// 408, 429, 5xx) is retried — at most twice, with backoff, honouring
+// Retry-After — only while the retry fits inside it. Callers treat failure
+// as "carry on without it".
 #pragma once
 
 #include <memory>
@@ -15,7 +18,7 @@ struct ChatOptions {
   std::string base_url;     // "http://127.0.0.1:8080/v1", "https://api.openai.com/v1"
   std::string model;        // "gpt-4o-mini"…
   std::string api_key_env;  // environment variable holding the key ("" = send none)
-  int timeout_ms = 5000;
+  int timeout_ms = 5000;    // the whole call, retries included
   int max_tokens = 200;
 };
 
@@ -27,12 +30,15 @@ struct ChatMessage {
 class ChatClient {
  public:
   virtual ~ChatClient() = default;
-  // The first choice's message content. Unavailable on a transport error,
-  // time-out or non-200 answer; InvalidArgument on a malformed answer.
+  // The first choice's message content. Errors as net/openai_client.h maps
+  // them (Unavailable for transport errors, time-outs, 5xx and answers that
+  // are not JSON; FailedPrecondition for 401/403/404; InvalidArgument for
+  // other 4xx); InvalidArgument for JSON without choices[0].message.content.
   virtual Result<std::string> Complete(const std::vector<ChatMessage>& messages) = 0;
 };
 
-// InvalidArgument for a base_url that is not http(s)://host[...] or an empty model.
+// InvalidArgument for a base_url that is not http(s)://host[:port][/path], an
+// empty model or a timeout_ms below 1.
 Result<std::unique_ptr<ChatClient>> OpenChatClient(const ChatOptions& options);
 
 }  // namespace engram::llm
