@@ -1,29 +1,10 @@
 #include "store/postings_codec.h"
 
+#include "store/varint.h"
+
 #include <algorithm>
 
 namespace engram::store {
-
-void AppendVarint(uint64_t v, std::string* out) {
-  while (v >= 0x80) {
-    out->push_back(static_cast<char>((v & 0x7F) | 0x80));
-    v >>= 7;
-  }
-  out->push_back(static_cast<char>(v));
-}
-
-bool ReadVarint(std::string_view s, size_t* pos, uint64_t* v) {
-  uint64_t result = 0;
-  for (int shift = 0; shift < 70 && *pos < s.size(); shift += 7) {
-    auto c = static_cast<unsigned char>(s[(*pos)++]);
-    result |= static_cast<uint64_t>(c & 0x7F) << shift;
-    if ((c & 0x80) == 0) {
-      *v = result;
-      return true;
-    }
-  }
-  return false;
-}
 
 std::string EncodePostings(const std::vector<Posting>& postings) {
   uint32_t max_tf = 0, min_dl = UINT32_MAX;

@@ -73,8 +73,4 @@ class PostingCursor {
   Status status_;
 };
 
-void AppendVarint(uint64_t v, std::string* out);
-// Reads a varint at *pos; false when truncated or longer than 10 bytes.
-bool ReadVarint(std::string_view s, size_t* pos, uint64_t* v);
-
 }  // namespace engram::store

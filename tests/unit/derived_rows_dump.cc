@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "store/postings_codec.h"
+#include "store/varint.h"
 
 namespace engram::testing {
 
@@ -52,12 +53,11 @@ std::string_view Blob(sqlite3_stmt* st, int col) {
                       : std::string_view(static_cast<const char*>(b), static_cast<size_t>(sqlite3_column_bytes(st, col)));
 }
 
-// The varint id lists stored with chunks and pages (store/sqlite: EncodeIds).
+// The varint id lists stored with chunks and pages (store::EncodeIds); a
+// damaged one dumps as a marker that differs from every valid list.
 std::vector<int64_t> Ids(std::string_view blob) {
   std::vector<int64_t> out;
-  size_t pos = 0;
-  uint64_t v = 0;
-  while (pos < blob.size() && store::ReadVarint(blob, &pos, &v)) out.push_back(static_cast<int64_t>(v));
+  if (!store::DecodeIds(blob, &out)) return {-1};
   return out;
 }
 

@@ -126,7 +126,11 @@ Result<std::vector<IntegrityProblem>> SqliteEngine::CheckIntegrity() {
     ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT c.id, p.path, c.page_id, c.terms, c.term_length FROM chunks c "
                                         "JOIN pages p ON p.id = c.page_id"));
     while (q->Step()) {
-      std::vector<int64_t> ids = DecodeIds(q->Blob(3));
+      std::vector<int64_t> ids;
+      if (!store::DecodeIds(q->Blob(3), &ids)) {
+        problems.push_back({"the term list of chunk " + std::to_string(q->Int(0)) + " is damaged", q->Text(1)});
+        bad_paths.insert(q->Text(1));
+      }
       chunk_docs[q->Int(0)] = {q->Text(1), q->Int(2), q->Int(4), std::set<int64_t>(ids.begin(), ids.end())};
       chunk_tokens += q->Int(4);
     }
@@ -135,7 +139,11 @@ Result<std::vector<IntegrityProblem>> SqliteEngine::CheckIntegrity() {
   {
     ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id, path, title_terms, title_length FROM pages"));
     while (q->Step()) {
-      std::vector<int64_t> ids = DecodeIds(q->Blob(2));
+      std::vector<int64_t> ids;
+      if (!store::DecodeIds(q->Blob(2), &ids)) {
+        problems.push_back({"the title term list of page " + std::to_string(q->Int(0)) + " is damaged", q->Text(1)});
+        bad_paths.insert(q->Text(1));
+      }
       title_docs[q->Int(0)] = {q->Text(1), q->Int(0), q->Int(3), std::set<int64_t>(ids.begin(), ids.end())};
       title_tokens += q->Int(3);
       if (q->Int(3) > 0) ++titles;

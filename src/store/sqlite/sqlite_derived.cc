@@ -57,7 +57,9 @@ Result<std::map<std::string, DerivedRows>> SqliteEngine::PageDerivedRows(std::st
   };
   auto term_list = [&](std::string_view blob) -> Result<std::string> {
     std::string s;
-    for (int64_t id : DecodeIds(blob)) {
+    std::vector<int64_t> ids;
+    if (!store::DecodeIds(blob, &ids)) return std::string("<damaged term list>");
+    for (int64_t id : ids) {
       ENGRAM_ASSIGN_OR_RETURN(std::string name, term_name(id));
       s += (s.empty() ? "" : " ") + name;
     }
@@ -96,7 +98,9 @@ Result<std::map<std::string, DerivedRows>> SqliteEngine::PageDerivedRows(std::st
     DerivedRows& rows = out[slug];
     rows["page"] = line + "\n";
     page_slug[page_id] = slug;
-    for (int64_t t : DecodeIds(title_blob)) title_terms[t].insert(slug);
+    std::vector<int64_t> title_ids;
+    (void)store::DecodeIds(title_blob, &title_ids);  // damaged: no ids, and the row says so
+    for (int64_t t : title_ids) title_terms[t].insert(slug);
     title_postings[slug];
     chunk_postings[slug];
 
@@ -108,7 +112,9 @@ Result<std::map<std::string, DerivedRows>> SqliteEngine::PageDerivedRows(std::st
     while (cq->Step()) {
       chunk_owner[cq->Int(0)] = {slug, page_id, cq->Int(1)};
       std::string blob(cq->Blob(7));
-      for (int64_t t : DecodeIds(blob)) chunk_terms[t].insert(slug);
+      std::vector<int64_t> ids;
+      (void)store::DecodeIds(blob, &ids);  // damaged: no ids, and the row says so
+      for (int64_t t : ids) chunk_terms[t].insert(slug);
       chunk_rows.emplace_back(cq->Text(1) + "\t" + cq->Text(2) + "\t" + Escaped(cq->Text(3)) + "\t" + cq->Text(4) +
                                   "\t" + cq->Text(5) + "-" + cq->Text(6) + "\t" + cq->Text(8),
                               std::move(blob));

@@ -365,34 +365,11 @@ Result<std::vector<IngestLogEntry>> SqliteEngine::RecentIngestLog(size_t limit) 
   return out;
 }
 
-std::string EncodeIds(const std::vector<int64_t>& ids) {
-  std::string out;
-  for (int64_t id : ids) {
-    auto v = static_cast<uint64_t>(id);
-    while (v >= 0x80) {
-      out.push_back(static_cast<char>((v & 0x7F) | 0x80));
-      v >>= 7;
-    }
-    out.push_back(static_cast<char>(v));
-  }
-  return out;
-}
-
-std::vector<int64_t> DecodeIds(std::string_view blob) {
+Result<std::vector<int64_t>> TermIds(std::string_view blob, std::string_view whose) {
   std::vector<int64_t> ids;
-  uint64_t v = 0;
-  int shift = 0;
-  for (char ch : blob) {
-    auto c = static_cast<unsigned char>(ch);
-    v |= static_cast<uint64_t>(c & 0x7F) << shift;
-    if (c & 0x80) {
-      shift += 7;
-      if (shift > 63) return ids;  // malformed: stop rather than overflow
-    } else {
-      ids.push_back(static_cast<int64_t>(v));
-      v = 0;
-      shift = 0;
-    }
+  if (!store::DecodeIds(blob, &ids)) {
+    return Status::Corruption(std::string("the term list of ").append(whose).append(
+        " is damaged (not a list of varints); `engram check --repair` writes it again"));
   }
   return ids;
 }

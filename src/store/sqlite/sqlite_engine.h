@@ -13,6 +13,7 @@
 #include "engram/engine.h"
 #include "common/flat_string_map.h"
 #include "store/postings_codec.h"
+#include "store/varint.h"
 #include "store/sqlite/db.h"
 
 namespace engram::store::sqlite {
@@ -117,6 +118,9 @@ class SqliteEngine final : public Engine {
   Result<int64_t> TermId(const std::string& term);
   Result<int64_t> LookupTermId(const std::string& term);
   Status PutPageRows(const PageWrite& write, int64_t* page_id);
+  // Every term with a chunk (or title) posting list: the lists to clean when
+  // a doc's own term list is damaged and cannot name them.
+  Result<std::vector<int64_t>> AllTermIds(bool titles);
   Status RemoveDerivedRows(int64_t page_id);
   Status AdjustStats(int64_t chunks, int64_t chunk_tokens, int64_t titles, int64_t title_tokens);
 
@@ -244,9 +248,9 @@ class SqliteEngine final : public Engine {
   PrivateStats private_stats_;
 };
 
-// Varint-encoded list of term ids stored with each chunk (and page title) so
-// that its postings can be found and removed when the chunk goes.
-std::string EncodeIds(const std::vector<int64_t>& ids);
-std::vector<int64_t> DecodeIds(std::string_view blob);
+// The term ids stored with each chunk (and page title), as store::EncodeIds
+// writes them, so that its postings can be found and removed when the chunk
+// goes. Corruption naming `whose` ("chunk 12") when the blob is damaged.
+Result<std::vector<int64_t>> TermIds(std::string_view blob, std::string_view whose);
 
 }  // namespace engram::store::sqlite

@@ -134,7 +134,8 @@ Status SqliteEngine::RefreshPrivateStats() {
     while (q->Step()) {
       ++p.chunks;
       p.chunk_tokens += q->Int(1);
-      for (int64_t t : DecodeIds(q->Blob(0))) ++p.chunk_df[t];
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<int64_t> ids, TermIds(q->Blob(0), "a private chunk"));
+      for (int64_t t : ids) ++p.chunk_df[t];
     }
     ENGRAM_RETURN_IF_ERROR(q->status());
   }
@@ -146,7 +147,8 @@ Status SqliteEngine::RefreshPrivateStats() {
       if (length <= 0) continue;
       ++p.titles;
       p.title_tokens += length;
-      for (int64_t t : DecodeIds(q->Blob(0))) ++p.title_df[t];
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<int64_t> ids, TermIds(q->Blob(0), "a private page's title"));
+      for (int64_t t : ids) ++p.title_df[t];
     }
     ENGRAM_RETURN_IF_ERROR(q->status());
   }

@@ -194,6 +194,14 @@ Status SqliteEngine::AdjustStats(int64_t chunks, int64_t chunk_tokens, int64_t t
   return q->Run();
 }
 
+Result<std::vector<int64_t>> SqliteEngine::AllTermIds(bool titles) {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(titles ? "SELECT term_id FROM title_postings" : "SELECT term_id FROM postings"));
+  std::vector<int64_t> ids;
+  while (q->Step()) ids.push_back(q->Int(0));
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  return ids;
+}
+
 Status SqliteEngine::RemoveDerivedRows(int64_t page_id) {
   int64_t chunks = 0, chunk_tokens = 0, titles = 0, title_tokens = 0;
   {
@@ -201,7 +209,12 @@ Status SqliteEngine::RemoveDerivedRows(int64_t page_id) {
     q->Bind(1, page_id);
     std::vector<std::pair<int64_t, std::vector<int64_t>>> doomed;
     while (q->Step()) {
-      doomed.emplace_back(q->Int(0), DecodeIds(q->Blob(1)));
+      std::vector<int64_t> ids;
+      // A damaged list cannot say which lists hold the chunk: every one is asked.
+      if (!store::DecodeIds(q->Blob(1), &ids)) {
+        ENGRAM_ASSIGN_OR_RETURN(ids, AllTermIds(false));
+      }
+      doomed.emplace_back(q->Int(0), std::move(ids));
       ++chunks;
       chunk_tokens += q->Int(2);
     }
@@ -215,7 +228,9 @@ Status SqliteEngine::RemoveDerivedRows(int64_t page_id) {
     q->Bind(1, page_id);
     std::vector<int64_t> term_ids;
     if (q->Step()) {
-      term_ids = DecodeIds(q->Blob(0));
+      if (!store::DecodeIds(q->Blob(0), &term_ids)) {
+        ENGRAM_ASSIGN_OR_RETURN(term_ids, AllTermIds(true));
+      }
       title_tokens = q->Int(1);
       titles = title_tokens > 0 ? 1 : 0;
     }
@@ -251,7 +266,7 @@ Status SqliteEngine::PutPageRows(const PageWrite& w, int64_t* page_id) {
     ENGRAM_ASSIGN_OR_RETURN(int64_t id, TermId(term));
     title_ids.push_back(id);
   }
-  std::string title_blob = EncodeIds(title_ids);
+  std::string title_blob = store::EncodeIds(title_ids);
 
   std::map<std::string, std::pair<std::string, std::string>> kept_embeddings;  // text hash -> (vector, model)
   ENGRAM_ASSIGN_OR_RETURN(Stmt * find, S("SELECT id, content, content_hash, created_at, updated_at FROM pages "
@@ -331,7 +346,7 @@ Status SqliteEngine::PutPageRows(const PageWrite& w, int64_t* page_id) {
       ids.push_back(tid);
     }
     cins->Bind(1, id).Bind(2, int64_t{c.ordinal}).Bind(3, c.source).Bind(4, c.text).Bind(5, int64_t{c.token_count});
-    cins->Bind(6, int64_t{c.line_start}).Bind(7, int64_t{c.line_end}).BindBlob(8, EncodeIds(ids));
+    cins->Bind(6, int64_t{c.line_start}).Bind(7, int64_t{c.line_end}).BindBlob(8, store::EncodeIds(ids));
     cins->Bind(9, int64_t{c.terms.length});
     ENGRAM_RETURN_IF_ERROR(cins->Run());
     int64_t chunk_id = sqlite3_last_insert_rowid(db_.get());
