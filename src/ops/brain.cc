@@ -463,8 +463,12 @@ std::string PageFileName(std::string_view slug) {
 
 }  // namespace
 
-Result<PutReport> Brain::PutLocked(const OperationContext& ctx, ops::PageWriteLock& held, std::string_view operation,
-                                   std::string_view slug, std::string_view content) {
+namespace {
+
+// Everything about the name and the content that can refuse a put, decided
+// before a byte is written: the page it would be, and its file (*rel).
+Result<PageWrite> PreparePut(Engine& engine, const BrainOptions& options, std::string_view slug,
+                             std::string_view content, std::string* rel) {
   ENGRAM_RETURN_IF_ERROR(text::ValidateSlugInput(slug));
   if (text::IsCanvasPath(slug)) {  // a canvas is JSON, written by Obsidian; put writes Markdown
     std::string why = "'";
@@ -472,14 +476,13 @@ Result<PutReport> Brain::PutLocked(const OperationContext& ctx, ops::PageWriteLo
                             "canvas in Obsidian; engram indexes it from the vault");
     return Status::InvalidArgument(std::move(why));
   }
-  const std::string rel = PageFileName(slug);
-  if (content.size() > options_.import_max_file_bytes) {
+  *rel = PageFileName(slug);
+  if (content.size() > options.import_max_file_bytes) {
     return Status::InvalidArgument("page is " + std::to_string(content.size()) + " bytes, over import.max_file_bytes");
   }
-  // Everything that can refuse the write is decided before a byte is written.
-  const std::string path_slug = text::SlugFromPath(rel);
+  const std::string path_slug = text::SlugFromPath(*rel);
   bool has_word_char = false;  // in the file name: "_" or "--/__" name nothing
-  const std::string_view stem = std::string_view(rel).substr(0, rel.rfind('.'));
+  const std::string_view stem = std::string_view(*rel).substr(0, rel->rfind('.'));
   for (size_t i = stem.rfind('/') == std::string_view::npos ? 0 : stem.rfind('/') + 1; i < stem.size();) {
     if (common::IsWordChar(common::DecodeUtf8(stem, &i))) has_word_char = true;
   }
@@ -487,10 +490,10 @@ Result<PutReport> Brain::PutLocked(const OperationContext& ctx, ops::PageWriteLo
     return Status::InvalidArgument("'" + std::string(slug) + "' has no letter or digit to name a page");
   }
   std::string why;
-  if (!ScopeOf(options_).Contains(rel, &why)) {
-    return Status::InvalidArgument("'" + rel + "' would not be a page (" + why + "); choose another name");
+  if (!ScopeOf(options).Contains(*rel, &why)) {
+    return Status::InvalidArgument("'" + *rel + "' would not be a page (" + why + "); choose another name");
   }
-  ENGRAM_ASSIGN_OR_RETURN(PageWrite write, sync::PreparePage(rel, content, ops::IndexingOf(options_)));
+  ENGRAM_ASSIGN_OR_RETURN(PageWrite write, sync::PreparePage(*rel, content, ops::IndexingOf(options)));
   write.source = kSource;
   if (write.page.slug != path_slug) {
     // The request names the page; a frontmatter `slug:` must not redirect
@@ -498,13 +501,47 @@ Result<PutReport> Brain::PutLocked(const OperationContext& ctx, ops::PageWriteLo
     return Status::InvalidArgument("the content's frontmatter slug '" + write.page.slug + "' differs from '" +
                                    path_slug + "', the page this request names; remove it or put to that name");
   }
-  if (auto hit = sync::FindSensitive(rel, content, SensitiveOf(options_))) {
-    (void)engine_->AppendAudit(kSource, {common::NowIso8601(), rel, hit->rule, hit->line});
+  if (auto hit = sync::FindSensitive(*rel, content, SensitiveOf(options))) {
+    (void)engine.AppendAudit(kSource, {common::NowIso8601(), *rel, hit->rule, hit->line});
     return Status::FailedPrecondition(
         "refused: the page looks sensitive (rule " + hit->rule +
         (hit->line > 0 ? ", line " + std::to_string(hit->line) : std::string()) +
         "); it was not written. See `engram audit`, or allow it in config.toml");
   }
+  return write;
+}
+
+// What a remote caller may not write over: a private page (answered as if
+// absent), a link, a file that is not an indexed page, a name variant.
+Status CheckRemotePut(Engine& engine, common::RootedDir& dir, const std::string& rel, common::RootedDir::Kind kind,
+                      const Result<StoredPage>& existing, const std::string& slug) {
+  if (existing.ok() && existing->is_private) return Status::NotFound("no page '" + slug + "'");
+  ENGRAM_ASSIGN_OR_RETURN(std::optional<SourceFile> owner, engine.FindSourceFile(kSource, rel));
+  if (owner) {
+    auto page = engine.GetPage(kSource, owner->slug);
+    if (page.ok() && page->is_private) return Status::NotFound("no page '" + slug + "'");
+  }
+  if (kind == common::RootedDir::Kind::kLink) {
+    return Status::PermissionDenied("'" + rel + "' is a symbolic link; remote callers cannot write through links");
+  }
+  if (kind != common::RootedDir::Kind::kMissing && !existing.ok()) {
+    return Status::PermissionDenied("'" + rel + "' exists but is not an indexed page (quarantined, skipped or "
+                                    "unreadable); remote callers cannot overwrite it");
+  }
+  ENGRAM_ASSIGN_OR_RETURN(std::string variant, dir.FindNameVariant(rel));
+  if (!variant.empty()) {
+    return Status::AlreadyExists("'" + rel + "' differs only in case or Unicode form from the existing '" + variant +
+                                 "'; use that name");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<PutReport> Brain::PutLocked(const OperationContext& ctx, ops::PageWriteLock& held, std::string_view operation,
+                                   std::string_view slug, std::string_view content) {
+  std::string rel;
+  ENGRAM_ASSIGN_OR_RETURN(PageWrite write, PreparePut(*engine_, options_, slug, content, &rel));
   auto existing = engine_->GetPage(kSource, write.page.slug);
   if (existing.ok() && existing->path != rel) {
     return Status::AlreadyExists("page '" + write.page.slug + "' is the file '" + existing->path +
@@ -512,26 +549,7 @@ Result<PutReport> Brain::PutLocked(const OperationContext& ctx, ops::PageWriteLo
   }
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<common::RootedDir> dir, Files(ctx));
   ENGRAM_ASSIGN_OR_RETURN(common::RootedDir::Kind kind, dir->Stat(rel));
-  if (ctx.remote) {
-    if (existing.ok() && existing->is_private) return Status::NotFound("no page '" + write.page.slug + "'");
-    ENGRAM_ASSIGN_OR_RETURN(std::optional<SourceFile> owner, engine_->FindSourceFile(kSource, rel));
-    if (owner) {
-      auto page = engine_->GetPage(kSource, owner->slug);
-      if (page.ok() && page->is_private) return Status::NotFound("no page '" + write.page.slug + "'");
-    }
-    if (kind == common::RootedDir::Kind::kLink) {
-      return Status::PermissionDenied("'" + rel + "' is a symbolic link; remote callers cannot write through links");
-    }
-    if (kind != common::RootedDir::Kind::kMissing && !existing.ok()) {
-      return Status::PermissionDenied("'" + rel + "' exists but is not an indexed page (quarantined, skipped or "
-                                      "unreadable); remote callers cannot overwrite it");
-    }
-    ENGRAM_ASSIGN_OR_RETURN(std::string variant, dir->FindNameVariant(rel));
-    if (!variant.empty()) {
-      return Status::AlreadyExists("'" + rel + "' differs only in case or Unicode form from the existing '" + variant +
-                                   "'; use that name");
-    }
-  }
+  if (ctx.remote) ENGRAM_RETURN_IF_ERROR(CheckRemotePut(*engine_, *dir, rel, kind, existing, write.page.slug));
   if (held.git) ENGRAM_RETURN_IF_ERROR(held.git->CheckWritable(rel));
   std::optional<std::string> before;
   if (kind == common::RootedDir::Kind::kFile) {
