@@ -337,75 +337,71 @@ std::string PlainTitle(std::string_view md) {
   return std::string(Trim(out));
 }
 
-Result<Page> ParsePage(std::string_view path, std::string_view content, const ParseOptions& options) {
-  if (IsCanvasPath(path)) return ParseCanvasPage(path, content);
-  if (size_t bad = common::FindInvalidUtf8(content); bad != std::string_view::npos) {
-    return Status::InvalidArgument(std::string(path) + ": not valid UTF-8 at byte " + std::to_string(bad));
-  }
-  if (size_t nul = content.find('\0'); nul != std::string_view::npos) {
-    return Status::InvalidArgument(std::string(path) + ": binary content (NUL byte at " +
-                                   std::to_string(nul) + ")");
-  }
-  Page page;
-  page.path = std::string(path);
-  page.frontmatter_json = "{}";
-  std::string_view body = content;
-  if (body.substr(0, 3) == "\xEF\xBB\xBF") body.remove_prefix(3);  // UTF-8 BOM
-  int body_first_line = 1;
+namespace {
 
+// The frontmatter's fields as JSON, from its YAML text; a damaged or hostile
+// frontmatter costs a warning and yields no fields (or those read before it).
+Json ParseFrontmatterYaml(const std::string& raw, std::vector<std::string>* warnings) {
   Json fm = Json::object();
-  std::vector<Line> head = SplitLines(body, 1);
-  if (OpensFrontmatter(body)) {
-    size_t close = 0;
-    for (size_t i = 1; i < head.size(); ++i) {
-      std::string_view t = head[i].text;
-      if (t == "---" || t == "...") {
-        close = i;
-        break;
-      }
+  try {
+    if (raw.size() > kMaxFrontmatterBytes) {
+      throw FrontmatterLimit{std::to_string(raw.size()) + " bytes, over the limit of " +
+                             std::to_string(kMaxFrontmatterBytes)};
     }
-    if (close == 0) {
-      page.warnings.push_back("frontmatter: opening '---' on line 1 is never closed; read as body");
-    } else {
-      size_t fm_begin = static_cast<size_t>(head[1].text.data() - body.data());
-      size_t fm_end = static_cast<size_t>(head[close].text.data() - body.data());
-      page.frontmatter_raw = std::string(body.substr(fm_begin, fm_end - fm_begin));
-      page.has_frontmatter = true;
-      size_t after = fm_end + head[close].text.size();
-      if (after < body.size() && body[after] == '\r') ++after;
-      if (after < body.size() && body[after] == '\n') ++after;
-      body_first_line = head[close].number + 1;
-      body = body.substr(after);
-      try {
-        if (page.frontmatter_raw.size() > kMaxFrontmatterBytes) {
-          throw FrontmatterLimit{std::to_string(page.frontmatter_raw.size()) + " bytes, over the limit of " +
-                                 std::to_string(kMaxFrontmatterBytes)};
-        }
-        if (FlowDepth(page.frontmatter_raw, kMaxFrontmatterDepth) > kMaxFrontmatterDepth) {
-          throw FrontmatterLimit{"nested deeper than " + std::to_string(kMaxFrontmatterDepth) + " levels"};
-        }
-        YAML::Node node = YAML::Load(page.frontmatter_raw);
-        size_t nodes = 0;
-        if (node.IsMap()) {
-          fm = YamlToJson(node, 0, &nodes);
-        } else if (!node.IsNull()) {
-          page.warnings.push_back("frontmatter: expected a mapping of fields, found a " +
-                                  std::string(node.IsSequence() ? "list" : "scalar") + "; fields ignored");
-        }
-      } catch (const YAML::Exception& e) {
-        page.warnings.push_back("frontmatter: invalid YAML at line " + std::to_string(e.mark.line + 2) +
-                                ": " + e.msg + "; page indexed from its body");
-      } catch (const FrontmatterLimit& limit) {
-        fm = Json::object();
-        page.warnings.push_back("frontmatter: " + limit.what + "; fields ignored, page indexed from its body");
-      }
+    if (FlowDepth(raw, kMaxFrontmatterDepth) > kMaxFrontmatterDepth) {
+      throw FrontmatterLimit{"nested deeper than " + std::to_string(kMaxFrontmatterDepth) + " levels"};
+    }
+    YAML::Node node = YAML::Load(raw);
+    size_t nodes = 0;
+    if (node.IsMap()) {
+      fm = YamlToJson(node, 0, &nodes);
+    } else if (!node.IsNull()) {
+      warnings->push_back("frontmatter: expected a mapping of fields, found a " +
+                          std::string(node.IsSequence() ? "list" : "scalar") + "; fields ignored");
+    }
+  } catch (const YAML::Exception& e) {
+    warnings->push_back("frontmatter: invalid YAML at line " + std::to_string(e.mark.line + 2) + ": " + e.msg +
+                        "; page indexed from its body");
+  } catch (const FrontmatterLimit& limit) {
+    fm = Json::object();
+    warnings->push_back("frontmatter: " + limit.what + "; fields ignored, page indexed from its body");
+  }
+  return fm;
+}
+
+// Takes the frontmatter off the front of *body (BOM already removed): sets
+// page->frontmatter_raw and has_frontmatter, moves *body past the closing
+// fence and *body_first_line to the body's first line, and returns the fields.
+Json ReadFrontmatter(std::string_view* body, int* body_first_line, Page* page) {
+  if (!OpensFrontmatter(*body)) return Json::object();
+  std::vector<Line> head = SplitLines(*body, 1);
+  size_t close = 0;
+  for (size_t i = 1; i < head.size(); ++i) {
+    std::string_view t = head[i].text;
+    if (t == "---" || t == "...") {
+      close = i;
+      break;
     }
   }
-  // yaml-cpp may decode escapes into bytes that are not UTF-8: never let them throw.
-  page.frontmatter_json = fm.dump(-1, ' ', false, Json::error_handler_t::replace);
+  if (close == 0) {
+    page->warnings.push_back("frontmatter: opening '---' on line 1 is never closed; read as body");
+    return Json::object();
+  }
+  size_t fm_begin = static_cast<size_t>(head[1].text.data() - body->data());
+  size_t fm_end = static_cast<size_t>(head[close].text.data() - body->data());
+  page->frontmatter_raw = std::string(body->substr(fm_begin, fm_end - fm_begin));
+  page->has_frontmatter = true;
+  size_t after = fm_end + head[close].text.size();
+  if (after < body->size() && (*body)[after] == '\r') ++after;
+  if (after < body->size() && (*body)[after] == '\n') ++after;
+  *body_first_line = head[close].number + 1;
+  *body = body->substr(after);
+  return ParseFrontmatterYaml(page->frontmatter_raw, &page->warnings);
+}
 
-  // Body: split compiled truth / timeline at the first separator outside code.
-  std::vector<Line> lines = SplitLines(body, body_first_line);
+// Splits the body into compiled truth and timeline at the first separator
+// outside code; returns the separator's index in lines (lines.size() without one).
+size_t SplitBody(const std::vector<Line>& lines, int body_first_line, Page* page) {
   size_t sep = lines.size();
   bool in_code = false;
   for (size_t i = 0; i < lines.size(); ++i) {
@@ -415,28 +411,27 @@ Result<Page> ParsePage(std::string_view path, std::string_view content, const Pa
       break;
     }
   }
-  page.compiled_truth = JoinTrimmed(lines, 0, sep, &page.compiled_truth_line);
-  if (page.compiled_truth_line == 0) page.compiled_truth_line = body_first_line;
+  page->compiled_truth = JoinTrimmed(lines, 0, sep, &page->compiled_truth_line);
+  if (page->compiled_truth_line == 0) page->compiled_truth_line = body_first_line;
   if (sep < lines.size()) {
-    page.timeline_separator = std::string(Trim(lines[sep].text));
-    page.timeline_separator_line = lines[sep].number;
-    page.timeline = JoinTrimmed(lines, sep + 1, lines.size(), &page.timeline_line);
+    page->timeline_separator = std::string(Trim(lines[sep].text));
+    page->timeline_separator_line = lines[sep].number;
+    page->timeline = JoinTrimmed(lines, sep + 1, lines.size(), &page->timeline_line);
   }
+  return sep;
+}
 
-  // Slug, title, type.
-  std::string fm_slug = fm.contains("slug") && fm["slug"].is_string() ? fm["slug"].get<std::string>() : "";
-  page.slug = fm_slug.empty() ? SlugFromPath(path) : SlugFromPath(fm_slug);
-  if (page.slug.empty()) page.slug = SlugFromPath(path);
+// The file name without folders and without ".md", trimmed.
+std::string FileNameOf(std::string_view path) {
+  std::string_view name = path;
+  if (size_t slash = name.rfind('/'); slash != std::string_view::npos) name = name.substr(slash + 1);
+  if (name.size() > 3 && common::AsciiLower(name.substr(name.size() - 3)) == ".md") name.remove_suffix(3);
+  return std::string(Trim(name));
+}
 
-  std::string file_name;
-  {
-    std::string_view name = path;
-    if (size_t slash = name.rfind('/'); slash != std::string_view::npos) name = name.substr(slash + 1);
-    if (name.size() > 3 && common::AsciiLower(name.substr(name.size() - 3)) == ".md") name.remove_suffix(3);
-    file_name = std::string(Trim(name));
-  }
-  std::string heading;
-  in_code = false;
+// The plain text of the first "# " heading outside code, or "".
+std::string FirstHeading(const std::vector<Line>& lines) {
+  bool in_code = false;
   for (const Line& l : lines) {
     if (IsFence(l.text)) in_code = !in_code;
     if (!in_code && l.text.size() > 2 && l.text[0] == '#' && (l.text[1] == ' ' || l.text[1] == '\t')) {
@@ -446,45 +441,60 @@ Result<Page> ParsePage(std::string_view path, std::string_view content, const Pa
       if (hashes != std::string_view::npos && hashes + 1 < h.size() && (h[hashes] == ' ' || h[hashes] == '\t')) {
         h = Trim(h.substr(0, hashes));
       }
-      heading = PlainTitle(h);
-      break;
+      return PlainTitle(h);
     }
   }
-  if (fm.contains("title") && fm["title"].is_string()) page.title = PlainTitle(fm["title"].get<std::string>());
-  if (page.title.empty() && options.title == TitleSource::kHeading) page.title = heading;
-  if (page.title.empty()) page.title = file_name;
+  return "";
+}
+
+// Slug, title, type and aliases, from the frontmatter, the path and the body.
+void ReadNames(std::string_view path, const Json& fm, const std::vector<Line>& lines, const ParseOptions& options,
+               Page* page) {
+  std::string fm_slug = fm.contains("slug") && fm["slug"].is_string() ? fm["slug"].get<std::string>() : "";
+  page->slug = fm_slug.empty() ? SlugFromPath(path) : SlugFromPath(fm_slug);
+  if (page->slug.empty()) page->slug = SlugFromPath(path);
+
+  const std::string file_name = FileNameOf(path);
+  const std::string heading = FirstHeading(lines);
+  if (fm.contains("title") && fm["title"].is_string()) page->title = PlainTitle(fm["title"].get<std::string>());
+  if (page->title.empty() && options.title == TitleSource::kHeading) page->title = heading;
+  if (page->title.empty()) page->title = file_name;
   if (fm.contains("type") && fm["type"].is_string() && !Trim(fm["type"].get<std::string>()).empty()) {
-    page.type = common::AsciiLower(Trim(fm["type"].get<std::string>()));
+    page->type = common::AsciiLower(Trim(fm["type"].get<std::string>()));
   } else {
-    page.type = TypeFromSlug(page.slug);
-    if (page.type.empty()) page.type = "note";
+    page->type = TypeFromSlug(page->slug);
+    if (page->type.empty()) page->type = "note";
   }
-  if (fm.contains("aliases")) page.aliases = StringList(fm["aliases"], false);
+  if (fm.contains("aliases")) page->aliases = StringList(fm["aliases"], false);
   if (fm.contains("alias")) {
-    for (auto& a : StringList(fm["alias"], false)) page.aliases.push_back(std::move(a));
+    for (auto& a : StringList(fm["alias"], false)) page->aliases.push_back(std::move(a));
   }
   // The file name and the first heading are names of the page too.
   for (const std::string* name : {&file_name, &heading}) {
-    if (!name->empty() && *name != page.title &&
-        std::find(page.aliases.begin(), page.aliases.end(), *name) == page.aliases.end()) {
-      page.aliases.push_back(*name);
+    if (!name->empty() && *name != page->title &&
+        std::find(page->aliases.begin(), page->aliases.end(), *name) == page->aliases.end()) {
+      page->aliases.push_back(*name);
     }
   }
+}
+
+void ReadVisibility(const Json& fm, Page* page) {
   if (fm.contains("visibility") && fm["visibility"].is_string()) {
-    page.is_private = common::AsciiLower(Trim(fm["visibility"].get<std::string>())) == "private";
+    page->is_private = common::AsciiLower(Trim(fm["visibility"].get<std::string>())) == "private";
   }
   if (fm.contains("private") && fm["private"].is_boolean() && fm["private"].get<bool>()) {
-    page.is_private = true;
+    page->is_private = true;
   }
-  ReadNoteDates(fm, &page);
+}
 
-  // Links and tags: frontmatter tags, body lines outside code, then
-  // frontmatter fields whose values are links.
+// Links and tags: frontmatter tags, body lines outside code, then
+// frontmatter fields whose values are links.
+void ReadLinksAndTags(std::string_view path, const Json& fm, const std::vector<Line>& lines, Page* page) {
   PageRefCollector refs(path);
   if (fm.contains("tags")) {
     for (const std::string& tag : StringList(fm["tags"], true)) refs.AddFrontmatterTag(tag);
   }
-  in_code = false;
+  bool in_code = false;
   for (const Line& l : lines) {
     if (IsFence(l.text)) {
       in_code = !in_code;
@@ -505,23 +515,53 @@ Result<Page> ParsePage(std::string_view path, std::string_view content, const Pa
       }
     }
   }
-  page.links = refs.TakeLinks();
-  page.tags = refs.TakeTags();
+  page->links = refs.TakeLinks();
+  page->tags = refs.TakeTags();
+}
 
-  // Timeline entries.
-  if (sep < lines.size()) {
-    in_code = false;
-    for (size_t i = sep + 1; i < lines.size(); ++i) {
-      if (IsFence(lines[i].text)) {
-        in_code = !in_code;
-        continue;
-      }
-      TimelineEntry entry;
-      if (!in_code && ParseTimelineLine(lines[i].text, lines[i].number, &entry)) {
-        page.timeline_entries.push_back(std::move(entry));
-      }
+// The dated entries of the timeline: lines after the separator, outside code.
+void ReadTimelineEntries(const std::vector<Line>& lines, size_t sep, Page* page) {
+  if (sep >= lines.size()) return;
+  bool in_code = false;
+  for (size_t i = sep + 1; i < lines.size(); ++i) {
+    if (IsFence(lines[i].text)) {
+      in_code = !in_code;
+      continue;
+    }
+    TimelineEntry entry;
+    if (!in_code && ParseTimelineLine(lines[i].text, lines[i].number, &entry)) {
+      page->timeline_entries.push_back(std::move(entry));
     }
   }
+}
+
+}  // namespace
+
+Result<Page> ParsePage(std::string_view path, std::string_view content, const ParseOptions& options) {
+  if (IsCanvasPath(path)) return ParseCanvasPage(path, content);
+  if (size_t bad = common::FindInvalidUtf8(content); bad != std::string_view::npos) {
+    return Status::InvalidArgument(std::string(path) + ": not valid UTF-8 at byte " + std::to_string(bad));
+  }
+  if (size_t nul = content.find('\0'); nul != std::string_view::npos) {
+    return Status::InvalidArgument(std::string(path) + ": binary content (NUL byte at " +
+                                   std::to_string(nul) + ")");
+  }
+  Page page;
+  page.path = std::string(path);
+  std::string_view body = content;
+  if (body.substr(0, 3) == "\xEF\xBB\xBF") body.remove_prefix(3);  // UTF-8 BOM
+  int body_first_line = 1;
+  const Json fm = ReadFrontmatter(&body, &body_first_line, &page);
+  // yaml-cpp may decode escapes into bytes that are not UTF-8: never let them throw.
+  page.frontmatter_json = fm.dump(-1, ' ', false, Json::error_handler_t::replace);
+
+  std::vector<Line> lines = SplitLines(body, body_first_line);
+  const size_t sep = SplitBody(lines, body_first_line, &page);
+  ReadNames(path, fm, lines, options, &page);
+  ReadVisibility(fm, &page);
+  ReadNoteDates(fm, &page);
+  ReadLinksAndTags(path, fm, lines, &page);
+  ReadTimelineEntries(lines, sep, &page);
   return page;
 }
 
