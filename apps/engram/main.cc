@@ -27,6 +27,7 @@
 #include "common/files.h"
 #include "common/utf8.h"
 #include "call_command.h"
+#include "config_command.h"
 #include "server_commands.h"
 #include "embed_commands.h"
 #include "vector_commands.h"
@@ -293,6 +294,7 @@ int main(int argc, char** argv) {
   engram::cli::AddVectorBenchCommand(app, &g.json, &command_exit);
   engram::cli::AddModelCommands(app, &g.json, &g.brain_dir, &command_exit);
   engram::cli::AddCallCommand(app, &g.brain_dir, &command_exit);
+  engram::cli::AddConfigCommand(app, &g.json, &g.brain_dir, &command_exit);
   engram::cli::AddServerCommands(app, &g.json, &g.brain_dir, &command_exit);
   // bench search runs on the brain (below), so it has no callback of its own.
   std::string bench_queries, bench_mode;

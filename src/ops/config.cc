@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
+#include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "common/files.h"
@@ -15,7 +17,8 @@ namespace engram::ops {
 
 namespace {
 
-// One row per setting: where it lives, its bounds, and how to store it.
+// One row per number setting: where it lives, its bounds, and how to store
+// and read it (whole numbers for integer fields).
 struct Setting {
   const char* section;
   const char* key;
@@ -23,90 +26,121 @@ struct Setting {
   double max;
   bool integer;
   std::function<void(BrainOptions*, double)> set;
+  std::function<double(const BrainOptions&)> get;
 };
+
+template <typename T>
+Setting Number(const char* section, const char* key, double min, double max, T BrainOptions::*field) {
+  return {section, key, min, max, std::is_integral_v<T>,
+          [field](BrainOptions* o, double v) { o->*field = static_cast<T>(v); },
+          [field](const BrainOptions& o) { return static_cast<double>(o.*field); }};
+}
 
 const std::vector<Setting>& Settings() {
   static const std::vector<Setting> kSettings = {
-      {"import", "max_file_bytes", 1, 1e12, true,
-       [](BrainOptions* o, double v) { o->import_max_file_bytes = static_cast<uint64_t>(v); }},
-      {"chunker", "target_words", 20, 10000, true,
-       [](BrainOptions* o, double v) { o->chunk_target_words = static_cast<int>(v); }},
-      {"chunker", "overlap_words", 0, 5000, true,
-       [](BrainOptions* o, double v) { o->chunk_overlap_words = static_cast<int>(v); }},
-      {"search", "limit", 1, 1000, true, [](BrainOptions* o, double v) { o->search_limit = static_cast<int>(v); }},
-      {"search", "bm25_k1", 0, 10, false, [](BrainOptions* o, double v) { o->bm25_k1 = v; }},
-      {"search", "bm25_b", 0, 1, false, [](BrainOptions* o, double v) { o->bm25_b = v; }},
-      {"search", "title_weight", 0, 100, false, [](BrainOptions* o, double v) { o->title_weight = v; }},
-      {"search", "expansion", 0, 2, true, [](BrainOptions* o, double v) { o->search_expansion = static_cast<int>(v); }},
-      {"llm", "timeout_ms", 1, 600000, true, [](BrainOptions* o, double v) { o->llm_timeout_ms = static_cast<int>(v); }},
-      {"vector", "exact_below", 0, 1e9, true,
-       [](BrainOptions* o, double v) { o->vector_exact_below = static_cast<int>(v); }},
-      {"vector", "exact_filter_max", 0, 1e9, true,
-       [](BrainOptions* o, double v) { o->vector_exact_filter_max = static_cast<int>(v); }},
-      {"vector", "m", 2, 256, true, [](BrainOptions* o, double v) { o->vector_m = static_cast<int>(v); }},
-      {"vector", "ef_construction", 1, 100000, true,
-       [](BrainOptions* o, double v) { o->vector_ef_construction = static_cast<int>(v); }},
-      {"vector", "ef_search", 1, 100000, true,
-       [](BrainOptions* o, double v) { o->vector_ef_search = static_cast<int>(v); }},
-      {"embedding", "dimensions", 0, 65536, true,
-       [](BrainOptions* o, double v) { o->embedding_dimensions = static_cast<int>(v); }},
-      {"embedding", "threads", 0, 256, true, [](BrainOptions* o, double v) { o->embedding_threads = static_cast<int>(v); }},
-      {"embedding", "max_batch", 1, 4096, true,
-       [](BrainOptions* o, double v) { o->embedding_max_batch = static_cast<int>(v); }},
-      {"embedding", "max_batch_tokens", 1, 1000000, true,
-       [](BrainOptions* o, double v) { o->embedding_max_batch_tokens = static_cast<int>(v); }},
-      {"embedding", "timeout_ms", 1, 3600000, true,
-       [](BrainOptions* o, double v) { o->embedding_timeout_ms = static_cast<int>(v); }},
-      {"embedding", "max_retries", 0, 100, true,
-       [](BrainOptions* o, double v) { o->embedding_max_retries = static_cast<int>(v); }},
-      {"embedding", "requests_per_minute", 0, 1e6, false,
-       [](BrainOptions* o, double v) { o->embedding_requests_per_minute = v; }},
-      {"embedding", "inline_limit", 0, 1e7, true,
-       [](BrainOptions* o, double v) { o->embedding_inline_limit = static_cast<int>(v); }},
-      {"server", "port", 0, 65535, true, [](BrainOptions* o, double v) { o->server_port = static_cast<int>(v); }},
-      {"server", "threads", 1, 1024, true, [](BrainOptions* o, double v) { o->server_threads = static_cast<int>(v); }},
-      {"server", "max_body_bytes", 1024, 1e10, true,
-       [](BrainOptions* o, double v) { o->server_max_body_bytes = static_cast<uint64_t>(v); }},
-      {"server", "rate_limit", 0, 1e9, false, [](BrainOptions* o, double v) { o->server_rate_limit = v; }},
-      {"server", "timeout_ms", 100, 3600000, true,
-       [](BrainOptions* o, double v) { o->server_timeout_ms = static_cast<int>(v); }},
-      {"server", "header_timeout_ms", 100, 600000, true,
-       [](BrainOptions* o, double v) { o->server_header_timeout_ms = static_cast<int>(v); }},
-      {"server", "max_connections_per_peer", 1, 100000, true,
-       [](BrainOptions* o, double v) { o->server_max_connections_per_peer = static_cast<int>(v); }},
-      {"store", "busy_timeout_ms", 0, 600000, true,
-       [](BrainOptions* o, double v) { o->busy_timeout_ms = static_cast<int>(v); }},
-      {"store", "lock_timeout_ms", 0, 3600000, true,
-       [](BrainOptions* o, double v) { o->lock_timeout_ms = static_cast<int>(v); }},
+      Number("import", "max_file_bytes", 1, 1e12, &BrainOptions::import_max_file_bytes),
+      Number("chunker", "target_words", 20, 10000, &BrainOptions::chunk_target_words),
+      Number("chunker", "overlap_words", 0, 5000, &BrainOptions::chunk_overlap_words),
+      Number("search", "limit", 1, 1000, &BrainOptions::search_limit),
+      Number("search", "bm25_k1", 0, 10, &BrainOptions::bm25_k1),
+      Number("search", "bm25_b", 0, 1, &BrainOptions::bm25_b),
+      Number("search", "title_weight", 0, 100, &BrainOptions::title_weight),
+      Number("search", "expansion", 0, 2, &BrainOptions::search_expansion),
+      Number("llm", "timeout_ms", 1, 600000, &BrainOptions::llm_timeout_ms),
+      Number("vector", "exact_below", 0, 1e9, &BrainOptions::vector_exact_below),
+      Number("vector", "exact_filter_max", 0, 1e9, &BrainOptions::vector_exact_filter_max),
+      Number("vector", "m", 2, 256, &BrainOptions::vector_m),
+      Number("vector", "ef_construction", 1, 100000, &BrainOptions::vector_ef_construction),
+      Number("vector", "ef_search", 1, 100000, &BrainOptions::vector_ef_search),
+      Number("embedding", "dimensions", 0, 65536, &BrainOptions::embedding_dimensions),
+      Number("embedding", "threads", 0, 256, &BrainOptions::embedding_threads),
+      Number("embedding", "max_batch", 1, 4096, &BrainOptions::embedding_max_batch),
+      Number("embedding", "max_batch_tokens", 1, 1000000, &BrainOptions::embedding_max_batch_tokens),
+      Number("embedding", "timeout_ms", 1, 3600000, &BrainOptions::embedding_timeout_ms),
+      Number("embedding", "max_retries", 0, 100, &BrainOptions::embedding_max_retries),
+      Number("embedding", "requests_per_minute", 0, 1e6, &BrainOptions::embedding_requests_per_minute),
+      Number("embedding", "inline_limit", 0, 1e7, &BrainOptions::embedding_inline_limit),
+      Number("server", "port", 0, 65535, &BrainOptions::server_port),
+      Number("server", "threads", 1, 1024, &BrainOptions::server_threads),
+      Number("server", "max_body_bytes", 1024, 1e10, &BrainOptions::server_max_body_bytes),
+      Number("server", "rate_limit", 0, 1e9, &BrainOptions::server_rate_limit),
+      Number("server", "timeout_ms", 100, 3600000, &BrainOptions::server_timeout_ms),
+      Number("server", "header_timeout_ms", 100, 600000, &BrainOptions::server_header_timeout_ms),
+      Number("server", "max_connections_per_peer", 1, 100000, &BrainOptions::server_max_connections_per_peer),
+      Number("store", "busy_timeout_ms", 0, 600000, &BrainOptions::busy_timeout_ms),
+      Number("store", "lock_timeout_ms", 0, 3600000, &BrainOptions::lock_timeout_ms),
   };
   return kSettings;
 }
 
-// String settings: section, key, field.
+// String settings: section, key, field, and the values allowed when they
+// form a fixed set (Validate checks them, with its own messages).
 struct TextSetting {
   const char* section;
   const char* key;
   std::string BrainOptions::*field;
+  std::vector<std::string> allowed;
 };
 
 const std::vector<TextSetting>& TextSettings() {
   static const std::vector<TextSetting> kText = {
-      {"pages", "title", &BrainOptions::page_title},
-      {"search", "mode", &BrainOptions::search_mode},
-      {"llm", "base_url", &BrainOptions::llm_base_url},
-      {"llm", "model", &BrainOptions::llm_model},
-      {"llm", "api_key_env", &BrainOptions::llm_api_key_env},
-      {"embedding", "provider", &BrainOptions::embedding_provider},
-      {"embedding", "model", &BrainOptions::embedding_model},
-      {"embedding", "base_url", &BrainOptions::embedding_base_url},
-      {"embedding", "api_key_env", &BrainOptions::embedding_api_key_env},
-      {"embedding", "precision", &BrainOptions::embedding_precision},
-      {"server", "host", &BrainOptions::server_host},
-      {"git", "author_name", &BrainOptions::git_author_name},
-      {"git", "author_email", &BrainOptions::git_author_email},
-      {"git", "message", &BrainOptions::git_message},
+      {"pages", "title", &BrainOptions::page_title, {"file_name", "heading"}},
+      {"search", "mode", &BrainOptions::search_mode, {"", "keyword", "vector", "hybrid"}},
+      {"llm", "base_url", &BrainOptions::llm_base_url, {}},
+      {"llm", "model", &BrainOptions::llm_model, {}},
+      {"llm", "api_key_env", &BrainOptions::llm_api_key_env, {}},
+      {"embedding", "provider", &BrainOptions::embedding_provider, {"none", "bert", "openai", "hash"}},
+      {"embedding", "model", &BrainOptions::embedding_model, {}},
+      {"embedding", "base_url", &BrainOptions::embedding_base_url, {}},
+      {"embedding", "api_key_env", &BrainOptions::embedding_api_key_env, {}},
+      {"embedding", "precision", &BrainOptions::embedding_precision, {"fp32", "bf16"}},
+      {"server", "host", &BrainOptions::server_host, {}},
+      {"git", "author_name", &BrainOptions::git_author_name, {}},
+      {"git", "author_email", &BrainOptions::git_author_email, {}},
+      {"git", "message", &BrainOptions::git_message, {}},
   };
   return kText;
+}
+
+// List settings: section, key, field, and whether an environment variable
+// (comma-separated) overrides it.
+struct ListSetting {
+  const char* section;
+  const char* key;
+  std::vector<std::string> BrainOptions::*field;
+  bool from_environment;
+};
+
+const std::vector<ListSetting>& ListSettings() {
+  static const std::vector<ListSetting> kLists = {
+      {"scope", "include", &BrainOptions::scope_include, true},
+      {"scope", "exclude", &BrainOptions::scope_exclude, true},
+      {"scope", "skip_files", &BrainOptions::scope_skip_files, true},
+      {"quarantine", "path_components", &BrainOptions::quarantine_path_components, false},
+      {"quarantine", "name_keywords", &BrainOptions::quarantine_name_keywords, false},
+      {"quarantine", "allow", &BrainOptions::quarantine_allow, false},
+      {"quarantine", "disable", &BrainOptions::quarantine_disable, false},
+      {"server", "allowed_hosts", &BrainOptions::server_allowed_hosts, true},
+      {"server", "allowed_origins", &BrainOptions::server_allowed_origins, true},
+  };
+  return kLists;
+}
+
+template <typename Row>
+const Row* FindRow(const std::vector<Row>& rows, std::string_view section, std::string_view key) {
+  for (const Row& r : rows) {
+    if (section == r.section && key == r.key) return &r;
+  }
+  return nullptr;
+}
+
+std::string EnvName(std::string_view section, std::string_view key) {
+  std::string name = "ENGRAM_";
+  name.append(section);
+  name.push_back('_');
+  name.append(key);
+  for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return name;
 }
 
 Status Validate(const BrainOptions& o) {
@@ -171,11 +205,11 @@ Status Validate(const BrainOptions& o) {
 Status SetValue(BrainOptions* o, const Setting& s, double v, const std::string& where) {
   std::string name = std::string(s.section) + "." + s.key;
   if (s.integer && v != static_cast<double>(static_cast<int64_t>(v))) {
-    return Status::InvalidArgument(where + ": " + name + " must be a whole number");
+    return Status::InvalidArgument(where + ": " + name + " must be a whole number, not " + FormatTomlNumber(v));
   }
   if (v < s.min || v > s.max) {
-    return Status::InvalidArgument(where + ": " + name + " = " + std::to_string(v) + " is out of range [" +
-                                   std::to_string(s.min) + ", " + std::to_string(s.max) + "]");
+    return Status::InvalidArgument(where + ": " + name + " = " + FormatTomlNumber(v) + " is out of range [" +
+                                   FormatTomlNumber(s.min) + ", " + FormatTomlNumber(s.max) + "]");
   }
   s.set(o, v);
   return Status::Ok();
@@ -354,41 +388,21 @@ Result<BrainOptions> ParseConfig(const std::string& text, const std::string& fil
   for (const TomlEntry& e : entries) {
     std::string where = file_name + ":" + std::to_string(e.line);
     if (e.table.empty()) return Status::InvalidArgument(where + ": " + e.key + " must be inside a [section]");
-    const Setting* setting = nullptr;
-    for (const Setting& s : Settings()) {
-      if (e.table == s.section && e.key == s.key) setting = &s;
-    }
-    const bool server_list = e.table == "server" && (e.key == "allowed_hosts" || e.key == "allowed_origins");
-    if (e.table == "scope" || e.table == "quarantine" || server_list) {
-      std::vector<std::string>* list =
-          server_list ? (e.key == "allowed_hosts" ? &options.server_allowed_hosts : &options.server_allowed_origins)
-          : e.table == "scope" ? (e.key == "include"      ? &options.scope_include
-                                : e.key == "exclude"    ? &options.scope_exclude
-                                : e.key == "skip_files" ? &options.scope_skip_files
-                                                        : nullptr)
-                             : (e.key == "path_components" ? &options.quarantine_path_components
-                                : e.key == "name_keywords" ? &options.quarantine_name_keywords
-                                : e.key == "allow"         ? &options.quarantine_allow
-                                : e.key == "disable"       ? &options.quarantine_disable
-                                                           : nullptr);
-      if (list == nullptr) return Status::InvalidArgument(where + ": unknown setting " + e.table + "." + e.key);
+    if (const ListSetting* list = FindRow(ListSettings(), e.table, e.key)) {
       const auto* items = std::get_if<std::vector<std::string>>(&e.value.value);
       if (items == nullptr) {
         return Status::InvalidArgument(where + ": " + e.table + "." + e.key + " must be a list of \"strings\"");
       }
-      *list = *items;
+      options.*(list->field) = *items;
       continue;
     }
-    const TextSetting* text_setting = nullptr;
-    for (const TextSetting& t : TextSettings()) {
-      if (e.table == t.section && e.key == t.key) text_setting = &t;
-    }
-    if (text_setting != nullptr) {
+    if (const TextSetting* text_setting = FindRow(TextSettings(), e.table, e.key)) {
       const auto* text = std::get_if<std::string>(&e.value.value);
       if (text == nullptr) return Status::InvalidArgument(where + ": " + e.table + "." + e.key + " must be a \"string\"");
       options.*(text_setting->field) = *text;
       continue;
     }
+    const Setting* setting = FindRow(Settings(), e.table, e.key);
     if (setting == nullptr) return Status::InvalidArgument(where + ": unknown setting " + e.table + "." + e.key);
     const double* number = std::get_if<double>(&e.value.value);
     if (number == nullptr) return Status::InvalidArgument(where + ": " + e.table + "." + e.key + " must be a number");
@@ -400,16 +414,11 @@ Result<BrainOptions> ParseConfig(const std::string& text, const std::string& fil
 
 Status ApplyEnvironment(BrainOptions* options) {
   // Lists: comma-separated, e.g. ENGRAM_SCOPE_EXCLUDE=04_Archive,00_Inbox
-  const std::pair<const char*, std::vector<std::string>*> lists[] = {
-      {"ENGRAM_SCOPE_INCLUDE", &options->scope_include},
-      {"ENGRAM_SCOPE_EXCLUDE", &options->scope_exclude},
-      {"ENGRAM_SCOPE_SKIP_FILES", &options->scope_skip_files},
-      {"ENGRAM_SERVER_ALLOWED_HOSTS", &options->server_allowed_hosts},
-      {"ENGRAM_SERVER_ALLOWED_ORIGINS", &options->server_allowed_origins},
-  };
-  for (const auto& [name, list] : lists) {
-    const char* raw = std::getenv(name);
+  for (const ListSetting& l : ListSettings()) {
+    if (!l.from_environment) continue;
+    const char* raw = std::getenv(EnvName(l.section, l.key).c_str());
     if (raw == nullptr) continue;
+    std::vector<std::string>* list = &(options->*(l.field));
     list->clear();
     std::string all(raw);
     size_t start = 0;
@@ -421,13 +430,11 @@ Status ApplyEnvironment(BrainOptions* options) {
     }
   }
   for (const TextSetting& t : TextSettings()) {
-    std::string name = std::string("ENGRAM_") + t.section + "_" + t.key;
-    for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const std::string name = EnvName(t.section, t.key);
     if (const char* raw = std::getenv(name.c_str())) options->*(t.field) = raw;
   }
   for (const Setting& s : Settings()) {
-    std::string name = std::string("ENGRAM_") + s.section + "_" + s.key;
-    for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const std::string name = EnvName(s.section, s.key);
     const char* raw = std::getenv(name.c_str());
     if (raw == nullptr) continue;
     char* end = nullptr;
@@ -448,6 +455,83 @@ Result<BrainOptions> LoadConfig(const std::filesystem::path& config_file) {
   }
   ENGRAM_RETURN_IF_ERROR(ApplyEnvironment(&options));
   return options;
+}
+
+namespace {
+
+// The catalogue row of one table row; nullopt when no table has the key.
+std::optional<SettingInfo> Describe(const std::string& section, const std::string& key) {
+  SettingInfo info;
+  info.section = section;
+  info.key = key;
+  info.name = section + "." + key;
+  info.env = EnvName(section, key);
+  // What IndexFingerprint and the scope fingerprint of sync cover.
+  info.reindexes = section == "chunker" || section == "scope" || info.name == "pages.title";
+  if (const Setting* s = FindRow(Settings(), section, key)) {
+    info.type = s->integer ? SettingType::kInteger : SettingType::kNumber;
+    info.min = s->min;
+    info.max = s->max;
+  } else if (const TextSetting* t = FindRow(TextSettings(), section, key)) {
+    info.type = SettingType::kString;
+    info.allowed = t->allowed;
+  } else if (const ListSetting* l = FindRow(ListSettings(), section, key)) {
+    info.type = SettingType::kList;
+    if (!l->from_environment) info.env.clear();
+  } else {
+    return std::nullopt;
+  }
+  return info;
+}
+
+std::vector<SettingInfo> BuildCatalogue() {
+  std::vector<SettingInfo> out;
+  auto add = [&out](const std::string& section, const std::string& key) {
+    for (const SettingInfo& known : out) {
+      if (known.section == section && known.key == key) return;
+    }
+    if (auto info = Describe(section, key)) out.push_back(std::move(*info));
+  };
+  // The documented order first, then (defensively) any row the default file
+  // does not list — a unit test keeps that second part empty.
+  auto documented = ParseTomlSubset(DefaultConfigToml(), "default config");
+  if (documented.ok()) {
+    for (const TomlEntry& e : *documented) add(e.table, e.key);
+  }
+  for (const Setting& s : Settings()) add(s.section, s.key);
+  for (const TextSetting& t : TextSettings()) add(t.section, t.key);
+  for (const ListSetting& l : ListSettings()) add(l.section, l.key);
+  return out;
+}
+
+}  // namespace
+
+const std::vector<SettingInfo>& SettingCatalogue() {
+  static const std::vector<SettingInfo> kCatalogue = BuildCatalogue();
+  return kCatalogue;
+}
+
+TomlValue SettingValue(const BrainOptions& options, const SettingInfo& setting) {
+  TomlValue v;
+  if (const Setting* s = FindRow(Settings(), setting.section, setting.key)) {
+    v.value = s->get(options);
+    v.is_integer = s->integer;
+  } else if (const TextSetting* t = FindRow(TextSettings(), setting.section, setting.key)) {
+    v.value = options.*(t->field);
+  } else if (const ListSetting* l = FindRow(ListSettings(), setting.section, setting.key)) {
+    v.value = options.*(l->field);
+  }
+  return v;
+}
+
+const char* SettingTypeName(SettingType type) {
+  switch (type) {
+    case SettingType::kInteger: return "integer";
+    case SettingType::kNumber: return "number";
+    case SettingType::kString: return "string";
+    case SettingType::kList: return "list";
+  }
+  return "string";
 }
 
 }  // namespace engram::ops

@@ -3,9 +3,11 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "engram/options.h"
 #include "engram/status.h"
+#include "ops/toml_subset.h"
 
 namespace engram::ops {
 
@@ -23,5 +25,29 @@ Result<BrainOptions> ParseConfig(const std::string& toml_text, const std::string
 Status ApplyEnvironment(BrainOptions* options);
 
 Result<BrainOptions> LoadConfig(const std::filesystem::path& config_file);
+
+enum class SettingType { kInteger, kNumber, kString, kList };
+
+// One key of config.toml, described from the tables ParseConfig reads with,
+// so `engram config` and loading cannot disagree about what exists.
+struct SettingInfo {
+  std::string section;  // "embedding"
+  std::string key;      // "provider"
+  std::string name;     // "embedding.provider"
+  SettingType type = SettingType::kString;
+  double min = 0, max = 0;           // kInteger / kNumber: the accepted range
+  std::vector<std::string> allowed;  // kString with a fixed set of values (search.mode allows ""); else empty
+  std::string env;                   // the ENGRAM_* variable that overrides it; "" when none does
+  bool reindexes = false;            // changing it re-indexes pages at the next sync or import
+};
+
+// Every setting, in the order DefaultConfigToml() lists them.
+const std::vector<SettingInfo>& SettingCatalogue();
+
+// The value options holds for setting: a number, a string or a list.
+TomlValue SettingValue(const BrainOptions& options, const SettingInfo& setting);
+
+// "integer", "number", "string" or "list".
+const char* SettingTypeName(SettingType type);
 
 }  // namespace engram::ops

@@ -1,6 +1,8 @@
 #include "ops/toml_subset.h"
 
+#include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <set>
 
@@ -174,6 +176,59 @@ Result<std::vector<TomlEntry>> ParseTomlSubset(std::string_view text, const std:
     if (end == text.size()) break;
   }
   return entries;
+}
+
+std::string FormatTomlNumber(double number) {
+  // Fixed notation, shortest digits that read back as the same double: the
+  // parser reads "1e+06" too, but people read "1000000".
+  char buf[400];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, number, std::chars_format::fixed);
+  if (ec != std::errc()) return std::to_string(number);
+  return std::string(buf, end);
+}
+
+Result<std::string> FormatTomlString(std::string_view text) {
+  if (size_t bad = common::FindInvalidUtf8(text); bad != std::string_view::npos) {
+    return Status::InvalidArgument("not valid UTF-8 at byte " + std::to_string(bad));
+  }
+  std::string out = "\"";
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(c);
+    } else if (c == '\n') {
+      out.append("\\n");
+    } else if (c == '\t') {
+      out.append("\\t");
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      char code[16];
+      std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(static_cast<unsigned char>(c)));
+      return Status::InvalidArgument(std::string("control character ") + code + " at byte " + std::to_string(i) +
+                                     " (of the control characters only newline and tab can be written)");
+    } else {
+      out.push_back(c);
+    }
+  }
+  out.push_back('"');
+  return out;
+}
+
+Result<std::string> FormatTomlValue(const TomlValue& value) {
+  if (const double* number = std::get_if<double>(&value.value)) {
+    if (!std::isfinite(*number)) return Status::InvalidArgument("not a finite number");
+    return FormatTomlNumber(*number);
+  }
+  if (const bool* flag = std::get_if<bool>(&value.value)) return std::string(*flag ? "true" : "false");
+  if (const std::string* text = std::get_if<std::string>(&value.value)) return FormatTomlString(*text);
+  std::string out = "[";
+  for (const std::string& item : std::get<std::vector<std::string>>(value.value)) {
+    ENGRAM_ASSIGN_OR_RETURN(std::string quoted, FormatTomlString(item));
+    if (out.size() > 1) out.append(", ");
+    out.append(quoted);
+  }
+  out.push_back(']');
+  return out;
 }
 
 }  // namespace engram::ops

@@ -34,4 +34,15 @@ constexpr size_t kMaxTomlBytes = 1u << 20;
 // a text over kMaxTomlBytes.
 Result<std::vector<TomlEntry>> ParseTomlSubset(std::string_view text, const std::string& file_name);
 
+// The writer beside the parser: a value as one line of TOML that
+// ParseTomlSubset reads back as the same value. Numbers in their shortest
+// decimal form without exponent (5242880, 0.9); strings as basic strings with
+// '"', '\\', newline and tab escaped. InvalidArgument for a string that is not
+// valid UTF-8 or holds another control character (the subset has no escape
+// for them), naming the byte offset.
+Result<std::string> FormatTomlValue(const TomlValue& value);
+Result<std::string> FormatTomlString(std::string_view text);
+// Shortest decimal text of a finite number without exponent ("1000", "0.9").
+std::string FormatTomlNumber(double number);
+
 }  // namespace engram::ops
