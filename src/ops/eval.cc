@@ -131,23 +131,17 @@ using ops::BeirDocMarkdown;
 using ops::LoadBeir;
 using ops::ScratchDir;
 
-Result<EvalResult> RunEval(const EvalOptions& options) {
-  if (options.mode != "keyword" && options.mode != "hybrid" && options.mode != "vector") {
-    return Status::InvalidArgument("--mode must be keyword, hybrid or vector, not " + options.mode);
-  }
-  ENGRAM_ASSIGN_OR_RETURN(BeirSet set, LoadBeir(options.corpus, options.queries, options.qrels));
+namespace {
 
-  ScratchDir scratch;
-  if (scratch.path().empty()) return Status::IOError("cannot create a temporary directory");
-  EngineOptions eo;
-  eo.create_if_missing = true;
-  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::OpenSqlite(scratch.path() / "eval.db", eo));
+using Clock = std::chrono::steady_clock;
 
+// Indexes every document as the page "docs/<id>.md", in one batch;
+// doc_of_slug maps each page back to its document.
+Status IndexCorpus(Engine& engine, const BeirSet& set, const EvalOptions& options,
+                   std::map<std::string, std::string>* doc_of_slug, EvalResult* result) {
   const sync::IndexOptions indexing = ops::IndexingOf(options.brain);
-  EvalResult result;
-  std::map<std::string, std::string> doc_of_slug;
-  auto t0 = std::chrono::steady_clock::now();
-  ENGRAM_RETURN_IF_ERROR(engine->BeginBatch());
+  auto t0 = Clock::now();
+  ENGRAM_RETURN_IF_ERROR(engine.BeginBatch());
   // Analysis on a worker thread, writes on this one (see common/pipeline.h).
   Status st = common::RunPipelined<Result<PageWrite>>(
       set.docs.size(),
@@ -157,60 +151,75 @@ Result<EvalResult> RunEval(const EvalOptions& options) {
       },
       [&](size_t i, Result<PageWrite>& write) -> Status {
         Status s = write.status();
-        if (s.ok() && !doc_of_slug.emplace(write->page.slug, set.docs[i].id).second) {
+        if (s.ok() && !doc_of_slug->emplace(write->page.slug, set.docs[i].id).second) {
           s = Status::InvalidArgument("duplicate document id " + set.docs[i].id);
         }
-        if (s.ok()) s = engine->PutPage(*write).status();
+        if (s.ok()) s = engine.PutPage(*write).status();
         if (!s.ok()) return s.WithContext(options.corpus.string() + ": document " + std::to_string(i + 1));
-        ++result.docs;
+        ++result->docs;
         return s;
       });
   if (!st.ok()) {
-    engine->RollbackBatch();
+    engine.RollbackBatch();
     return st;
   }
-  ENGRAM_RETURN_IF_ERROR(engine->CommitBatch());
-  result.index_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ENGRAM_RETURN_IF_ERROR(engine.CommitBatch());
+  result->index_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  return Status::Ok();
+}
 
-  // Hybrid and vector modes: embed the corpus, build the vector index.
+// Stores an embedding under model for every chunk without one, 256 at a time.
+Status EmbedCorpus(Engine& engine, embed::Embedder& embedder, const std::string& model) {
+  for (int64_t after = 0;;) {
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<EmbeddingTask> tasks, engine.ChunksToEmbed(model, false, after, 256));
+    if (tasks.empty()) break;
+    std::vector<std::string> texts;
+    for (const auto& t : tasks) texts.push_back(t.text);
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<float> v, embedder.Embed(texts, embed::EmbedKind::kDocument));
+    const size_t d = static_cast<size_t>(embedder.info().dims);
+    std::vector<EmbeddingWrite> rows;
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      rows.push_back({tasks[i].chunk_id, model, EmbeddingTextHash(tasks[i].text),
+                      std::vector<float>(v.begin() + static_cast<std::ptrdiff_t>(i * d),
+                                         v.begin() + static_cast<std::ptrdiff_t>((i + 1) * d))});
+    }
+    ENGRAM_RETURN_IF_ERROR(engine.StoreEmbeddings(rows));
+    after = tasks.back().chunk_id;
+  }
+  return Status::Ok();
+}
+
+// What hybrid and vector modes search with; both null in keyword mode.
+struct VectorSide {
   std::unique_ptr<embed::Embedder> embedder;
   std::unique_ptr<search::VectorArm> arm;
-  std::string model;
-  if (options.mode != "keyword") {
-    const std::string& e = options.embedder;
-    ENGRAM_ASSIGN_OR_RETURN(embedder, ops::OpenEmbedder(options.brain, e == "hash" || e == "openai" ? e : "bert",
-                                                        e == "openai" ? options.brain.embedding_model : e));
-    model = embedder->info().provider + ":" + embedder->info().model;
-    result.embedder_model = model;
-    auto te = std::chrono::steady_clock::now();
-    for (int64_t after = 0;;) {
-      ENGRAM_ASSIGN_OR_RETURN(std::vector<EmbeddingTask> tasks, engine->ChunksToEmbed(model, false, after, 256));
-      if (tasks.empty()) break;
-      std::vector<std::string> texts;
-      for (const auto& t : tasks) texts.push_back(t.text);
-      ENGRAM_ASSIGN_OR_RETURN(std::vector<float> v, embedder->Embed(texts, embed::EmbedKind::kDocument));
-      const size_t d = static_cast<size_t>(embedder->info().dims);
-      std::vector<EmbeddingWrite> rows;
-      for (size_t i = 0; i < tasks.size(); ++i) {
-        rows.push_back({tasks[i].chunk_id, model, EmbeddingTextHash(tasks[i].text),
-                        std::vector<float>(v.begin() + static_cast<std::ptrdiff_t>(i * d),
-                                           v.begin() + static_cast<std::ptrdiff_t>((i + 1) * d))});
-      }
-      ENGRAM_RETURN_IF_ERROR(engine->StoreEmbeddings(rows));
-      after = tasks.back().chunk_id;
-    }
-    result.embed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - te).count();
-    te = std::chrono::steady_clock::now();
-    search::VectorIndexOptions vo;
-    vo.exact_below = static_cast<size_t>(options.brain.vector_exact_below);
-    vo.m = options.brain.vector_m;
-    vo.ef_construction = options.brain.vector_ef_construction;
-    vo.ef_search = std::max(options.brain.vector_ef_search, static_cast<int>(options.depth));
-    ENGRAM_ASSIGN_OR_RETURN(arm, search::VectorArm::Open(*engine, scratch.path() / "vectors.hnsw", model,
-                                                         embedder->info().dims, vo));
-    result.vector_index_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - te).count();
-  }
+};
 
+// Hybrid and vector modes: embed the corpus, build the vector index in dir.
+Status OpenVectorSide(Engine& engine, const std::filesystem::path& dir, const EvalOptions& options,
+                      VectorSide* side, EvalResult* result) {
+  if (options.mode == "keyword") return Status::Ok();
+  const std::string& e = options.embedder;
+  ENGRAM_ASSIGN_OR_RETURN(side->embedder, ops::OpenEmbedder(options.brain, e == "hash" || e == "openai" ? e : "bert",
+                                                            e == "openai" ? options.brain.embedding_model : e));
+  const std::string model = side->embedder->info().provider + ":" + side->embedder->info().model;
+  result->embedder_model = model;
+  auto te = Clock::now();
+  ENGRAM_RETURN_IF_ERROR(EmbedCorpus(engine, *side->embedder, model));
+  result->embed_seconds = std::chrono::duration<double>(Clock::now() - te).count();
+  te = Clock::now();
+  search::VectorIndexOptions vo;
+  vo.exact_below = static_cast<size_t>(options.brain.vector_exact_below);
+  vo.m = options.brain.vector_m;
+  vo.ef_construction = options.brain.vector_ef_construction;
+  vo.ef_search = std::max(options.brain.vector_ef_search, static_cast<int>(options.depth));
+  ENGRAM_ASSIGN_OR_RETURN(side->arm, search::VectorArm::Open(engine, dir / "vectors.hnsw", model,
+                                                             side->embedder->info().dims, vo));
+  result->vector_index_seconds = std::chrono::duration<double>(Clock::now() - te).count();
+  return Status::Ok();
+}
+
+SearchOptions SearchOptionsOf(const EvalOptions& options) {
   SearchOptions so;
   so.mode = options.mode;
   so.limit = options.depth;
@@ -218,30 +227,48 @@ Result<EvalResult> RunEval(const EvalOptions& options) {
   so.bm25_k1 = static_cast<float>(options.brain.bm25_k1);
   so.bm25_b = static_cast<float>(options.brain.bm25_b);
   so.title_weight = static_cast<float>(options.brain.title_weight);
-  std::vector<double> latencies, embed_ms, search_ms;
+  return so;
+}
+
+// Per-query times in milliseconds, summarised as percentiles.
+struct QueryTimes {
+  std::vector<double> latencies;  // every query, end to end
+  std::vector<double> embed_ms;   // embedding the query (hybrid and vector modes)
+  std::vector<double> search_ms;  // searching after that
   std::map<std::string, std::vector<double>> stage_ms;
+};
+
+// Runs one query started at qs: keyword search alone, or the query embedded
+// and searched hybrid (which vector mode is too, by options).
+Result<SearchResponse> RunQuery(Engine& engine, const VectorSide& side, const std::string& text,
+                                const SearchOptions& so, Clock::time_point qs, QueryTimes* times) {
+  if (side.embedder == nullptr) return search::KeywordSearch(engine, text, so);
+  search::VectorQuery vq;
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<float> v, side.embedder->Embed({text}, embed::EmbedKind::kQuery));
+  vq.arm = side.arm.get();
+  vq.vectors.push_back(std::move(v));
+  auto ss = Clock::now();
+  times->embed_ms.push_back(std::chrono::duration<double, std::milli>(ss - qs).count());
+  auto r = search::HybridSearch(engine, text, so, vq);
+  if (r.ok()) {
+    for (const auto& [stage, ms] : r->stage_ms) times->stage_ms[stage].push_back(ms);
+  }
+  times->search_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - ss).count());
+  return r;
+}
+
+// Runs every query and scores its ranking against the judgements: the
+// metrics' means and the times' percentiles go into result.
+Status RunQueries(Engine& engine, BeirSet& set, const VectorSide& side, const SearchOptions& so,
+                  std::map<std::string, std::string>& doc_of_slug, EvalResult* result) {
+  QueryTimes times;
   double ndcg = 0, r10 = 0, r100 = 0, mrr = 0;
   for (const BeirQuery& q : set.queries) {
     const search::Qrels& judged = set.qrels[q.id];
     std::vector<std::string> ranked;
-    auto qs = std::chrono::steady_clock::now();
-    auto run = [&]() -> Result<SearchResponse> {
-      if (embedder == nullptr) return search::KeywordSearch(*engine, q.text, so);
-      search::VectorQuery vq;
-      ENGRAM_ASSIGN_OR_RETURN(std::vector<float> v, embedder->Embed({q.text}, embed::EmbedKind::kQuery));
-      vq.arm = arm.get();
-      vq.vectors.push_back(std::move(v));
-      auto ss = std::chrono::steady_clock::now();
-      embed_ms.push_back(std::chrono::duration<double, std::milli>(ss - qs).count());
-      auto r = search::HybridSearch(*engine, q.text, so, vq);
-      if (r.ok()) {
-        for (const auto& [stage, ms] : r->stage_ms) stage_ms[stage].push_back(ms);
-      }
-      search_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ss).count());
-      return r;
-    };
-    Result<SearchResponse> response = run();
-    latencies.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - qs).count());
+    auto qs = Clock::now();
+    Result<SearchResponse> response = RunQuery(engine, side, q.text, so, qs, &times);
+    times.latencies.push_back(std::chrono::duration<double, std::milli>(Clock::now() - qs).count());
     if (response.ok()) {
       // Hybrid shows up to two chunks of a page: a document counts at its first.
       std::set<std::string> seen;
@@ -257,25 +284,48 @@ Result<EvalResult> RunEval(const EvalOptions& options) {
     ndcg += one.ndcg10;
     r10 += search::RecallAtK(ranked, judged, 10);
     r100 += one.recall100;
-    result.per_query.push_back(std::move(one));
+    result->per_query.push_back(std::move(one));
     mrr += search::MrrAtK(ranked, judged, 10);
-    ++result.queries;
+    ++result->queries;
   }
-  if (result.queries > 0) {
-    double n = static_cast<double>(result.queries);
-    result.ndcg10 = ndcg / n;
-    result.recall10 = r10 / n;
-    result.recall100 = r100 / n;
-    result.mrr10 = mrr / n;
+  if (result->queries > 0) {
+    double n = static_cast<double>(result->queries);
+    result->ndcg10 = ndcg / n;
+    result->recall10 = r10 / n;
+    result->recall100 = r100 / n;
+    result->mrr10 = mrr / n;
   }
-  result.query_ms_p50 = search::Percentile(latencies, 50);
-  result.query_ms_p95 = search::Percentile(latencies, 95);
-  if (!search_ms.empty()) {
-    result.query_embed_ms_p50 = search::Percentile(embed_ms, 50);
-    result.search_ms_p50 = search::Percentile(search_ms, 50);
-    result.search_ms_p95 = search::Percentile(search_ms, 95);
-    for (auto& [stage, ms] : stage_ms) result.stage_ms_p50[stage] = search::Percentile(ms, 50);
+  result->query_ms_p50 = search::Percentile(times.latencies, 50);
+  result->query_ms_p95 = search::Percentile(times.latencies, 95);
+  if (!times.search_ms.empty()) {
+    result->query_embed_ms_p50 = search::Percentile(times.embed_ms, 50);
+    result->search_ms_p50 = search::Percentile(times.search_ms, 50);
+    result->search_ms_p95 = search::Percentile(times.search_ms, 95);
+    for (auto& [stage, ms] : times.stage_ms) result->stage_ms_p50[stage] = search::Percentile(ms, 50);
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<EvalResult> RunEval(const EvalOptions& options) {
+  if (options.mode != "keyword" && options.mode != "hybrid" && options.mode != "vector") {
+    return Status::InvalidArgument("--mode must be keyword, hybrid or vector, not " + options.mode);
+  }
+  ENGRAM_ASSIGN_OR_RETURN(BeirSet set, LoadBeir(options.corpus, options.queries, options.qrels));
+
+  ScratchDir scratch;
+  if (scratch.path().empty()) return Status::IOError("cannot create a temporary directory");
+  EngineOptions eo;
+  eo.create_if_missing = true;
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::OpenSqlite(scratch.path() / "eval.db", eo));
+
+  EvalResult result;
+  std::map<std::string, std::string> doc_of_slug;
+  ENGRAM_RETURN_IF_ERROR(IndexCorpus(*engine, set, options, &doc_of_slug, &result));
+  VectorSide side;
+  ENGRAM_RETURN_IF_ERROR(OpenVectorSide(*engine, scratch.path(), options, &side, &result));
+  ENGRAM_RETURN_IF_ERROR(RunQueries(*engine, set, side, SearchOptionsOf(options), doc_of_slug, &result));
   return result;
 }
 
