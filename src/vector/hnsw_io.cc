@@ -80,6 +80,64 @@ class Reader {
   size_t pos_ = 0;
 };
 
+// The whole file, read into memory.
+Result<std::string> ReadWholeFile(const std::filesystem::path& file) {
+  std::string bytes;
+  std::FILE* f = std::fopen(file.c_str(), "rb");
+  if (f == nullptr) return Status::NotFound(file.string() + ": " + std::strerror(errno));
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) bytes.append(buf, n);
+  std::fclose(f);
+  return bytes;
+}
+
+// The fixed fields at the front of the file.
+struct Header {
+  uint32_t dims = 0, m = 0, efc = 0, entry = 0;
+  uint64_t seed = 0, gen = 0, slots = 0;
+  int32_t max_level = 0;
+};
+
+// Checks the magic, the version and then the checksum (a file of another
+// version is named as such, not as damaged), and reads and validates the
+// header from r, which is left at the first label. The slot count must fit
+// in the bytes left, so nothing is allocated for a size the file cannot hold.
+Status ReadHeader(const std::string& bytes, const std::string& name, Reader* r, Header* h) {
+  if (bytes.size() < sizeof kMagic + sizeof(uint64_t) || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
+    return Status::InvalidArgument(name + ": not an engram vector index");
+  }
+  const uint64_t computed = HnswIndex::FileChecksum(bytes.data(), bytes.size() - sizeof(uint64_t));
+  uint64_t stored;
+  std::memcpy(&stored, bytes.data() + bytes.size() - sizeof stored, sizeof stored);
+  char magic[8];
+  ENGRAM_RETURN_IF_ERROR(r->Get(magic, sizeof magic, "magic"));
+  uint32_t version = 0;
+  ENGRAM_RETURN_IF_ERROR(r->Value(&version, "version"));
+  if (version != kVersion) {
+    return Status::InvalidArgument(name + ": index version " + std::to_string(version) + ", this engram reads " +
+                                   std::to_string(kVersion));
+  }
+  if (stored != computed) return Status::InvalidArgument(name + ": checksum mismatch (damaged file)");
+  ENGRAM_RETURN_IF_ERROR(r->Value(&h->dims, "dims"));
+  ENGRAM_RETURN_IF_ERROR(r->Value(&h->m, "m"));
+  ENGRAM_RETURN_IF_ERROR(r->Value(&h->efc, "ef_construction"));
+  ENGRAM_RETURN_IF_ERROR(r->Value(&h->seed, "seed"));
+  ENGRAM_RETURN_IF_ERROR(r->Value(&h->gen, "generation"));
+  ENGRAM_RETURN_IF_ERROR(r->Value(&h->slots, "slots"));
+  ENGRAM_RETURN_IF_ERROR(r->Value(&h->entry, "entry"));
+  ENGRAM_RETURN_IF_ERROR(r->Value(&h->max_level, "max_level"));
+  const uint32_t dims = h->dims, m = h->m;
+  const uint64_t slots = h->slots;
+  if (dims == 0 || dims > 65536 || m < 2 || m > 1024 || h->efc == 0 || h->max_level > 30 || h->max_level < -1 ||
+      slots > (uint64_t{1} << 32) - 1 || (slots > 0 && h->entry >= slots) || (slots == 0) != (h->max_level < 0)) {
+    return Status::InvalidArgument(name + ": inconsistent header");
+  }
+  const size_t per_slot = sizeof(int64_t) + 2 + dims * sizeof(float) + (1 + 2 * m) * sizeof(uint32_t);
+  if (slots > r->left() / per_slot) return Status::InvalidArgument(name + ": truncated (slots)");
+  return Status::Ok();
+}
+
 }  // namespace
 
 uint64_t HnswIndex::FileChecksum(const void* data, size_t n) {
@@ -126,51 +184,17 @@ Status HnswIndex::Save(const std::filesystem::path& file, uint64_t generation) c
 
 Result<std::unique_ptr<HnswIndex>> HnswIndex::Load(const std::filesystem::path& file, uint64_t* generation) {
   const std::string name = file.string();
-  std::string bytes;
-  {
-    std::FILE* f = std::fopen(file.c_str(), "rb");
-    if (f == nullptr) return Status::NotFound(name + ": " + std::strerror(errno));
-    char buf[1 << 16];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) bytes.append(buf, n);
-    std::fclose(f);
-  }
-  if (bytes.size() < sizeof kMagic + sizeof(uint64_t) || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
-    return Status::InvalidArgument(name + ": not an engram vector index");
-  }
-  const uint64_t computed = FileChecksum(bytes.data(), bytes.size() - sizeof(uint64_t));
-  uint64_t stored;
-  std::memcpy(&stored, bytes.data() + bytes.size() - sizeof stored, sizeof stored);
+  ENGRAM_ASSIGN_OR_RETURN(std::string bytes, ReadWholeFile(file));
   Reader r(bytes, name);
-  char magic[8];
-  ENGRAM_RETURN_IF_ERROR(r.Get(magic, sizeof magic, "magic"));
-  uint32_t version = 0, dims = 0, m = 0, efc = 0, entry = 0;
-  uint64_t seed = 0, gen = 0, slots = 0;
-  int32_t max_level = 0;
-  ENGRAM_RETURN_IF_ERROR(r.Value(&version, "version"));
-  if (version != kVersion) {
-    return Status::InvalidArgument(name + ": index version " + std::to_string(version) + ", this engram reads " +
-                                   std::to_string(kVersion));
-  }
-  if (stored != computed) return Status::InvalidArgument(name + ": checksum mismatch (damaged file)");
-  ENGRAM_RETURN_IF_ERROR(r.Value(&dims, "dims"));
-  ENGRAM_RETURN_IF_ERROR(r.Value(&m, "m"));
-  ENGRAM_RETURN_IF_ERROR(r.Value(&efc, "ef_construction"));
-  ENGRAM_RETURN_IF_ERROR(r.Value(&seed, "seed"));
-  ENGRAM_RETURN_IF_ERROR(r.Value(&gen, "generation"));
-  ENGRAM_RETURN_IF_ERROR(r.Value(&slots, "slots"));
-  ENGRAM_RETURN_IF_ERROR(r.Value(&entry, "entry"));
-  ENGRAM_RETURN_IF_ERROR(r.Value(&max_level, "max_level"));
-  if (dims == 0 || dims > 65536 || m < 2 || m > 1024 || efc == 0 || max_level > 30 || max_level < -1 ||
-      slots > (uint64_t{1} << 32) - 1 || (slots > 0 && entry >= slots) || (slots == 0) != (max_level < 0)) {
-    return Status::InvalidArgument(name + ": inconsistent header");
-  }
-  const size_t per_slot = sizeof(int64_t) + 2 + dims * sizeof(float) + (1 + 2 * m) * sizeof(uint32_t);
-  if (slots > r.left() / per_slot) return Status::InvalidArgument(name + ": truncated (slots)");
+  Header h;
+  ENGRAM_RETURN_IF_ERROR(ReadHeader(bytes, name, &r, &h));
+  const uint32_t dims = h.dims, entry = h.entry;
+  const uint64_t slots = h.slots;
+  const int32_t max_level = h.max_level;
   HnswParams p;
-  p.m = static_cast<int>(m);
-  p.ef_construction = static_cast<int>(efc);
-  p.seed = seed;
+  p.m = static_cast<int>(h.m);
+  p.ef_construction = static_cast<int>(h.efc);
+  p.seed = h.seed;
   auto index = std::make_unique<HnswIndex>(static_cast<int>(dims), p);
   HnswIndex& x = *index;
   x.Grow(slots);
@@ -222,7 +246,7 @@ Result<std::unique_ptr<HnswIndex>> HnswIndex::Load(const std::filesystem::path& 
       return Status::InvalidArgument(name + ": label " + std::to_string(x.labels_[s]) + " appears twice");
     }
   }
-  if (generation != nullptr) *generation = gen;
+  if (generation != nullptr) *generation = h.gen;
   return index;
 }
 
