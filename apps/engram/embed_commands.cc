@@ -70,6 +70,56 @@ struct BenchArgs {
   std::string precision = "fp32";
 };
 
+// Reduced precision: the smallest cosine between this model's and the fp32
+// model's per-sequence outputs (first token and mean of the last hidden
+// state) over batch.
+Result<double> MinCosineToFp32(const embed::ModelSpec& spec, const embed::BertModel& model,
+                               const embed::PackedBatch& big, embed::Workspace* ws) {
+  double min_cosine = 1.0;
+  ENGRAM_RETURN_IF_ERROR(model.Forward(big, ws));
+  const std::vector<float> low = ws->hidden;
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<embed::BertModel> exact, embed::BertModel::Load(spec));
+  ENGRAM_RETURN_IF_ERROR(exact->Forward(big, ws));
+  const int h = spec.bert.hidden;
+  auto cosine = [&](const std::vector<float>& x, const std::vector<float>& y) {
+    double xy = 0, xx = 0, yy = 0;
+    for (int i = 0; i < h; ++i) xy += double(x[i]) * y[i], xx += double(x[i]) * x[i], yy += double(y[i]) * y[i];
+    return xy / std::sqrt(xx * yy);
+  };
+  for (size_t s = 0; s < big.sequences(); ++s) {
+    std::vector<float> first_a(h), first_b(h), mean_a(h, 0.0f), mean_b(h, 0.0f);
+    const uint32_t t0 = big.offsets[s], t1 = big.offsets[s + 1];
+    for (uint32_t t = t0; t < t1; ++t) {
+      for (int i = 0; i < h; ++i) {
+        const size_t at = static_cast<size_t>(t) * h + i;
+        if (t == t0) first_a[i] = low[at], first_b[i] = ws->hidden[at];
+        mean_a[i] += low[at], mean_b[i] += ws->hidden[at];
+      }
+    }
+    min_cosine = std::min({min_cosine, cosine(first_a, first_b), cosine(mean_a, mean_b)});
+  }
+  return min_cosine;
+}
+
+// The machine's GEMM peak on the same library and thread count: one
+// 4096 x 2048 x 512 sgemm (the FFN shape of a 32 x 128 batch), best of 5.
+double GemmPeakGflops(int threads) {
+  using Clock = std::chrono::steady_clock;
+  double gemm_peak = 0;
+  const int m = 4096, n = 2048, k = 512;
+  std::vector<float> a(static_cast<size_t>(m) * k, 0.01f), w(static_cast<size_t>(n) * k, 0.02f),
+      out(static_cast<size_t>(m) * n);
+  embed::kernels::SetBlasThreads(threads);
+  for (int r = 0; r < 6; ++r) {
+    auto t0 = Clock::now();
+    embed::kernels::Linear(a.data(), k, w.data(), nullptr, out.data(), n, m, n, k);
+    double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (r > 0) gemm_peak = std::max(gemm_peak, 2.0 * m * n * k / s / 1e9);
+  }
+  embed::kernels::SetBlasThreads(1);
+  return gemm_peak;
+}
+
 int RunBenchEmbed(const BenchArgs& a, bool json) {
   auto precision = embed::ParsePrecision(a.precision);
   if (!precision.ok()) return Fail(precision.status(), json);
@@ -109,51 +159,13 @@ int RunBenchEmbed(const BenchArgs& a, bool json) {
   for (int r = 0; r < 50; ++r) single_s.push_back(time(one, &ws));
   if (!failed.ok()) return Fail(failed, json);
   const double peak_rss_mb = PeakRssMb();  // before the GEMM probe's buffers
-  // Reduced precision: the smallest cosine between this model's and the
-  // fp32 model's per-sequence outputs (first token and mean of the last
-  // hidden state) over the timed batch.
-  double min_cosine = 1.0;
+  double min_cosine = 1.0;  // reduced precision against fp32, over the timed batch
   if (*precision != embed::Precision::kFloat32) {
-    if (Status st = (*model)->Forward(big, &ws); !st.ok()) return Fail(st, json);
-    const std::vector<float> low = ws.hidden;
-    auto exact = embed::BertModel::Load(*spec);
-    if (!exact.ok()) return Fail(exact.status(), json);
-    if (Status st = (*exact)->Forward(big, &ws); !st.ok()) return Fail(st, json);
-    const int h = c.hidden;
-    auto cosine = [&](const std::vector<float>& x, const std::vector<float>& y) {
-      double xy = 0, xx = 0, yy = 0;
-      for (int i = 0; i < h; ++i) xy += double(x[i]) * y[i], xx += double(x[i]) * x[i], yy += double(y[i]) * y[i];
-      return xy / std::sqrt(xx * yy);
-    };
-    for (size_t s = 0; s < big.sequences(); ++s) {
-      std::vector<float> first_a(h), first_b(h), mean_a(h, 0.0f), mean_b(h, 0.0f);
-      const uint32_t t0 = big.offsets[s], t1 = big.offsets[s + 1];
-      for (uint32_t t = t0; t < t1; ++t) {
-        for (int i = 0; i < h; ++i) {
-          const size_t at = static_cast<size_t>(t) * h + i;
-          if (t == t0) first_a[i] = low[at], first_b[i] = ws.hidden[at];
-          mean_a[i] += low[at], mean_b[i] += ws.hidden[at];
-        }
-      }
-      min_cosine = std::min({min_cosine, cosine(first_a, first_b), cosine(mean_a, mean_b)});
-    }
+    auto cosine = MinCosineToFp32(*spec, **model, big, &ws);
+    if (!cosine.ok()) return Fail(cosine.status(), json);
+    min_cosine = *cosine;
   }
-  // The machine's GEMM peak on the same library and thread count: one
-  // 4096 x 2048 x 512 sgemm (the FFN shape of a 32 x 128 batch), best of 5.
-  double gemm_peak = 0;
-  {
-    const int m = 4096, n = 2048, k = 512;
-    std::vector<float> a(static_cast<size_t>(m) * k, 0.01f), w(static_cast<size_t>(n) * k, 0.02f),
-        out(static_cast<size_t>(m) * n);
-    embed::kernels::SetBlasThreads(threads);
-    for (int r = 0; r < 6; ++r) {
-      auto t0 = Clock::now();
-      embed::kernels::Linear(a.data(), k, w.data(), nullptr, out.data(), n, m, n, k);
-      double s = std::chrono::duration<double>(Clock::now() - t0).count();
-      if (r > 0) gemm_peak = std::max(gemm_peak, 2.0 * m * n * k / s / 1e9);
-    }
-    embed::kernels::SetBlasThreads(1);
-  }
+  const double gemm_peak = GemmPeakGflops(threads);
   const double per_token = 2.0 * c.layers *
                            (4.0 * c.hidden * c.hidden + 2.0 * c.hidden * c.intermediate + 2.0 * a.seq * c.hidden);
   const double seq_per_s = a.batch / Median(batch_s);
