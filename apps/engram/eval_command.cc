@@ -1,0 +1,103 @@
+#include "eval_command.h"
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+#include "command_support.h"
+#include "engram/eval.h"
+#include "output.h"
+
+namespace engram::cli {
+
+namespace {
+
+using Json = nlohmann::json;
+
+struct EvalArgs {
+  EvalOptions options;
+  std::string mode = "keyword";
+  std::string per_query;  // "": no per-query file
+};
+
+Status WritePerQuery(const std::string& path, const EvalResult& r) {
+  std::ofstream out(path, std::ios::trunc);
+  for (const auto& q : r.per_query) {
+    Json line = {{"id", q.id}, {"ndcg@10", q.ndcg10}, {"recall@100", q.recall100},
+                 {"vector_confidence", q.vector_confidence < 0 ? Json(nullptr) : Json(q.vector_confidence)}};
+    out << ops::Dump(line) << "\n";
+  }
+  out.flush();
+  if (!out) return Status::IOError("cannot write " + path);
+  return Status::Ok();
+}
+
+Json EvalJson(const EvalResult& r, const std::string& mode) {
+  Json j = {{"ndcg@10", r.ndcg10},     {"recall@10", r.recall10},         {"recall@100", r.recall100},
+            {"mrr@10", r.mrr10},       {"queries", r.queries},            {"docs", r.docs},
+            {"index_seconds", r.index_seconds}, {"query_ms_p50", r.query_ms_p50}, {"query_ms_p95", r.query_ms_p95},
+            {"mode", mode}};
+  if (mode != "keyword") {
+    j["embedder"] = r.embedder_model;
+    j["embed_seconds"] = r.embed_seconds;
+    j["vector_index_seconds"] = r.vector_index_seconds;
+    j["query_embed_ms_p50"] = r.query_embed_ms_p50;
+    j["search_ms_p50"] = r.search_ms_p50;
+    j["search_ms_p95"] = r.search_ms_p95;
+    j["stage_ms_p50"] = r.stage_ms_p50;
+  }
+  return j;
+}
+
+int RunEval(EvalArgs a, bool json, const std::string& brain_dir) {
+  a.options.mode = a.mode;
+  auto root = Brain::Locate(brain_dir);
+  if (root.ok()) {  // the brain's config, when run inside one
+    auto brain = Brain::Open(*root);
+    if (!brain.ok()) return Fail(brain.status(), json);
+    a.options.brain = (*brain)->options();
+  } else {
+    auto defaults = Brain::DefaultOptions();
+    if (!defaults.ok()) return Fail(defaults.status(), json);
+    a.options.brain = *defaults;
+  }
+  auto r = engram::RunEval(a.options);
+  if (!r.ok()) return Fail(r.status(), json);
+  if (!a.per_query.empty()) {
+    Status st = WritePerQuery(a.per_query, *r);
+    if (!st.ok()) return Fail(st, json);
+  }
+  if (json) {
+    Print(EvalJson(*r, a.mode));
+  } else {
+    std::printf("nDCG@10 %.4f  Recall@10 %.4f  Recall@100 %.4f  MRR@10 %.4f\n", r->ndcg10, r->recall10,
+                r->recall100, r->mrr10);
+    std::printf("%zu queries, %zu docs, indexed in %.2f s, query p50 %.3f ms, p95 %.3f ms\n", r->queries, r->docs,
+                r->index_seconds, r->query_ms_p50, r->query_ms_p95);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void AddEvalCommand(CLI::App& app, const bool* json, const std::string* brain_dir, int* exit_code) {
+  auto a = std::make_shared<EvalArgs>();
+  auto* eval = app.add_subcommand("eval", "Measure retrieval quality on a BEIR-layout benchmark");
+  eval->add_option("--corpus", a->options.corpus, "corpus.jsonl ({\"_id\",\"title\",\"text\"} per line)")->required();
+  eval->add_option("--queries", a->options.queries, "queries.jsonl ({\"_id\",\"text\"} per line)")->required();
+  eval->add_option("--qrels", a->options.qrels, "qrels TSV (query-id, corpus-id, score; header line)")->required();
+  eval->add_option("--mode", a->mode, "Retrieval mode: keyword (default), hybrid or vector")
+      ->check(CLI::IsMember({"keyword", "hybrid", "vector"}));
+  eval->add_option("--embedder", a->options.embedder,
+                   "hybrid/vector: hash (default), openai (the [embedding] settings) or a model directory");
+  eval->add_option("--per-query", a->per_query,
+                   "Also write one JSON line per query to this file: {\"id\", \"ndcg@10\", \"recall@100\",\n"
+                   "\"vector_confidence\"} (null in keyword mode)");
+  eval->footer(
+      "Indexes the corpus into a throwaway brain, runs every query present in the qrels with the top 100\n"
+      "results, and prints nDCG@10, Recall@10, Recall@100, MRR@10, index time and query latency.\n"
+      "Uses the brain's config when run inside one (ENGRAM_SEARCH_BM25_K1 etc. also apply).");
+  eval->callback([a, json, brain_dir, exit_code] { *exit_code = RunEval(*a, *json, *brain_dir); });
+}
+
+}  // namespace engram::cli
