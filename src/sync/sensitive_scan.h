@@ -1,0 +1,112 @@
+// Internal to engram_sync: what the quarantine rules (sync/sensitive.h) read,
+// shared by the files that hold them. sensitive_scan.cc makes a Scan (the text
+// folded as the index folds it, its ASCII-lowered twin and the context zones);
+// the content scanners are in sensitive_tokens.cc (fixed-shape keys and
+// tokens), sensitive_assignments.cc (secrets named by a key) and
+// sensitive_numbers.cc (ID, phone and card numbers); sensitive.cc holds the
+// rule table, the path and name rules and FindSensitive.
+//
+// Every function here is pure and may be called from any number of threads.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace engram::sync::sensitive {
+
+// The text as the index sees it: ASCII kept with its case, full-width ASCII
+// mapped to ASCII, spaces and dashes to ' ' and '-', default-ignorable
+// characters dropped, line ends made "\n", other non-ASCII text folded as the
+// analyzer folds it (NFKC, case, Traditional → Simplified).
+std::string Normalise(std::string_view s);
+
+inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+inline bool IsAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+inline bool IsAlnum(char c) { return IsDigit(c) || IsAlpha(c); }
+inline bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
+inline bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
+inline bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+inline bool IsTokenChar(char c) { return IsAlnum(c) || c == '_' || c == '-'; }
+inline bool IsAwsChar(char c) { return IsUpper(c) || IsDigit(c); }
+
+inline bool StartsWith(std::string_view s, size_t at, std::string_view p) {
+  return at <= s.size() && s.compare(at, p.size(), p) == 0;
+}
+inline bool IsBase64Url(char c) { return IsAlnum(c) || c == '_' || c == '-'; }
+inline bool Contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
+
+// How far any context scan reaches from where it starts. Links, names and
+// assignments are far shorter; the bound keeps a pathological file (a 10 MB
+// line of "[[" or "sk-") linear instead of quadratic.
+constexpr size_t kReach = 2048;
+
+// Context: kUrl for bytes inside a URL, kFile for bytes inside an embedded
+// image, an attachment, a wiki-link target or a local file name (see
+// sensitive_scan.cc). A zone only ever rises: a URL to an image is kFile.
+enum Zone : uint8_t { kText = 0, kUrl = 1, kFile = 2 };
+
+// What every scanner sees: the normalised text, its ASCII-lowered twin (same
+// offsets), and the zones. A file's path is scanned with no zones.
+struct Scan {
+  std::string text;
+  std::string lower;
+  std::vector<uint8_t> zones;
+
+  Zone ZoneAt(size_t at) const { return at < zones.size() ? static_cast<Zone>(zones[at]) : kText; }
+};
+
+// The scan of raw text; with_zones false (a file's path) marks every byte kText.
+Scan MakeScan(std::string_view raw, bool with_zones);
+
+// Token runs. A long key wrapped onto the next line (hard-wrapped notes,
+// terminal copies) is still the key: a run may continue across one line break
+// once it has at least kWrapMin characters.
+constexpr size_t kWrapMin = 8;
+
+// Characters satisfying pred from t[from], continuing across line breaks; *end is one past the last.
+inline size_t TokenRun(std::string_view t, size_t from, bool (*pred)(char), size_t* end = nullptr,
+                       size_t max = kReach) {
+  size_t n = 0;
+  size_t i = from;
+  while (n < max) {
+    if (i < t.size() && pred(t[i])) {
+      ++n;
+      ++i;
+      continue;
+    }
+    // A line break inside the token: "...\n" then optional indentation or a quote marker.
+    if (n >= kWrapMin && i < t.size() && t[i] == '\n') {
+      size_t j = i + 1;
+      while (j < t.size() && (t[j] == ' ' || t[j] == '\t' || t[j] == '>')) ++j;
+      if (j < t.size() && pred(t[j])) {
+        i = j;
+        continue;
+      }
+    }
+    break;
+  }
+  if (end) *end = i;
+  return n;
+}
+
+// The content rules: true when the scan holds what the rule looks for. The
+// rule table (ids, order) is in sensitive.cc.
+// sensitive_tokens.cc
+bool PemPrivateKey(const Scan& s);
+bool ApiKey(const Scan& s);
+bool AwsKey(const Scan& s);
+bool GithubToken(const Scan& s);
+bool SlackToken(const Scan& s);
+bool Jwt(const Scan& s);
+// sensitive_assignments.cc
+bool SecretAssignment(const Scan& s);
+bool UrlCredentials(const Scan& s);
+// sensitive_numbers.cc
+bool ChineseResidentId(const Scan& s);
+bool ChineseMobile(const Scan& s);
+bool CardNumber(const Scan& s);
+
+}  // namespace engram::sync::sensitive
