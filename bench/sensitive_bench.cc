@@ -1,4 +1,4 @@
-// Precision and recall of the quarantine rules (src/sync/sensitive.cc) on the
+// Precision and recall of the quarantine rules (src/sync/sensitive*.cc) on the
 // planted-secret corpus and the ordinary-notes corpus in
 // tests/fixtures/sensitive, plus any extra folders of ordinary notes given on
 // the command line (every *.md under them counts as a negative).
