@@ -1,5 +1,6 @@
 // The storage engine contract. Pages, their derived rows (chunks, postings,
-// links, tags, aliases, timeline entries, versions) and keyword search.
+// links, tags, aliases, timeline entries, versions) and the posting lists
+// keyword search reads (engram/posting_store.h; BM25 itself is src/bm25).
 //
 // Implementations: SQLite (embedded default). PostgreSQL will follow behind
 // the same interface. Nothing here names a storage library's types.
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "engram/page.h"
+#include "engram/posting_store.h"
 #include "engram/search.h"
 #include "engram/status.h"
 
@@ -113,31 +115,6 @@ struct SourceFile {
   std::string path;
   std::string slug;
   std::string content_hash;
-};
-
-struct QueryTerm {
-  std::string term;
-  float weight = 1.0f;    // multiplies the term's BM25 contribution
-  bool required = false;  // a matching chunk must contain every required term
-};
-
-struct KeywordQuery {
-  std::vector<QueryTerm> terms;
-  // A page is dropped when one of its chunks contains every term of a group.
-  std::vector<std::vector<std::string>> excluded_groups;
-  size_t limit = 10;            // pages returned
-  size_t chunks_per_page = 1;   // best chunks kept per page
-  bool include_private = false;
-  // Only these pages may be returned (nullptr: any); owned by the caller.
-  const std::unordered_set<int64_t>* allowed_pages = nullptr;
-  float k1 = 0.9f;
-  float b = 0.4f;
-};
-
-struct KeywordHit {
-  int64_t page_id = 0;
-  int64_t chunk_id = 0;  // 0 for title hits
-  float score = 0;
 };
 
 struct ChunkRecord {
@@ -324,16 +301,10 @@ class Engine {
   virtual void FinishReads() = 0;
   virtual void RollbackBatch() = 0;
 
-  // BM25 over chunks; returns the best chunk(s) of the best pages.
-  virtual Result<std::vector<KeywordHit>> SearchChunks(const KeywordQuery& query) = 0;
-  // BM25 over page titles and aliases; one hit per page.
-  virtual Result<std::vector<KeywordHit>> SearchTitles(const KeywordQuery& query) = 0;
-  // The exact score of each given page in one arm (chunks: its best chunk;
-  // titles: its title/alias field), for pages that match the query at all
-  // (required terms present, not excluded, visible). Used to complete a
-  // fusion of two shallow arms. Hits are in page_ids order.
-  virtual Result<std::vector<KeywordHit>> ScorePages(const KeywordQuery& query, const std::vector<int64_t>& page_ids,
-                                                     bool titles) = 0;
+  // The engine's posting lists and collection statistics, which the bm25
+  // module scores (the engine itself neither scores nor prunes). Owned by
+  // the engine, valid as long as it, used from the engine's thread.
+  virtual PostingStore& Postings() = 0;
   // A page's aliases (frontmatter `aliases`), in name order.
   virtual Result<std::vector<std::string>> PageAliases(int64_t page_id) = 0;
   // Pages whose title or an alias equals name (ASCII case-insensitive).

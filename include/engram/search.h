@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -56,6 +57,33 @@ struct SearchOptions {
 constexpr size_t kMaxQueryTerms = 256;
 constexpr size_t kMaxQueryPhrases = 16;  // distinct quoted phrases, required or excluded
 constexpr size_t kMaxExcludedGroups = 16;
+
+// A query of the BM25 module (src/bm25) over one field: analysed terms,
+// with the page-level rules of a keyword search.
+struct QueryTerm {
+  std::string term;
+  float weight = 1.0f;    // multiplies the term's BM25 contribution
+  bool required = false;  // a matching chunk must contain every required term
+};
+
+struct KeywordQuery {
+  std::vector<QueryTerm> terms;
+  // A page is dropped when one of its chunks contains every term of a group.
+  std::vector<std::vector<std::string>> excluded_groups;
+  size_t limit = 10;            // pages returned
+  size_t chunks_per_page = 1;   // best chunks kept per page
+  bool include_private = false;
+  // Only these pages may be returned (nullptr: any); owned by the caller.
+  const std::unordered_set<int64_t>* allowed_pages = nullptr;
+  float k1 = 0.9f;
+  float b = 0.4f;
+};
+
+struct KeywordHit {
+  int64_t page_id = 0;
+  int64_t chunk_id = 0;  // 0 for title hits
+  float score = 0;
+};
 
 // Why a result ranked where it did (--explain).
 struct SearchExplain {

@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "bm25/searcher.h"
 #include "common/utf8.h"
 #include "search/confidence.h"
 #include "search/dedup.h"
@@ -96,7 +97,7 @@ Status KeywordArms(Engine& engine, std::string_view query, const SearchOptions& 
     for (std::string& t : text::AnalyzeTerms(c.text)) tq.terms.push_back({std::move(t), 1.0f, false});
   }
   if (tq.terms.empty()) return Status::Ok();
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<KeywordHit> titles, engine.SearchTitles(tq));
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<KeywordHit> titles, bm25::Searcher(engine.Postings()).SearchTitles(tq));
   RankedList title{"title", w.title, {}, {}};
   std::vector<std::string> query_terms;
   for (const QueryTerm& t : tq.terms) query_terms.push_back(t.term);

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "bm25/searcher.h"
 #include "common/utf8.h"
 #include "search/hits.h"
 #include "search/intent.h"
@@ -143,15 +144,15 @@ struct FusedArms {
 
 // The chunk arm and the title/alias arm, each cut at `depth` pages, fused as
 // chunk + title_weight * title. A page found by one arm only gets its exact
-// score in the other from Engine::ScorePages, so every fused score is exact;
+// score in the other from bm25::Searcher::ScorePages, so every fused score is exact;
 // pages found by neither score at most unseen_bound.
-Result<FusedArms> FuseArms(Engine& engine, const QueryPlan& plan, size_t depth) {
+Result<FusedArms> FuseArms(Engine& engine, bm25::Searcher& bm25, const QueryPlan& plan, size_t depth) {
   FusedArms out;
   KeywordQuery kq = *plan.query;
   const bool check_order = !plan.phrases->empty() || !plan.excluded_phrases->empty();
   kq.limit = check_order ? depth * 3 : depth;
   kq.chunks_per_page = plan.phrases->empty() ? 1 : 3;
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<KeywordHit> chunk_hits, engine.SearchChunks(kq));
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<KeywordHit> chunk_hits, bm25.SearchChunks(kq));
   std::set<int64_t> chunk_pages_seen;
   for (const auto& h : chunk_hits) chunk_pages_seen.insert(h.page_id);
   float chunk_floor = 0;
@@ -199,7 +200,7 @@ Result<FusedArms> FuseArms(Engine& engine, const QueryPlan& plan, size_t depth) 
     for (auto& t : tq.terms) t.required = false;
     tq.limit = depth;
     tq.chunks_per_page = 1;
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<KeywordHit> title_hits, engine.SearchTitles(tq));
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<KeywordHit> title_hits, bm25.SearchTitles(tq));
     if (title_hits.size() >= depth && !title_hits.empty()) {
       out.truncated = true;
       title_floor = title_hits.back().score;
@@ -219,7 +220,8 @@ Result<FusedArms> FuseArms(Engine& engine, const QueryPlan& plan, size_t depth) 
       it->second.title_rank = trank++;
     }
     // Complete each page's missing arm.
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<KeywordHit> text_scores, engine.ScorePages(kq, title_only, false));
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<KeywordHit> text_scores,
+                            bm25.ScorePages(kq, title_only, PostingField::kChunks));
     for (const auto& h : text_scores) {
       pages[h.page_id].chunk_id = h.chunk_id;
       pages[h.page_id].chunk_score = h.score;
@@ -229,7 +231,8 @@ Result<FusedArms> FuseArms(Engine& engine, const QueryPlan& plan, size_t depth) 
       for (size_t i = 0; i < chunk_pages; ++i) {
         if (pages[order[i]].title_rank < 0) text_only.push_back(order[i]);
       }
-      ENGRAM_ASSIGN_OR_RETURN(std::vector<KeywordHit> title_scores, engine.ScorePages(tq, text_only, true));
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<KeywordHit> title_scores,
+                              bm25.ScorePages(tq, text_only, PostingField::kTitles));
       for (const auto& h : title_scores) pages[h.page_id].title_score = h.score;
     }
   }
@@ -260,6 +263,7 @@ Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, con
   SearchResponse response;
   response.query = std::string(query);
   if (!common::IsValidUtf8(query)) return Status::InvalidArgument("query is not valid UTF-8");
+  bm25::Searcher bm25(engine.Postings());  // one per search: its buffers serve every deepening
 
   KeywordQuery kq;
   kq.include_private = options.include_private;
@@ -351,7 +355,7 @@ Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, con
   std::vector<PageScore> ranked;
   const auto deadline = start + std::chrono::milliseconds(options.time_budget_ms);
   for (size_t depth = limit * 3 + 10;; depth *= 4) {
-    ENGRAM_ASSIGN_OR_RETURN(FusedArms fused, FuseArms(engine, plan, depth));
+    ENGRAM_ASSIGN_OR_RETURN(FusedArms fused, FuseArms(engine, bm25, plan, depth));
     ranked = std::move(fused.ranked);
     bool exact = !fused.truncated || (ranked.size() >= limit && ranked[limit - 1].score >= fused.unseen_bound);
     if (exact || depth >= kMaxArmDepth || !options.exact_keyword) break;

@@ -5,17 +5,14 @@
 #include <unistd.h>
 #include <sqlite3.h>
 
-#include <cmath>
-#include <map>
-#include <random>
 #include <set>
 
+#include "bm25/searcher.h"
 #include "common/files.h"
 #include "store/postings_codec.h"
 #include "store/sqlite/schema.h"
 #include "sync/page_indexer.h"
 #include "test_support.h"
-#include "text/analyzer.h"
 
 namespace engram {
 namespace {
@@ -70,6 +67,11 @@ int64_t OrphanPostings(const TempDir& dir, const std::string& table, const std::
   sqlite3_finalize(st);
   sqlite3_close(db);
   return orphans;
+}
+
+// The chunk arm of keyword search over the engine's posting lists.
+Result<std::vector<KeywordHit>> SearchChunks(Engine& e, const KeywordQuery& q) {
+  return bm25::Searcher(e.Postings()).SearchChunks(q);
 }
 
 const char* kPage =
@@ -168,7 +170,7 @@ TEST(SqliteEngine, ReadersStayConsistentWhileAnotherProcessWritesAndMoreConnecti
       KeywordQuery q;
       q.terms = {{"cancer", 1.0f, false}, {"shared", 1.0f, false}};
       q.limit = 20;
-      auto hits = e->SearchChunks(q);
+      auto hits = SearchChunks(*e, q);
       e->FinishReads();
       ++reads;
       if (!hits.ok()) {
@@ -192,9 +194,9 @@ TEST(SqliteEngine, OverwriteKeepsTheIdAndSnapshotsTheOldContent) {
   EXPECT_EQ(CountRows(dir, "SELECT count(*) FROM page_versions WHERE content = 'first version about apples'"), 1);
   KeywordQuery q;
   q.terms = {{"appl"}};
-  EXPECT_TRUE(e->SearchChunks(q)->empty()) << "old terms are gone from the index";
+  EXPECT_TRUE(SearchChunks(*e, q)->empty()) << "old terms are gone from the index";
   q.terms = {{"pear"}};
-  EXPECT_EQ(e->SearchChunks(q)->size(), 1u);
+  EXPECT_EQ(SearchChunks(*e, q)->size(), 1u);
 }
 
 TEST(SqliteEngine, DeleteRemovesEveryDerivedRow) {
@@ -231,10 +233,10 @@ TEST(SqliteEngine, AFailedWriteLeavesNothingBehind) {
   EXPECT_EQ(CountRows(dir, "SELECT count(*) FROM page_versions"), 0);
   KeywordQuery q;
   q.terms = {{"replac"}};
-  EXPECT_TRUE(e->SearchChunks(q)->empty());
+  EXPECT_TRUE(SearchChunks(*e, q)->empty());
   // The engine still works, and a term first seen in the failed write can be added later.
   ASSERT_TRUE(e->PutPage(Prepare("b.md", "replacement")).ok());
-  EXPECT_EQ(e->SearchChunks(q)->size(), 1u);
+  EXPECT_EQ(SearchChunks(*e, q)->size(), 1u);
 }
 
 TEST(SqliteEngine, BatchRollsBackOnlyTheFailedPage) {
@@ -250,9 +252,9 @@ TEST(SqliteEngine, BatchRollsBackOnlyTheFailedPage) {
   EXPECT_EQ(CountRows(dir, "SELECT count(*) FROM pages"), 2);
   KeywordQuery q;
   q.terms = {{"beta"}};
-  EXPECT_TRUE(e->SearchChunks(q)->empty()) << "the failed page's postings were taken back";
+  EXPECT_TRUE(SearchChunks(*e, q)->empty()) << "the failed page's postings were taken back";
   q.terms = {{"alpha"}, {"gamma"}};
-  EXPECT_EQ(e->SearchChunks(q)->size(), 2u);
+  EXPECT_EQ(SearchChunks(*e, q)->size(), 2u);
   EXPECT_EQ(OrphanPostings(dir, "postings", "chunks"), 0);
 }
 
@@ -290,108 +292,6 @@ TEST(SqliteEngine, ReopeningKeepsDataAndSchema) {
   ASSERT_TRUE(e.ok());
   EXPECT_TRUE((*e)->GetPage("default", "a").ok());
   EXPECT_EQ((*e)->Stats()->schema_version, store::sqlite::LatestSchemaVersion());
-}
-
-// Oracle: BM25 computed naively over the analysed chunks must equal the
-// engine's scores for random documents and queries.
-TEST(SqliteEngine, Bm25MatchesANaiveScan) {
-  TempDir dir;
-  auto e = OpenFresh(dir);
-  std::mt19937 rng(7);
-  const std::vector<std::string> vocab = {"apple", "river", "stone", "cloud", "engine", "模型", "检索", "forest",
-                                          "signal", "orbit", "garden", "知识"};
-  std::map<std::string, std::vector<std::string>> docs;  // slug -> analysed terms
-  for (int d = 0; d < 60; ++d) {
-    std::string text;
-    int len = 3 + static_cast<int>(rng() % 40);
-    for (int i = 0; i < len; ++i) text += vocab[rng() % vocab.size()] + " ";
-    std::string slug = "d";
-    slug += std::to_string(d);
-    ASSERT_TRUE(e->PutPage(Prepare(slug + std::string(".md"), text)).ok());
-    docs[slug] = text::AnalyzeTerms(text);
-  }
-  double total = 0;
-  for (auto& [s, t] : docs) total += static_cast<double>(t.size());
-  const double n = static_cast<double>(docs.size()), avgdl = total / n, k1 = 0.9, b = 0.4;
-  for (int trial = 0; trial < 20; ++trial) {
-    std::vector<std::string> qterms = {text::AnalyzeTerms(vocab[rng() % vocab.size()])[0],
-                                       text::AnalyzeTerms(vocab[rng() % vocab.size()])[0]};
-    std::map<std::string, double> want;
-    for (const auto& qt : qterms) {
-      double df = 0;
-      for (auto& [s, t] : docs) df += std::count(t.begin(), t.end(), qt) > 0 ? 1 : 0;
-      if (df == 0) continue;
-      double idf = std::log(1 + (n - df + 0.5) / (df + 0.5));
-      for (auto& [s, t] : docs) {
-        double tf = static_cast<double>(std::count(t.begin(), t.end(), qt));
-        if (tf == 0) continue;
-        want[s] += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * static_cast<double>(t.size()) / avgdl));
-      }
-    }
-    KeywordQuery q;
-    for (const auto& qt : qterms) q.terms.push_back({qt});
-    q.limit = 1000;
-    auto hits = e->SearchChunks(q);
-    ASSERT_TRUE(hits.ok());
-    ASSERT_EQ(hits->size(), want.size());
-    auto chunks = e->GetChunks([&] {
-      std::vector<int64_t> ids;
-      for (const auto& h : *hits) ids.push_back(h.chunk_id);
-      return ids;
-    }());
-    ASSERT_TRUE(chunks.ok());
-    for (size_t i = 0; i < hits->size(); ++i) {
-      EXPECT_NEAR((*hits)[i].score, want[(*chunks)[i].slug], 1e-3) << (*chunks)[i].slug;
-      if (i > 0) {
-        EXPECT_GE((*hits)[i - 1].score, (*hits)[i].score);
-      }
-    }
-  }
-}
-
-// Oracle: a shallow search (which prunes) returns exactly the head of a deep
-// search (which cannot prune: fewer docs than the limit), scores included.
-TEST(SqliteEngine, PrunedTopKEqualsTheExhaustiveTopK) {
-  TempDir dir;
-  auto e = OpenFresh(dir);
-  std::mt19937 rng(11);
-  std::vector<double> weights;
-  for (int i = 0; i < 400; ++i) weights.push_back(1.0 / (i + 1));
-  std::discrete_distribution<int> zipf(weights.begin(), weights.end());
-  ASSERT_TRUE(e->BeginBatch().ok());
-  for (int d = 0; d < 1500; ++d) {
-    std::string text;
-    int len = 5 + static_cast<int>(rng() % 60);
-    for (int i = 0; i < len; ++i) {
-      text += "w";
-      text += std::to_string(zipf(rng));
-      text += ' ';
-    }
-    std::string path = "d";
-    path += std::to_string(d);
-    path += ".md";
-    ASSERT_TRUE(e->PutPage(Prepare(path, text)).ok());
-  }
-  ASSERT_TRUE(e->CommitBatch().ok());
-  for (int trial = 0; trial < 40; ++trial) {
-    KeywordQuery q;
-    int n = 2 + trial % 6;
-    for (int i = 0; i < n; ++i) {
-      std::string t = "w";
-      t += std::to_string(trial % 2 ? zipf(rng) : static_cast<int>(rng() % 400));
-      q.terms.push_back({t});
-    }
-    q.limit = 5;
-    auto shallow = e->SearchChunks(q);
-    q.limit = 100000;
-    auto deep = e->SearchChunks(q);
-    ASSERT_TRUE(shallow.ok() && deep.ok());
-    ASSERT_EQ(shallow->size(), std::min<size_t>(5, deep->size()));
-    for (size_t i = 0; i < shallow->size(); ++i) {
-      EXPECT_EQ((*shallow)[i].chunk_id, (*deep)[i].chunk_id) << "trial " << trial << " rank " << i;
-      EXPECT_FLOAT_EQ((*shallow)[i].score, (*deep)[i].score);
-    }
-  }
 }
 
 TEST(SqliteEngine, RenameKeepsIdentityAndLeavesInboundLinksAsWritten) {
@@ -432,27 +332,6 @@ TEST(SqliteEngine, SyncAnchorAndFailuresPersist) {
   ASSERT_TRUE(f.ok());
   ASSERT_EQ(f->size(), 1u);
   EXPECT_EQ((*f)[0].path, "a.md");
-}
-
-TEST(SqliteEngine, RequiredExcludedAndPrivateFilters) {
-  TempDir dir;
-  auto e = OpenFresh(dir);
-  ASSERT_TRUE(e->PutPage(Prepare("a.md", "apple river")).ok());
-  ASSERT_TRUE(e->PutPage(Prepare("b.md", "apple stone")).ok());
-  ASSERT_TRUE(e->PutPage(Prepare("c.md", "---\nvisibility: private\n---\napple secret")).ok());
-  KeywordQuery q;
-  q.terms = {{"appl"}};
-  EXPECT_EQ(e->SearchChunks(q)->size(), 2u) << "private page hidden";
-  q.include_private = true;
-  EXPECT_EQ(e->SearchChunks(q)->size(), 3u);
-  q.terms = {{"appl"}, {"river", 1.0f, true}};
-  EXPECT_EQ(e->SearchChunks(q)->size(), 1u);
-  q.terms = {{"appl"}};
-  q.excluded_groups = {{"stone"}};
-  EXPECT_EQ(e->SearchChunks(q)->size(), 2u);
-  q.terms = {{"appl"}, {"nosuchterm", 1.0f, true}};
-  q.excluded_groups.clear();
-  EXPECT_TRUE(e->SearchChunks(q)->empty());
 }
 
 }  // namespace

@@ -31,7 +31,10 @@ inline std::string WantedTag(std::string_view tag) {
   return std::string(tag);
 }
 
-class SqliteEngine final : public Engine {
+// The engine is also its own PostingStore (sqlite_postings.cc): the lists
+// live in the postings and title_postings tables, written in the page's
+// transaction; the bm25 module scores them.
+class SqliteEngine final : public Engine, public PostingStore {
  public:
   static Result<std::unique_ptr<Engine>> Open(const std::filesystem::path& path, const EngineOptions& options);
 
@@ -68,13 +71,10 @@ class SqliteEngine final : public Engine {
   Status CommitBatch() override;
   void RollbackBatch() override;
 
-  Result<std::vector<KeywordHit>> SearchChunks(const KeywordQuery& query) override;
-  Result<std::vector<KeywordHit>> SearchTitles(const KeywordQuery& query) override;
+  PostingStore& Postings() override { return *this; }
   Result<std::vector<std::string>> PageAliases(int64_t page_id) override;
   Result<std::vector<int64_t>> PagesNamed(std::string_view name, bool include_private) override;
   Result<std::vector<PageNames>> AllPageNames(std::string_view source, bool include_private) override;
-  Result<std::vector<KeywordHit>> ScorePages(const KeywordQuery& query, const std::vector<int64_t>& page_ids,
-                                             bool titles) override;
   Result<std::vector<ChunkRecord>> GetChunks(const std::vector<int64_t>& chunk_ids) override;
   Result<std::vector<ChunkRecord>> GetPageChunks(int64_t page_id) override;
 
@@ -101,6 +101,14 @@ class SqliteEngine final : public Engine {
   Status AppendIngestLog(const IngestLogEntry& entry) override;
   Result<std::vector<IngestLogEntry>> RecentIngestLog(size_t limit) override;
 
+  // PostingStore.
+  Result<std::optional<int64_t>> FindTerm(std::string_view term) override;
+  Status ReadPostingList(PostingField field, int64_t term_id, std::string* blob) override;
+  Result<FieldStatistics> Statistics(PostingField field) override;
+  Result<std::shared_ptr<const PrivateFieldStatistics>> PrivateStatistics(PostingField field) override;
+  Result<std::vector<int64_t>> PrivatePageIds() override;
+  Result<std::vector<int64_t>> PageChunkIds(int64_t page_id) override;
+
  private:
   SqliteEngine(DbHandle db, std::filesystem::path path) : db_(std::move(db)), path_(std::move(path)) {}
 
@@ -123,8 +131,6 @@ class SqliteEngine final : public Engine {
   Result<std::vector<int64_t>> AllTermIds(bool titles);
   Status RemoveDerivedRows(int64_t page_id);
   Status AdjustStats(int64_t chunks, int64_t chunk_tokens, int64_t titles, int64_t title_tokens);
-
-  Result<std::vector<KeywordHit>> Search(const KeywordQuery& query, bool titles);
 
   // Links between pages are stored as written and resolved when read
   // (sqlite_links.cc, rules in text/page_links.h).
@@ -189,39 +195,14 @@ class SqliteEngine final : public Engine {
   Status ReadPostings(int64_t term_id, bool titles, std::vector<Posting>* out);
   // The encoded list, copied out ("" when the term has none).
   Status ReadPostingBlobCopy(int64_t term_id, bool titles, std::string* out);
-  float PageScoreThreshold(const std::vector<int64_t>& docs, size_t limit, float floor,
-                           const std::unordered_set<int64_t>& dropped,
-                           const std::unordered_set<int64_t>* allowed);
 
-  // The query with duplicate terms merged (weights added).
-  struct PreparedQuery {
-    struct Term {
-      std::string term;
-      uint64_t bit = 0;  // non-zero for required terms
-      std::string_view blob;  // the encoded posting list in blob_pool_ ("" when the term never occurs)
-      double w = 0;      // idf * weight * (k1 + 1)
-      double ub = 0;     // the most the term can add to one doc
-    };
-    std::vector<Term> terms;  // strongest bound first
-    uint64_t all_required = 0;
-    bool impossible = false;  // a required term never occurs
-    double base = 0, len_norm = 0;
-
-    // BM25 contribution of term t to a doc with term frequency tf and length dl.
-    double Score(const Term& t, double tf, double dl) const { return t.w * tf / (tf + base + len_norm * dl); }
-  };
-  Result<PreparedQuery> PrepareQuery(const KeywordQuery& query, bool titles);
-  // What private pages add to the corpus statistics: a query that may not see
-  // them is scored as if they did not exist (its scores, and so anything a
-  // caller can observe, never depend on private content).
+  // What private pages add to the corpus statistics (PostingStore::
+  // PrivateStatistics), recomputed only after a commit.
   struct PrivateStats {
-    int64_t chunks = 0, chunk_tokens = 0, titles = 0, title_tokens = 0;
-    std::unordered_map<int64_t, int64_t> chunk_df, title_df;  // term id -> private docs holding it
-    std::pair<int64_t, int64_t> key{-1, -1};                  // (data_version, total_changes) computed at
+    std::shared_ptr<const PrivateFieldStatistics> chunks, titles;
+    std::pair<int64_t, int64_t> key{-1, -1};  // (data_version, total_changes) computed at
   };
-  // Brings private_stats_ up to date (recomputed only after a commit).
   Status RefreshPrivateStats();
-  Status DroppedPages(const KeywordQuery& query, bool titles, std::unordered_set<int64_t>* dropped);
   void ClearDeltas();
 
   DbHandle db_;
@@ -234,17 +215,6 @@ class SqliteEngine final : public Engine {
   Deltas pending_chunks_, pending_titles_;
   std::vector<Undo> undo_;
 
-  // Score accumulators reused across queries, indexed by doc id; only the
-  // entries in touched_ are non-zero between queries.
-  std::vector<float> acc_score_;
-  std::vector<int64_t> acc_page_;
-  std::vector<uint64_t> acc_required_;
-  std::vector<int64_t> touched_;
-  std::vector<uint32_t> page_counts_;
-  std::vector<float> page_best_;
-  // Buffers for the posting lists of the query being scored. A PreparedQuery
-  // points into them and lives only for one Search or ScorePages call.
-  std::vector<std::string> blob_pool_;
   PrivateStats private_stats_;
 };
 

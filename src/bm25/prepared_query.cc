@@ -1,0 +1,103 @@
+#include "bm25/prepared_query.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "store/postings_codec.h"
+
+namespace engram::bm25 {
+
+Result<PreparedQuery> Prepare(PostingStore& store, const KeywordQuery& query, PostingField field,
+                              std::vector<std::string>* pool) {
+  // Merge duplicate terms: "data data" weighs "data" twice, like a query term frequency.
+  std::vector<QueryTerm> terms;
+  for (const QueryTerm& t : query.terms) {
+    auto it = std::find_if(terms.begin(), terms.end(), [&](const QueryTerm& u) { return u.term == t.term; });
+    if (it == terms.end()) {
+      terms.push_back(t);
+    } else {
+      it->weight += t.weight;
+      it->required = it->required || t.required;
+    }
+  }
+  size_t required_count = 0;
+  for (const QueryTerm& t : terms) required_count += t.required ? 1 : 0;
+  if (required_count > kMaxRequiredTerms) {
+    return Status::InvalidArgument("a query may require at most " + std::to_string(kMaxRequiredTerms) + " terms");
+  }
+  PreparedQuery pq;
+  pq.all_required = required_count == 64 ? ~uint64_t{0} : (uint64_t{1} << required_count) - 1;
+
+  ENGRAM_ASSIGN_OR_RETURN(FieldStatistics stats, store.Statistics(field));
+  pq.field_docs = stats.docs;
+  double n_docs = static_cast<double>(stats.docs);
+  double tokens = static_cast<double>(stats.tokens);
+  std::shared_ptr<const PrivateFieldStatistics> hidden;
+  if (!query.include_private) {
+    ENGRAM_ASSIGN_OR_RETURN(hidden, store.PrivateStatistics(field));
+    n_docs -= static_cast<double>(hidden->totals.docs);
+    tokens -= static_cast<double>(hidden->totals.tokens);
+  }
+  if (n_docs <= 0) {
+    pq.impossible = true;
+    return pq;
+  }
+  double avgdl = std::max(tokens / n_docs, 1.0);
+  const double k1 = query.k1, b = query.b;
+  pq.len_norm = k1 * b / avgdl;
+  pq.base = k1 * (1.0 - b);
+
+  // BM25 grows with tf and shrinks with length, so (max tf, min dl) of a list
+  // bounds what its term can add to any one doc.
+  // Sized once, before any view into it is taken: growing the pool would move
+  // short strings (their bytes live inside the string object).
+  if (pool->size() < terms.size()) pool->resize(terms.size());
+  size_t required_bit = 0;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    const QueryTerm& t = terms[i];
+    uint64_t bit = t.required ? uint64_t{1} << required_bit++ : 0;
+    ENGRAM_ASSIGN_OR_RETURN(std::optional<int64_t> tid, store.FindTerm(t.term));
+    PreparedQuery::Term pt;
+    std::string& buffer = (*pool)[i];  // reused across queries: no allocation
+    buffer.clear();
+    if (tid) {
+      ENGRAM_RETURN_IF_ERROR(
+          store.ReadPostingList(field, *tid, &buffer).WithContext("posting list of '" + t.term + "'"));
+    }
+    pt.blob = buffer;
+    auto info = store::ReadPostingInfo(pt.blob);
+    if (!info.ok()) return info.status().WithContext("posting list of '" + t.term + "'");
+    double df = static_cast<double>(info->count);
+    if (hidden != nullptr && tid) {
+      auto it = hidden->df.find(*tid);
+      if (it != hidden->df.end()) df -= static_cast<double>(it->second);
+    }
+    if (df <= 0) {
+      if (t.required) pq.impossible = true;  // a required term that never occurs: nothing matches
+      continue;
+    }
+    double idf = std::log(1.0 + (n_docs - df + 0.5) / (df + 0.5));
+    pt.term = t.term;
+    pt.bit = bit;
+    pt.w = idf * t.weight * (k1 + 1.0);
+    double max_tf = static_cast<double>(info->max_tf);
+    pt.ub = pq.Score(pt, max_tf, static_cast<double>(info->min_dl));
+    pq.terms.push_back(std::move(pt));
+  }
+  // Strongest terms first; ties by term so that scores always add in one order.
+  std::sort(pq.terms.begin(), pq.terms.end(), [](const PreparedQuery::Term& x, const PreparedQuery::Term& y) {
+    return x.ub != y.ub ? x.ub > y.ub : x.term < y.term;
+  });
+  // Bounded cost: past kMaxQueryTerms, the weakest optional terms go.
+  if (pq.terms.size() > kMaxQueryTerms) {
+    std::vector<PreparedQuery::Term> kept;
+    size_t optional = 0;
+    for (auto& t : pq.terms) {
+      if (t.bit != 0 || optional++ < kMaxQueryTerms - required_count) kept.push_back(std::move(t));
+    }
+    pq.terms = std::move(kept);
+  }
+  return pq;
+}
+
+}  // namespace engram::bm25

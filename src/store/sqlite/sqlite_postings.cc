@@ -1,0 +1,93 @@
+// The SQLite engine as a PostingStore (engram/posting_store.h): the lists
+// are read as the write path stored them; scoring is the bm25 module's.
+#include "store/sqlite/sqlite_engine.h"
+
+namespace engram::store::sqlite {
+
+Result<std::optional<int64_t>> SqliteEngine::FindTerm(std::string_view term) {
+  auto id = LookupTermId(std::string(term));
+  if (id.ok()) return std::optional<int64_t>(*id);
+  if (id.status().code() == StatusCode::kNotFound) return std::optional<int64_t>();
+  return id.status();
+}
+
+Status SqliteEngine::ReadPostingList(PostingField field, int64_t term_id, std::string* blob) {
+  return ReadPostingBlobCopy(term_id, field == PostingField::kTitles, blob);
+}
+
+Result<FieldStatistics> SqliteEngine::Statistics(PostingField field) {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q,
+                          S("SELECT chunks, chunk_tokens, titles, title_tokens FROM corpus_stats WHERE id = 1"));
+  if (!q->Step()) {
+    ENGRAM_RETURN_IF_ERROR(q->status());
+    return Status::Corruption("corpus_stats row is missing");
+  }
+  const bool titles = field == PostingField::kTitles;
+  FieldStatistics stats{titles ? q->Int(2) : q->Int(0), titles ? q->Int(3) : q->Int(1)};
+  q->Reset();
+  return stats;
+}
+
+Result<std::shared_ptr<const PrivateFieldStatistics>> SqliteEngine::PrivateStatistics(PostingField field) {
+  ENGRAM_RETURN_IF_ERROR(RefreshPrivateStats());
+  return field == PostingField::kTitles ? private_stats_.titles : private_stats_.chunks;
+}
+
+// Recomputed only when the database changed since the last computation:
+// PRAGMA data_version moves with other connections' commits, the change
+// count with this one's.
+Status SqliteEngine::RefreshPrivateStats() {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * version, S("PRAGMA data_version"));
+  if (!version->Step()) return version->status();
+  const std::pair<int64_t, int64_t> key{version->Int(0), sqlite3_total_changes64(db_.get())};
+  version->Reset();
+  if (key == private_stats_.key && private_stats_.chunks != nullptr) return Status::Ok();
+  auto chunks = std::make_shared<PrivateFieldStatistics>();
+  auto titles = std::make_shared<PrivateFieldStatistics>();
+  {
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT c.terms, c.term_length FROM pages p INDEXED BY pages_private "
+                                        "JOIN chunks c ON c.page_id = p.id WHERE p.visibility = 'private'"));
+    while (q->Step()) {
+      ++chunks->totals.docs;
+      chunks->totals.tokens += q->Int(1);
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<int64_t> ids, TermIds(q->Blob(0), "a private chunk"));
+      for (int64_t t : ids) ++chunks->df[t];
+    }
+    ENGRAM_RETURN_IF_ERROR(q->status());
+  }
+  {
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT title_terms, title_length FROM pages INDEXED BY pages_private "
+                                        "WHERE visibility = 'private'"));
+    while (q->Step()) {
+      const int64_t length = q->Int(1);
+      if (length <= 0) continue;
+      ++titles->totals.docs;
+      titles->totals.tokens += length;
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<int64_t> ids, TermIds(q->Blob(0), "a private page's title"));
+      for (int64_t t : ids) ++titles->df[t];
+    }
+    ENGRAM_RETURN_IF_ERROR(q->status());
+  }
+  private_stats_ = {std::move(chunks), std::move(titles), key};
+  return Status::Ok();
+}
+
+Result<std::vector<int64_t>> SqliteEngine::PrivatePageIds() {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id FROM pages INDEXED BY pages_private WHERE visibility = 'private' "
+                                      "ORDER BY id"));
+  std::vector<int64_t> out;
+  while (q->Step()) out.push_back(q->Int(0));
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  return out;
+}
+
+Result<std::vector<int64_t>> SqliteEngine::PageChunkIds(int64_t page_id) {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id FROM chunks WHERE page_id = ? ORDER BY id"));
+  q->Bind(1, page_id);
+  std::vector<int64_t> out;
+  while (q->Step()) out.push_back(q->Int(0));
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  return out;
+}
+
+}  // namespace engram::store::sqlite

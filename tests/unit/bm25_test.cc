@@ -1,0 +1,370 @@
+// The bm25 module against oracles: a naive BM25 scan, the exhaustive top k,
+// and the same corpus behind two posting stores (the SQLite engine and an
+// in-memory one with sparse ids) ranked identically.
+#include "bm25/searcher.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+#include <set>
+#include <unordered_set>
+
+#include "engram/engine.h"
+#include "store/postings_codec.h"
+#include "sync/page_indexer.h"
+#include "test_support.h"
+#include "text/analyzer.h"
+
+namespace engram {
+namespace {
+
+using testing::TempDir;
+
+PageWrite Prepare(const std::string& path, const std::string& content) {
+  auto w = sync::PreparePage(path, content, {});
+  EXPECT_TRUE(w.ok()) << w.status().ToString();
+  return std::move(w).value();
+}
+
+std::unique_ptr<Engine> OpenFresh(const TempDir& dir) {
+  EngineOptions o;
+  o.create_if_missing = true;
+  auto e = Engine::OpenSqlite(dir.path() / "engram.db", o);
+  EXPECT_TRUE(e.ok()) << e.status().ToString();
+  return std::move(e).value();
+}
+
+Result<std::vector<KeywordHit>> SearchChunks(Engine& e, const KeywordQuery& q) {
+  return bm25::Searcher(e.Postings()).SearchChunks(q);
+}
+
+// Oracle: BM25 computed naively over the analysed chunks must equal the
+// module's scores (over the SQLite engine's lists) for random documents and
+// queries.
+TEST(Bm25, MatchesANaiveScan) {
+  TempDir dir;
+  auto e = OpenFresh(dir);
+  std::mt19937 rng(7);
+  const std::vector<std::string> vocab = {"apple", "river", "stone", "cloud", "engine", "模型", "检索", "forest",
+                                          "signal", "orbit", "garden", "知识"};
+  std::map<std::string, std::vector<std::string>> docs;  // slug -> analysed terms
+  for (int d = 0; d < 60; ++d) {
+    std::string text;
+    int len = 3 + static_cast<int>(rng() % 40);
+    for (int i = 0; i < len; ++i) text += vocab[rng() % vocab.size()] + " ";
+    std::string slug = "d";
+    slug += std::to_string(d);
+    ASSERT_TRUE(e->PutPage(Prepare(slug + std::string(".md"), text)).ok());
+    docs[slug] = text::AnalyzeTerms(text);
+  }
+  double total = 0;
+  for (auto& [s, t] : docs) total += static_cast<double>(t.size());
+  const double n = static_cast<double>(docs.size()), avgdl = total / n, k1 = 0.9, b = 0.4;
+  for (int trial = 0; trial < 20; ++trial) {
+    std::vector<std::string> qterms = {text::AnalyzeTerms(vocab[rng() % vocab.size()])[0],
+                                       text::AnalyzeTerms(vocab[rng() % vocab.size()])[0]};
+    std::map<std::string, double> want;
+    for (const auto& qt : qterms) {
+      double df = 0;
+      for (auto& [s, t] : docs) df += std::count(t.begin(), t.end(), qt) > 0 ? 1 : 0;
+      if (df == 0) continue;
+      double idf = std::log(1 + (n - df + 0.5) / (df + 0.5));
+      for (auto& [s, t] : docs) {
+        double tf = static_cast<double>(std::count(t.begin(), t.end(), qt));
+        if (tf == 0) continue;
+        want[s] += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * static_cast<double>(t.size()) / avgdl));
+      }
+    }
+    KeywordQuery q;
+    for (const auto& qt : qterms) q.terms.push_back({qt});
+    q.limit = 1000;
+    auto hits = SearchChunks(*e, q);
+    ASSERT_TRUE(hits.ok());
+    ASSERT_EQ(hits->size(), want.size());
+    auto chunks = e->GetChunks([&] {
+      std::vector<int64_t> ids;
+      for (const auto& h : *hits) ids.push_back(h.chunk_id);
+      return ids;
+    }());
+    ASSERT_TRUE(chunks.ok());
+    for (size_t i = 0; i < hits->size(); ++i) {
+      EXPECT_NEAR((*hits)[i].score, want[(*chunks)[i].slug], 1e-3) << (*chunks)[i].slug;
+      if (i > 0) {
+        EXPECT_GE((*hits)[i - 1].score, (*hits)[i].score);
+      }
+    }
+  }
+}
+
+// Oracle: a shallow search (which prunes) returns exactly the head of a deep
+// search (which cannot prune: fewer docs than the limit), scores included.
+TEST(Bm25, PrunedTopKEqualsTheExhaustiveTopK) {
+  TempDir dir;
+  auto e = OpenFresh(dir);
+  std::mt19937 rng(11);
+  std::vector<double> weights;
+  for (int i = 0; i < 400; ++i) weights.push_back(1.0 / (i + 1));
+  std::discrete_distribution<int> zipf(weights.begin(), weights.end());
+  ASSERT_TRUE(e->BeginBatch().ok());
+  for (int d = 0; d < 1500; ++d) {
+    std::string text;
+    int len = 5 + static_cast<int>(rng() % 60);
+    for (int i = 0; i < len; ++i) {
+      text += "w";
+      text += std::to_string(zipf(rng));
+      text += ' ';
+    }
+    std::string path = "d";
+    path += std::to_string(d);
+    path += ".md";
+    ASSERT_TRUE(e->PutPage(Prepare(path, text)).ok());
+  }
+  ASSERT_TRUE(e->CommitBatch().ok());
+  for (int trial = 0; trial < 40; ++trial) {
+    KeywordQuery q;
+    int n = 2 + trial % 6;
+    for (int i = 0; i < n; ++i) {
+      std::string t = "w";
+      t += std::to_string(trial % 2 ? zipf(rng) : static_cast<int>(rng() % 400));
+      q.terms.push_back({t});
+    }
+    q.limit = 5;
+    auto shallow = SearchChunks(*e, q);
+    q.limit = 100000;
+    auto deep = SearchChunks(*e, q);
+    ASSERT_TRUE(shallow.ok() && deep.ok());
+    ASSERT_EQ(shallow->size(), std::min<size_t>(5, deep->size()));
+    for (size_t i = 0; i < shallow->size(); ++i) {
+      EXPECT_EQ((*shallow)[i].chunk_id, (*deep)[i].chunk_id) << "trial " << trial << " rank " << i;
+      EXPECT_FLOAT_EQ((*shallow)[i].score, (*deep)[i].score);
+    }
+  }
+}
+
+TEST(Bm25, RequiredExcludedAndPrivateFilters) {
+  TempDir dir;
+  auto e = OpenFresh(dir);
+  ASSERT_TRUE(e->PutPage(Prepare("a.md", "apple river")).ok());
+  ASSERT_TRUE(e->PutPage(Prepare("b.md", "apple stone")).ok());
+  ASSERT_TRUE(e->PutPage(Prepare("c.md", "---\nvisibility: private\n---\napple secret")).ok());
+  KeywordQuery q;
+  q.terms = {{"appl"}};
+  EXPECT_EQ(SearchChunks(*e, q)->size(), 2u) << "private page hidden";
+  q.include_private = true;
+  EXPECT_EQ(SearchChunks(*e, q)->size(), 3u);
+  q.terms = {{"appl"}, {"river", 1.0f, true}};
+  EXPECT_EQ(SearchChunks(*e, q)->size(), 1u);
+  q.terms = {{"appl"}};
+  q.excluded_groups = {{"stone"}};
+  EXPECT_EQ(SearchChunks(*e, q)->size(), 2u);
+  q.terms = {{"appl"}, {"nosuchterm", 1.0f, true}};
+  q.excluded_groups.clear();
+  EXPECT_TRUE(SearchChunks(*e, q)->empty());
+}
+
+
+// A PostingStore in memory, fed the same PageWrites as an engine but with
+// ids of its own choosing: what a second engine looks like to the module.
+class MemoryPostingStore final : public PostingStore {
+ public:
+  void Add(const PageWrite& w, int64_t page_id, const std::vector<int64_t>& chunk_ids, bool is_private) {
+    if (is_private) private_pages_.insert(page_id);
+    std::vector<int64_t>& chunks = page_chunks_[page_id];
+    for (size_t i = 0; i < w.chunks.size(); ++i) {
+      const TermVector& tv = w.chunks[i].terms;
+      AddDoc(PostingField::kChunks, tv, chunk_ids[i], page_id, is_private);
+      chunks.push_back(chunk_ids[i]);
+    }
+    if (w.title_terms.length > 0) AddDoc(PostingField::kTitles, w.title_terms, page_id, page_id, is_private);
+  }
+
+  Result<std::optional<int64_t>> FindTerm(std::string_view term) override {
+    auto it = term_ids_.find(std::string(term));
+    if (it == term_ids_.end()) return std::optional<int64_t>();
+    return std::optional<int64_t>(it->second);
+  }
+  Status ReadPostingList(PostingField field, int64_t term_id, std::string* blob) override {
+    blob->clear();
+    auto& lists = fields_[Index(field)].lists;
+    auto it = lists.find(term_id);
+    if (it == lists.end()) return Status::Ok();
+    std::vector<store::Posting> sorted(it->second.begin(), it->second.end());
+    std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.doc < b.doc; });
+    *blob = store::EncodePostings(sorted);
+    return Status::Ok();
+  }
+  Result<FieldStatistics> Statistics(PostingField field) override { return fields_[Index(field)].all; }
+  Result<std::shared_ptr<const PrivateFieldStatistics>> PrivateStatistics(PostingField field) override {
+    return std::make_shared<const PrivateFieldStatistics>(fields_[Index(field)].hidden);
+  }
+  Result<std::vector<int64_t>> PrivatePageIds() override {
+    return std::vector<int64_t>(private_pages_.begin(), private_pages_.end());
+  }
+  Result<std::vector<int64_t>> PageChunkIds(int64_t page_id) override {
+    auto it = page_chunks_.find(page_id);
+    if (it == page_chunks_.end()) return std::vector<int64_t>();
+    std::vector<int64_t> ids = it->second;
+    std::sort(ids.begin(), ids.end());
+    return ids;
+  }
+
+ private:
+  struct Field {
+    std::map<int64_t, std::vector<store::Posting>> lists;
+    FieldStatistics all;
+    PrivateFieldStatistics hidden;
+  };
+  static size_t Index(PostingField f) { return f == PostingField::kTitles ? 1 : 0; }
+  void AddDoc(PostingField field, const TermVector& tv, int64_t doc, int64_t page, bool is_private) {
+    Field& f = fields_[Index(field)];
+    ++f.all.docs;
+    f.all.tokens += tv.length;
+    if (is_private) {
+      ++f.hidden.totals.docs;
+      f.hidden.totals.tokens += tv.length;
+    }
+    for (const auto& [term, tf] : tv.terms) {
+      auto [it, fresh] = term_ids_.try_emplace(term, static_cast<int64_t>(term_ids_.size()) * 7919 + 3);
+      f.lists[it->second].push_back({doc, page, tf, tv.length});
+      if (is_private) ++f.hidden.df[it->second];
+    }
+  }
+  std::map<std::string, int64_t> term_ids_;
+  Field fields_[2];
+  std::set<int64_t> private_pages_;
+  std::map<int64_t, std::vector<int64_t>> page_chunks_;
+};
+
+// Ids far apart and far beyond anything dense: the module must map them
+// itself (its accumulators may not be indexed by raw id).
+int64_t Sparse(int64_t id) { return (int64_t{1} << 40) + id * 1000003; }
+
+// The same pages in the SQLite engine and in a store with sparse ids give
+// the same hits (ids mapped) with bit-identical scores, in every field, with
+// and without private pages, pruned and exhaustive, and ScorePages agrees.
+TEST(Bm25, TwoStoresOfTheSameCorpusRankIdentically) {
+  TempDir dir;
+  auto e = OpenFresh(dir);
+  MemoryPostingStore memory;
+  std::mt19937 rng(5);
+  std::vector<double> weights;
+  for (int i = 0; i < 200; ++i) weights.push_back(1.0 / (i + 1));
+  std::discrete_distribution<int> zipf(weights.begin(), weights.end());
+  auto word = [&] {
+    std::string w = "w";
+    w += std::to_string(zipf(rng));
+    return w;
+  };
+  std::map<int64_t, int64_t> page_of, chunk_of;  // SQLite id -> sparse id
+  for (int d = 0; d < 400; ++d) {
+    std::string text = "---\ntitle: ";
+    text.append(word()).append(" ").append(word()).append("\n");
+    const bool is_private = d % 7 == 3;
+    if (is_private) text += "visibility: private\n";
+    text += "---\n";
+    for (int para = 0, n = 1 + static_cast<int>(rng() % 3); para < n; ++para) {
+      text.append("## Part ").append(std::to_string(para)).append("\n\n");
+      for (int i = 0, len = 5 + static_cast<int>(rng() % 80); i < len; ++i) text.append(word()).append(" ");
+      text += "\n\n";
+    }
+    std::string path = "d";
+    path += std::to_string(d);
+    path += ".md";
+    PageWrite w = Prepare(path, text);
+    auto page_id = e->PutPage(w);
+    ASSERT_TRUE(page_id.ok()) << page_id.status().ToString();
+    auto chunks = e->GetPageChunks(*page_id);
+    ASSERT_TRUE(chunks.ok());
+    ASSERT_EQ(chunks->size(), w.chunks.size());
+    std::vector<int64_t> sparse_chunks;
+    for (const ChunkRecord& c : *chunks) {
+      chunk_of[c.chunk_id] = Sparse(c.chunk_id);
+      sparse_chunks.push_back(Sparse(c.chunk_id));
+    }
+    page_of[*page_id] = Sparse(*page_id);
+    memory.Add(w, Sparse(*page_id), sparse_chunks, is_private);
+  }
+  bm25::Searcher sqlite_bm25(e->Postings()), memory_bm25(memory);
+  for (int trial = 0; trial < 60; ++trial) {
+    KeywordQuery q;
+    for (int i = 0, n = 1 + trial % 5; i < n; ++i) q.terms.push_back({word(), 1.0f + static_cast<float>(i % 2)});
+    if (trial % 9 == 4) q.terms[0].required = true;
+    if (trial % 11 == 5) q.excluded_groups = {{word()}};
+    q.include_private = trial % 2 == 1;
+    q.limit = trial % 3 == 0 ? 1000 : 5;
+    q.chunks_per_page = trial % 4 == 2 ? 2 : 1;
+    for (PostingField field : {PostingField::kChunks, PostingField::kTitles}) {
+      auto want = sqlite_bm25.Search(q, field);
+      auto got = memory_bm25.Search(q, field);
+      ASSERT_TRUE(want.ok() && got.ok()) << want.status().ToString() << got.status().ToString();
+      ASSERT_EQ(got->size(), want->size()) << "trial " << trial;
+      std::vector<int64_t> pages, sparse_pages;
+      for (size_t i = 0; i < want->size(); ++i) {
+        const KeywordHit &w = (*want)[i], &g = (*got)[i];
+        EXPECT_EQ(g.page_id, page_of[w.page_id]) << "trial " << trial << " rank " << i;
+        EXPECT_EQ(g.chunk_id, w.chunk_id == 0 ? 0 : chunk_of[w.chunk_id]) << "trial " << trial << " rank " << i;
+        EXPECT_EQ(g.score, w.score) << "trial " << trial << " rank " << i;
+        pages.push_back(w.page_id);
+        sparse_pages.push_back(g.page_id);
+      }
+      auto want_scores = sqlite_bm25.ScorePages(q, pages, field);
+      auto got_scores = memory_bm25.ScorePages(q, sparse_pages, field);
+      ASSERT_TRUE(want_scores.ok() && got_scores.ok());
+      ASSERT_EQ(got_scores->size(), want_scores->size());
+      for (size_t i = 0; i < want_scores->size(); ++i) {
+        EXPECT_EQ((*got_scores)[i].page_id, page_of[(*want_scores)[i].page_id]);
+        EXPECT_EQ((*got_scores)[i].score, (*want_scores)[i].score);
+      }
+    }
+  }
+}
+
+// What the pruned search returns equals the exhaustive answer over sparse
+// ids too (the accumulators then go through the module's hashed mapping).
+TEST(Bm25, PrunedTopKEqualsTheExhaustiveTopKOverSparseIds) {
+  MemoryPostingStore memory;
+  std::mt19937 rng(13);
+  std::vector<double> weights;
+  for (int i = 0; i < 300; ++i) weights.push_back(1.0 / (i + 1));
+  std::discrete_distribution<int> zipf(weights.begin(), weights.end());
+  for (int d = 0; d < 1200; ++d) {
+    std::string text;
+    for (int i = 0, len = 5 + static_cast<int>(rng() % 60); i < len; ++i) {
+      text += "w";
+      text += std::to_string(zipf(rng));
+      text += ' ';
+    }
+    std::string path = "d";
+    path += std::to_string(d);
+    path += ".md";
+    PageWrite w = Prepare(path, text);
+    std::vector<int64_t> chunks;
+    for (size_t c = 0; c < w.chunks.size(); ++c) chunks.push_back(Sparse(d * 10 + static_cast<int64_t>(c) + 1));
+    memory.Add(w, Sparse(d + 1), chunks, false);
+  }
+  bm25::Searcher bm25(memory);
+  for (int trial = 0; trial < 40; ++trial) {
+    KeywordQuery q;
+    for (int i = 0, n = 2 + trial % 6; i < n; ++i) {
+      std::string t = "w";
+      t += std::to_string(trial % 2 ? zipf(rng) : static_cast<int>(rng() % 300));
+      q.terms.push_back({t});
+    }
+    q.limit = 5;
+    auto shallow = bm25.SearchChunks(q);
+    q.limit = 100000;
+    auto deep = bm25.SearchChunks(q);
+    ASSERT_TRUE(shallow.ok() && deep.ok());
+    ASSERT_EQ(shallow->size(), std::min<size_t>(5, deep->size()));
+    for (size_t i = 0; i < shallow->size(); ++i) {
+      EXPECT_EQ((*shallow)[i].chunk_id, (*deep)[i].chunk_id) << "trial " << trial << " rank " << i;
+      EXPECT_FLOAT_EQ((*shallow)[i].score, (*deep)[i].score);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace engram
