@@ -60,9 +60,9 @@ int RunImport(const ImportArgs& a, bool json, const std::string& brain_dir) {
     std::cerr << "engram: watch stopped\n";
     return 0;
   }
-  auto r = (*brain)->Import(OperationContext{}, dir, a.dry_run);
+  auto r = CallOperation(**brain, "import", {{"dir", dir.string()}, {"dry_run", a.dry_run}});
   if (!r.ok()) return Fail(r.status(), json);
-  if (json) Print(ToJson(*r));
+  if (json) Print(*r);
   else std::cout << (a.dry_run ? "(dry run) " : "") << FormatImport(*r);
   return 0;
 }
@@ -96,16 +96,17 @@ int RunSync(const SyncArgs& a, bool json, const std::string& brain_dir) {
     if (!a.quiet) std::cerr << "engram: watch stopped\n";
     return 0;
   }
-  std::function<void(size_t, size_t)> progress;
-  if (!a.quiet && !json && isatty(STDERR_FILENO)) progress = SyncProgress();
-  auto r = (*brain)->Sync(OperationContext{}, a.full, a.worktree, progress);
+  OperationContext ctx;
+  if (!a.quiet && !json && isatty(STDERR_FILENO)) ctx.progress = SyncProgress();
+  auto r = CallOperation(**brain, "sync", {{"full", a.full}, {"worktree", a.worktree}}, ctx);
   if (!r.ok()) return Fail(r.status(), json);
+  const bool failed = !(*r)["failed"].empty();
   if (json) {
-    Print(ToJson(*r));
-  } else if (!a.quiet || !r->failed.empty()) {
+    Print(*r);
+  } else if (!a.quiet || failed) {
     std::cout << FormatSync(*r);
   }
-  return r->failed.empty() ? 0 : 1;
+  return failed ? 1 : 0;
 }
 
 int RunAudit(size_t limit, bool json, const std::string& brain_dir) {
@@ -182,44 +183,56 @@ int RunHook(const std::string& action, bool json, const std::string& brain_dir) 
   return 0;
 }
 
-void PrintStatusText(const BrainStatus& st) {
-  const EmbeddingStatus& emb = st.embedding;
-  std::cout << "brain:            " << st.root << "\n";
-  std::cout << "markdown from:    " << st.source_root << "\n";
-  std::cout << "synced commit:    " << (st.synced_commit.empty() ? "(never synced)" : st.synced_commit) << "\n";
-  std::cout << FormatStats(st.stats);
-  if (emb.provider == "none") {
+std::string Str(const Json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// The text of `engram status`, from the status operation's JSON.
+void PrintStatusText(const Json& st) {
+  const Json& emb = st["embedding"];
+  std::cout << "brain:            " << Str(st, "root") << "\n";
+  std::cout << "markdown from:    " << Str(st, "source_root") << "\n";
+  const std::string synced = Str(st, "synced_commit");
+  std::cout << "synced commit:    " << (synced.empty() ? "(never synced)" : synced) << "\n";
+  std::cout << FormatStats(st);
+  if (Str(emb, "provider") == "none") {
     std::cout << "embeddings:       none (keyword search only; `engram model use NAME` adds a model)\n";
   } else {
-    std::cout << "embeddings:       " << emb.provider << " " << emb.model << ": " << emb.current << " of "
-              << emb.chunks << " chunks embedded";
-    if (emb.stale > 0) std::cout << ", " << emb.stale << " stale (run `engram embed --stale`)";
+    std::cout << "embeddings:       " << Str(emb, "provider") << " " << Str(emb, "model") << ": "
+              << emb["embedded"].get<int64_t>() << " of " << emb["chunks"].get<int64_t>() << " chunks embedded";
+    if (emb["stale"].get<int64_t>() > 0) {
+      std::cout << ", " << emb["stale"].get<int64_t>() << " stale (run `engram embed --stale`)";
+    }
     std::cout << "\n";
   }
-  if (!st.last_sync_error.empty()) std::cout << "last sync failed: " << st.last_sync_error << "\n";
-  if (!st.sync_failures.empty()) {
+  if (!Str(st, "last_sync_error").empty()) std::cout << "last sync failed: " << Str(st, "last_sync_error") << "\n";
+  if (!st["sync_failures"].empty()) {
     std::cout << "failed files (not pages; retried by the next sync or import):\n";
-    for (const auto& x : st.sync_failures) std::cout << "  " << x.path << ": " << x.reason << "\n";
+    for (const auto& x : st["sync_failures"]) std::cout << "  " << Str(x, "path") << ": " << Str(x, "reason") << "\n";
   }
-  if (!st.quarantined.empty()) {
+  if (!st["quarantined"].empty()) {
     std::cout << "quarantined files (not pages; `engram get` says how to allow one):\n";
-    for (const auto& q : st.quarantined) {
-      std::cout << "  " << q.path << ": rule " << q.rule
-                << (q.line > 0 ? ", line " + std::to_string(q.line) : std::string(", path or name")) << "\n";
+    for (const auto& q : st["quarantined"]) {
+      const int line = q.value("line", 0);
+      std::cout << "  " << Str(q, "path") << ": rule " << Str(q, "rule")
+                << (line > 0 ? ", line " + std::to_string(line) : std::string(", path or name")) << "\n";
     }
   }
-  if (!st.recent_problems.empty()) {
+  if (!st["recent_problems"].empty()) {
     std::cout << "recent import problems:\n";
-    for (const auto& e : st.recent_problems) std::cout << "  " << e.action << " " << e.path << ": " << e.message << "\n";
+    for (const auto& e : st["recent_problems"]) {
+      std::cout << "  " << Str(e, "action") << " " << Str(e, "path") << ": " << Str(e, "message") << "\n";
+    }
   }
 }
 
 int RunStatus(bool json, const std::string& brain_dir) {
   auto brain = OpenBrain(brain_dir);
   if (!brain.ok()) return Fail(brain.status(), json);
-  auto st = (*brain)->GetStatus(OperationContext{});
+  auto st = CallOperation(**brain, "status", Json::object());
   if (!st.ok()) return Fail(st.status(), json);
-  if (json) Print(ToJson(*st));
+  if (json) Print(*st);
   else PrintStatusText(*st);
   return 0;
 }

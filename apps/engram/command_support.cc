@@ -63,4 +63,12 @@ Result<nlohmann::json> CallOperation(Brain& brain, std::string_view name, const 
   return ops::Call(brain, ctx, name, args);
 }
 
+CLI::Range OperationRange(std::string_view op_name, std::string_view param) {
+  const ops::Operation* op = ops::FindOperation(op_name);
+  for (const ops::Param& p : op == nullptr ? std::vector<ops::Param>{} : op->params) {
+    if (p.name == param) return CLI::Range(p.min, p.max);
+  }
+  return CLI::Range(INT64_MIN, INT64_MAX);  // a programmer error: no such parameter; the operation still checks
+}
+
 }  // namespace engram::cli

@@ -3,6 +3,7 @@
 // operation of the operation table as the local CLI.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -34,5 +35,9 @@ std::atomic<bool>& StopOnSignals();
 // CLI (OperationContext defaults: not remote, admin scope).
 Result<nlohmann::json> CallOperation(Brain& brain, std::string_view name, const nlohmann::json& args,
                                      const OperationContext& ctx = {});
+
+// The range an operation's integer parameter allows, as a CLI11 check: a flag
+// refuses what the operation would refuse, and its help shows the range.
+CLI::Range OperationRange(std::string_view op, std::string_view param);
 
 }  // namespace engram::cli

@@ -46,116 +46,149 @@ std::string SkipCounts(const std::map<std::string, int64_t>& by_reason) {
   return out + "\n";
 }
 
-std::string FormatSync(const SyncReport& r) {
+namespace {
+
+// "%.Nf" of a number.
+std::string Fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string Str(const Json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// "  skipped …", "  warning …" and "  quarantined …" lines of an import or sync.
+void IssueLines(const Json& r, std::ostringstream& out) {
+  for (const auto& s : r["skipped"]) out << "  skipped " << Str(s, "path") << ": " << Str(s, "reason") << "\n";
+  for (const auto& w : r["warnings"]) out << "  warning " << Str(w, "path") << ": " << Str(w, "warning") << "\n";
+  for (const auto& q : r["quarantined"]) {
+    ImportIssue issue{Str(q, "path"), Str(q, "rule"), q.value("line", 0)};
+    out << "  quarantined " << issue.path << " (" << QuarantineWhere(issue) << ")\n";
+  }
+  out << SkipCounts(r["skipped_by_reason"].get<std::map<std::string, int64_t>>());
+  if (r["rekeyed"].get<int64_t>() > 0) out << "  re-keyed " << r["rekeyed"].get<int64_t>() << " page(s): slugs follow new naming rules\n";
+  if (r["embedded"].get<int64_t>() > 0) out << "  embedded " << r["embedded"].get<int64_t>() << " chunks\n";
+  if (!Str(r, "embedding_note").empty()) out << "  embeddings: " << Str(r, "embedding_note") << "\n";
+}
+
+}  // namespace
+
+std::string FormatSync(const Json& r) {
   std::ostringstream out;
-  char secs[32];
-  std::snprintf(secs, sizeof secs, "%.2f", r.seconds);
-  out << "Synced " << (r.from.empty() ? std::string("(nothing)") : r.from.substr(0, 12)) << " -> "
-      << r.to.substr(0, 12) << " [" << r.mode << "]: " << r.added << " added, " << r.updated << " updated, "
-      << r.renamed << " renamed, " << r.deleted << " deleted, " << r.failed.size() << " failed (" << secs << " s)"
-      << (r.worktree ? ", work tree changes applied" : "") << "\n";
-  for (const auto& f : r.failed) out << "  failed " << f.path << ": " << f.reason << " (retried by the next sync)\n";
-  for (const auto& s : r.skipped) out << "  skipped " << s.path << ": " << s.reason << "\n";
-  for (const auto& w : r.warnings) out << "  warning " << w.path << ": " << w.reason << "\n";
-  for (const auto& q : r.quarantined) out << "  quarantined " << q.path << " (" << QuarantineWhere(q) << ")\n";
-  out << SkipCounts(r.skipped_by_reason);
-  if (r.rekeyed > 0) out << "  re-keyed " << r.rekeyed << " page(s): slugs follow new naming rules\n";
-  if (r.embedded > 0) out << "  embedded " << r.embedded << " chunks\n";
-  if (!r.embedding_note.empty()) out << "  embeddings: " << r.embedding_note << "\n";
+  const std::string from = Str(r, "from");
+  out << "Synced " << (from.empty() ? std::string("(nothing)") : from.substr(0, 12)) << " -> "
+      << Str(r, "to").substr(0, 12) << " [" << Str(r, "mode") << "]: " << r["added"].get<int64_t>() << " added, "
+      << r["updated"].get<int64_t>() << " updated, " << r["renamed"].get<int64_t>() << " renamed, "
+      << r["deleted"].get<int64_t>() << " deleted, " << r["failed"].size() << " failed ("
+      << Fixed(r["seconds"].get<double>(), 2) << " s)" << (r["worktree"].get<bool>() ? ", work tree changes applied" : "")
+      << "\n";
+  for (const auto& f : r["failed"]) {
+    out << "  failed " << Str(f, "path") << ": " << Str(f, "reason") << " (retried by the next sync)\n";
+  }
+  IssueLines(r, out);
   return out.str();
 }
 
-std::string FormatSearch(const SearchResponse& r, bool explain) {
+std::string FormatSync(const SyncReport& r) { return FormatSync(ToJson(r)); }
+
+namespace {
+
+// The "explain:" line of one hit.
+void ExplainLine(const Json& h, bool keyword, std::ostringstream& out) {
+  const Json& e = h["explain"];
+  if (!keyword) {
+    out << "   explain:";
+    for (const auto& a : e["arms"]) {
+      if (a["rank"].get<int>() < 0) continue;
+      out << " " << Str(a, "arm") << " #" << a["rank"].get<int>() << " (" << Fixed(a["rrf"].get<double>(), 4) << ")";
+    }
+    out << "; rrf " << Fixed(e["rrf"].get<double>(), 3);
+    if (e["compiled_truth_boost"].get<double>() != 1) out << " x" << e["compiled_truth_boost"].get<double>() << " compiled truth";
+    if (!e["cosine"].is_null()) {
+      out << "; cosine " << Fixed(e["cosine"].get<double>(), 3) << " (share " << Fixed(e["cosine_share"].get<double>(), 2)
+          << ")";
+    }
+    if (e["backlinks"].get<int64_t>() > 0) {
+      out << "; " << e["backlinks"].get<int64_t>() << " backlinks x" << Fixed(e["backlink_factor"].get<double>(), 3);
+    }
+    out << "\n";
+    return;
+  }
+  out << "   explain: chunk bm25 " << Fixed(e["chunk_bm25"].get<double>(), 3) << " (rank " << e["chunk_rank"].get<int>()
+      << ")";
+  out << ", title bm25 " << Fixed(e["title_bm25"].get<double>(), 3) << " (rank " << e["title_rank"].get<int>() << ")";
+  if (e["name_match"].get<bool>()) out << ", exact title/alias match";
+  out << "; terms:";
+  for (const auto& t : e["terms"]) out << " " << t.get<std::string>();
+  out << "\n";
+}
+
+}  // namespace
+
+std::string FormatSearch(const Json& r, bool explain) {
   std::ostringstream out;
-  if (r.results.empty()) {
-    out << "No results for \"" << r.query << "\".\n";
+  const Json& results = r["results"];
+  const Json& meta = r["meta"];
+  if (results.empty()) {
+    out << "No results for \"" << Str(r, "query") << "\".\n";
     return out.str();
   }
   int n = 0;
-  for (const SearchHit& h : r.results) {
-    char score[32];
-    std::snprintf(score, sizeof score, "%.3f", h.score);
-    out << ++n << ". " << h.title << "  [" << h.type << "]  " << h.slug << "  score " << score << "\n";
-    out << "   " << h.path << ":" << h.line_start << "-" << h.line_end << " (" << h.chunk_source << ")\n";
-    out << "   " << Snippet(h.text, 220) << "\n";
-    for (const auto& t : h.timeline) out << "   - " << t.date << " | " << Snippet(t.summary, 120) << "\n";
-    if (explain && r.mode != "keyword") {
-      out << "   explain:";
-      for (const auto& a : h.explain.arms) {
-        if (a.rank < 0) continue;
-        std::snprintf(score, sizeof score, "%.4f", a.rrf);
-        out << " " << a.name << " #" << a.rank << " (" << score << ")";
-      }
-      std::snprintf(score, sizeof score, "%.3f", h.explain.rrf);
-      out << "; rrf " << score;
-      if (h.explain.boost != 1) out << " x" << h.explain.boost << " compiled truth";
-      if (h.explain.has_cosine) {
-        std::snprintf(score, sizeof score, "%.3f", h.explain.cosine);
-        out << "; cosine " << score;
-        std::snprintf(score, sizeof score, "%.2f", h.explain.cosine_share);
-        out << " (share " << score << ")";
-      }
-      if (h.explain.backlinks > 0) {
-        std::snprintf(score, sizeof score, "%.3f", h.explain.backlink_factor);
-        out << "; " << h.explain.backlinks << " backlinks x" << score;
-      }
-      out << "\n";
-    } else if (explain) {
-      std::snprintf(score, sizeof score, "%.3f", h.explain.chunk_score);
-      out << "   explain: chunk bm25 " << score << " (rank " << h.explain.chunk_rank << ")";
-      std::snprintf(score, sizeof score, "%.3f", h.explain.title_score);
-      out << ", title bm25 " << score << " (rank " << h.explain.title_rank << ")";
-      if (h.explain.name_match) out << ", exact title/alias match";
-      out << "; terms:";
-      for (const auto& t : h.explain.terms) out << " " << t;
-      out << "\n";
+  for (const Json& h : results) {
+    out << ++n << ". " << Str(h, "title") << "  [" << Str(h, "type") << "]  " << Str(h, "slug") << "  score "
+        << Fixed(h["score"].get<double>(), 3) << "\n";
+    out << "   " << Str(h, "path") << ":" << h["line_start"].get<int64_t>() << "-" << h["line_end"].get<int64_t>() << " ("
+        << Str(h, "chunk_source") << ")\n";
+    out << "   " << Snippet(Str(h, "text"), 220) << "\n";
+    if (h.contains("timeline")) {
+      for (const auto& t : h["timeline"]) out << "   - " << Str(t, "date") << " | " << Snippet(Str(t, "summary"), 120) << "\n";
     }
+    if (explain && h.contains("explain")) ExplainLine(h, Str(meta, "mode") == "keyword", out);
   }
-  char took[32];
-  std::snprintf(took, sizeof took, "%.2f", r.took_ms);
-  out << r.results.size() << " result(s), " << r.mode << " mode"
-      << (r.intent.empty() ? std::string() : ", intent " + r.intent) << ", " << took << " ms\n";
-  for (const auto& [arm, c] : r.confidence) {
-    char conf[32];
-    std::snprintf(conf, sizeof conf, "%.2f", c);
-    out << "confidence: " << arm << " arm " << conf << (c == 0 ? " (no better than chance: left out)" : "") << "\n";
+  const std::string intent = Str(meta, "intent");
+  out << results.size() << " result(s), " << Str(meta, "mode") << " mode"
+      << (intent.empty() ? std::string() : ", intent " + intent) << ", " << Fixed(meta["took_ms"].get<double>(), 2)
+      << " ms\n";
+  for (const auto& [arm, c] : meta["confidence"].items()) {
+    const double conf = c.get<double>();
+    out << "confidence: " << arm << " arm " << Fixed(conf, 2) << (conf == 0 ? " (no better than chance: left out)" : "")
+        << "\n";
   }
-  for (const auto& note : r.notes) out << "note: " << note << "\n";
+  for (const auto& note : meta["notes"]) out << "note: " << note.get<std::string>() << "\n";
   return out.str();
 }
 
-std::string FormatImport(const ImportReport& r) {
+std::string FormatImport(const Json& r) {
   std::ostringstream out;
-  char secs[32];
-  std::snprintf(secs, sizeof secs, "%.2f", r.seconds);
-  out << "Imported " << r.root << ": " << r.scanned << " file(s) scanned, " << r.added << " added, " << r.updated
-      << " updated, " << r.unchanged << " unchanged, " << r.removed << " removed, " << r.skipped.size()
-      << " skipped (" << secs << " s)\n";
-  for (const auto& s : r.skipped) out << "  skipped " << s.path << ": " << s.reason << "\n";
-  for (const auto& w : r.warnings) out << "  warning " << w.path << ": " << w.reason << "\n";
-  for (const auto& q : r.quarantined) out << "  quarantined " << q.path << " (" << QuarantineWhere(q) << ")\n";
-  out << SkipCounts(r.skipped_by_reason);
-  if (r.rekeyed > 0) out << "  re-keyed " << r.rekeyed << " page(s): slugs follow new naming rules\n";
-  if (r.embedded > 0) out << "  embedded " << r.embedded << " chunks\n";
-  if (!r.embedding_note.empty()) out << "  embeddings: " << r.embedding_note << "\n";
+  out << "Imported " << Str(r, "root") << ": " << r["scanned"].get<int64_t>() << " file(s) scanned, "
+      << r["added"].get<int64_t>() << " added, " << r["updated"].get<int64_t>() << " updated, "
+      << r["unchanged"].get<int64_t>() << " unchanged, " << r["removed"].get<int64_t>() << " removed, "
+      << r["skipped"].size() << " skipped (" << Fixed(r["seconds"].get<double>(), 2) << " s)\n";
+  IssueLines(r, out);
   return out.str();
 }
 
-std::string FormatStats(const BrainStats& s) {
+std::string FormatImport(const ImportReport& r) { return FormatImport(ToJson(r)); }
+
+std::string FormatStats(const Json& s) {
   std::ostringstream out;
-  out << "pages:            " << s.pages << " (" << s.private_pages << " private)\n";
+  out << "pages:            " << s["pages"].get<int64_t>() << " (" << s["private_pages"].get<int64_t>() << " private)\n";
   out << "  by type:       ";
-  for (const auto& [type, n] : s.pages_by_type) out << " " << type << "=" << n;
+  for (const auto& [type, n] : s["pages_by_type"].items()) out << " " << type << "=" << n.get<int64_t>();
   out << "\n";
-  out << "chunks:           " << s.chunks << "\n";
-  out << "links:            " << s.links << "\n";
-  out << "attachments:      " << s.attachments << "\n";
-  out << "tags:             " << s.tags << "\n";
-  out << "aliases:          " << s.aliases << "\n";
-  out << "timeline entries: " << s.timeline_entries << "\n";
-  out << "page versions:    " << s.versions << "\n";
-  out << "index terms:      " << s.terms << "\n";
-  out << "database:         " << (s.db_bytes + 1023) / 1024 << " KiB (schema v" << s.schema_version << ")\n";
+  out << "chunks:           " << s["chunks"].get<int64_t>() << "\n";
+  out << "links:            " << s["links"].get<int64_t>() << "\n";
+  out << "attachments:      " << s["attachments"].get<int64_t>() << "\n";
+  out << "tags:             " << s["tags"].get<int64_t>() << "\n";
+  out << "aliases:          " << s["aliases"].get<int64_t>() << "\n";
+  out << "timeline entries: " << s["timeline_entries"].get<int64_t>() << "\n";
+  out << "page versions:    " << s["versions"].get<int64_t>() << "\n";
+  out << "index terms:      " << s["terms"].get<int64_t>() << "\n";
+  out << "database:         " << (s["db_bytes"].get<int64_t>() + 1023) / 1024 << " KiB (schema v"
+      << s["schema_version"].get<int64_t>() << ")\n";
   return out.str();
 }
 
@@ -177,17 +210,22 @@ std::string PadTo(const std::string& s, size_t columns) {
 
 }  // namespace
 
-std::string FormatList(const std::vector<PageSummary>& pages) {
+std::string FormatList(const Json& list) {
+  const Json& pages = list["pages"];
   size_t slug_width = 0, type_width = 0;
   for (const auto& p : pages) {
-    slug_width = std::max(slug_width, common::DisplayWidth(p.slug));
-    type_width = std::max(type_width, common::DisplayWidth(p.type));
+    slug_width = std::max(slug_width, common::DisplayWidth(Str(p, "slug")));
+    type_width = std::max(type_width, common::DisplayWidth(Str(p, "type")));
   }
   slug_width = std::min<size_t>(slug_width, 60);
   std::string out;
   for (const auto& p : pages) {
-    out += PadTo(p.slug, slug_width) + "  " + PadTo(p.type, type_width) + "  " + p.title +
-           (p.is_private ? "  (private)" : "") + "\n";
+    out += PadTo(Str(p, "slug"), slug_width);
+    out += "  ";
+    out += PadTo(Str(p, "type"), type_width);
+    out += "  ";
+    out += Str(p, "title");
+    out += Str(p, "visibility") == "private" ? "  (private)\n" : "\n";
   }
   out += std::to_string(pages.size()) + " page(s)\n";
   return out;

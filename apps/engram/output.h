@@ -13,14 +13,20 @@
 namespace engram::cli {
 
 using ops::ToJson;  // the JSON shapes are the operation layer's (ops/render.h)
-std::string FormatSync(const SyncReport& r);
 
-std::string FormatSearch(const SearchResponse& r, bool explain);
-std::string FormatImport(const ImportReport& r);
-std::string FormatStats(const BrainStats& s);
-// `engram list`: slug, type and title in columns aligned by display width
-// (a Chinese character takes two columns).
-std::string FormatList(const std::vector<PageSummary>& pages);
+// The text of a command is a formatter over its operation's JSON (the
+// documents of ops/render.h), so text and --json cannot drift apart.
+std::string FormatSync(const nlohmann::json& sync);      // the sync operation's JSON
+std::string FormatSync(const SyncReport& r);             // = FormatSync(ToJson(r))
+std::string FormatImport(const nlohmann::json& import);  // the import operation's JSON
+std::string FormatImport(const ImportReport& r);         // = FormatImport(ToJson(r))
+// The search operation's JSON; explain: the "explain:" line of each hit.
+std::string FormatSearch(const nlohmann::json& search, bool explain);
+// The page counts of a status document (ToJson(BrainStats) fields).
+std::string FormatStats(const nlohmann::json& stats);
+// `engram list` (list_pages' JSON): slug, type and title in columns aligned
+// by display width (a Chinese character takes two columns).
+std::string FormatList(const nlohmann::json& list);
 // "rule secret_assignment, line 3" (or ", path or name").
 std::string QuarantineWhere(const ImportIssue& q);
 // "  not indexed, by reason: quarantined 1; skipped by name (scope.skip_files) 2\n", or "".

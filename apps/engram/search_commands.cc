@@ -11,7 +11,6 @@
 #include "common/files.h"
 #include "common/utf8.h"
 #include "output.h"
-#include "search/context_block.h"
 #include "search/metrics.h"
 
 namespace engram::cli {
@@ -53,17 +52,29 @@ struct BenchArgs {
   int limit = 10;
 };
 
+// The search operation's arguments from the flags.
+Json SearchArgsJson(const SearchArgs& a) {
+  Json args = {{"query", a.query}};
+  if (a.limit > 0) args["limit"] = a.limit;
+  if (!a.mode.empty()) args["mode"] = a.mode;
+  if (a.explain) args["explain"] = true;
+  Json filters = Json::object();
+  if (!a.filter.types.empty()) filters["type"] = a.filter.types;
+  if (!a.filter.tags.empty()) filters["tag"] = a.filter.tags;
+  if (!a.filter.folder.empty()) filters["folder"] = a.filter.folder;
+  if (!a.filter.source.empty()) filters["source"] = a.filter.source;
+  if (!a.filter.since.empty()) filters["since"] = a.filter.since;
+  if (!a.filter.until.empty()) filters["until"] = a.filter.until;
+  if (!filters.empty()) args["filters"] = std::move(filters);
+  return args;
+}
+
 int RunSearch(const SearchArgs& a, bool json, const std::string& brain_dir) {
   auto brain = OpenBrain(brain_dir);
   if (!brain.ok()) return Fail(brain.status(), json);
-  SearchOptions so = (*brain)->DefaultSearchOptions();
-  if (a.limit > 0) so.limit = a.limit;
-  so.explain = a.explain;
-  if (!a.mode.empty()) so.mode = a.mode;
-  so.filter = a.filter;
-  auto r = (*brain)->Search(OperationContext{}, a.query, so);
+  auto r = CallOperation(**brain, "search", SearchArgsJson(a));
   if (!r.ok()) return Fail(r.status(), json);
-  if (json) Print(ToJson(*r, a.explain));
+  if (json) Print(*r);
   else std::cout << FormatSearch(*r, a.explain);
   return 0;
 }
@@ -71,22 +82,20 @@ int RunSearch(const SearchArgs& a, bool json, const std::string& brain_dir) {
 int RunContext(const ContextArgs& a, bool json, const std::string& brain_dir) {
   auto brain = OpenBrain(brain_dir);
   if (!brain.ok()) return Fail(brain.status(), json);
-  SearchOptions so = (*brain)->DefaultSearchOptions();
-  if (a.limit > 0) so.limit = a.limit;
-  if (!a.mode.empty()) so.mode = a.mode;
-  search::ContextOptions co;
-  co.max_chars = a.max_chars;
-  if (!a.memory.empty()) {
+  Json args = {{"query", a.query}, {"max_chars", a.max_chars}};
+  if (a.limit > 0) args["limit"] = a.limit;
+  if (!a.mode.empty()) args["mode"] = a.mode;
+  if (!a.memory.empty()) {  // read here, at query time: the operation takes the text
     auto text = common::ReadFile(a.memory, 1 << 20);
     if (!text.ok()) return Fail(text.status().WithContext("--memory"), json);
     if (!common::IsValidUtf8(*text)) return Fail(Status::InvalidArgument(a.memory + ": not valid UTF-8"), json);
-    co.memory = *text;
-    co.memory_name = std::filesystem::path(a.memory).filename().string();
+    args["memory"] = *text;
+    args["memory_name"] = std::filesystem::path(a.memory).filename().string();
   }
-  auto r = (*brain)->Context(OperationContext{}, a.query, so, co);
+  auto r = CallOperation(**brain, "context", args);
   if (!r.ok()) return Fail(r.status(), json);
-  if (json) Print({{"query", a.query}, {"context", r->block}, {"count", r->count}});
-  else std::cout << r->block;
+  if (json) Print(*r);
+  else std::cout << (*r)["context"].get<std::string>();
   return 0;
 }
 
@@ -150,7 +159,7 @@ void AddSearch(CLI::App& app, const bool* json, const std::string* brain_dir, in
       "search", "Search the brain: keyword (bilingual BM25), vector (embeddings) or hybrid (both, fused)");
   search->add_option("QUERY", a->query, "Query text")->required();
   search->add_option("--limit,-n", a->limit, "Number of results (default: search.limit, 10)")
-      ->check(CLI::Range(1, 1000));
+      ->check(OperationRange("search", "limit"));
   search->add_option("--mode", a->mode,
                      "keyword, vector or hybrid (default: search.mode; hybrid when a model is configured)")
       ->check(CLI::IsMember({"keyword", "vector", "hybrid"}));
@@ -172,9 +181,9 @@ void AddContext(CLI::App& app, const bool* json, const std::string* brain_dir, i
   auto* context = app.add_subcommand("context", "Print search results as a <retrieved_context> block for an agent");
   context->add_option("QUERY", a->query, "Query text")->required();
   context->add_option("--max-chars", a->max_chars, "Budget of the whole block in characters (default 2500)")
-      ->check(CLI::Range(200, 1000000));
+      ->check(OperationRange("context", "max_chars"));
   context->add_option("--limit,-n", a->limit, "Results to consider (default: search.limit, 10)")
-      ->check(CLI::Range(1, 1000));
+      ->check(OperationRange("context", "limit"));
   context->add_option("--memory", a->memory,
                       "A MEMORY.md of preferences and facts, put first in the block (read at query time)");
   context->add_option("--mode", a->mode, "keyword, vector or hybrid (default as for search)")

@@ -55,6 +55,8 @@ struct OperationContext {
   std::string transport = "cli";
   std::string caller;
   Scope scope = Scope::kAdmin;  // the local CLI may do anything
+  // Optional: long operations (sync) report (files done, files in the batch).
+  std::function<void(size_t, size_t)> progress = {};
 };
 
 struct InitReport {

@@ -32,7 +32,9 @@ std::string Names(const std::vector<Param>& params) {
 
 Status CheckString(const std::string& where, const Param& p, const Json& v) {
   const std::string& s = v.get_ref<const std::string&>();
-  if (!common::IsValidUtf8(s)) return Status::InvalidArgument(where + " is not valid UTF-8");
+  if (const size_t bad = common::FindInvalidUtf8(s); bad != std::string::npos) {
+    return Status::InvalidArgument(where + " is not valid UTF-8 at byte " + std::to_string(bad));
+  }
   if (p.max_bytes > 0 && s.size() > p.max_bytes) {
     return Status::InvalidArgument(where + " is " + std::to_string(s.size()) + " bytes, over the limit of " +
                                    std::to_string(p.max_bytes));
@@ -138,7 +140,7 @@ Param Slug(std::string description = "the page's slug, e.g. people/zhang-san") {
   return {"slug", Type::kString, true, std::move(description), 0, 0, 1024, {}, {}};
 }
 
-Param Query() { return {"query", Type::kString, true, "what to look for (keywords or a question, any language)", 0, 0, 10000, {}, {}}; }
+Param Query() { return {"query", Type::kString, true, "what to look for (keywords or a question, any language)", 0, 0, 65536, {}, {}}; }
 Param Limit(int64_t max, const char* what) { return {"limit", Type::kInteger, false, what, 1, max, 0, {}, {}}; }
 Param Mode() {
   return {"mode", Type::kString, false, "keyword, vector or hybrid (default: hybrid when a model is configured)", 0, 0, 0,
@@ -156,6 +158,7 @@ Param Filters() {
           {{"type", Type::kStrings, false, "page types, e.g. person", 0, 0, 64, {}, {}},
            {"tag", Type::kStrings, false, "pages with any of these tags", 0, 0, 64, {}, {}},
            {"folder", Type::kString, false, "page path prefix, e.g. people/", 0, 0, 1024, {}, {}},
+           {"source", Type::kString, false, "pages of this source only (default: any)", 0, 0, 256, {}, {}},
            {"since", Type::kString, false, "notes dated on or after this date (YYYY-MM-DD; the note's date)", 0, 0,
             32, {}, {}},
            {"until", Type::kString, false, "notes dated on or before this date (YYYY-MM-DD, the whole day)", 0, 0, 32,
@@ -171,6 +174,7 @@ SearchOptions SearchOptionsOf(Brain& brain, const Args& a) {
   o.filter.types = f.Strings("type");
   o.filter.tags = f.Strings("tag");
   o.filter.folder = f.Str("folder");
+  if (f.Has("source")) o.filter.source = f.Str("source");
   o.filter.since = f.Str("since");
   o.filter.until = f.Str("until");
   return o;
@@ -197,10 +201,16 @@ std::vector<Operation> Build() {
                  false,
                  {Query(), Limit(50, "entries (1-50, default 10)"), Mode(), Filters(),
                   {"max_chars", Type::kInteger, false, "budget of the whole block in characters (default 2500)", 100,
-                   100000, 0, {}, {}}},
+                   100000, 0, {}, {}},
+                  {"memory", Type::kString, false, "preferences and facts (a MEMORY.md's text), put first in the block",
+                   0, 0, 1 << 20, {}, {}},
+                  {"memory_name", Type::kString, false, "the memory's name in its header (default: memory)", 0, 0, 255,
+                   {}, {}}},
                  [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
                    search::ContextOptions co;
                    co.max_chars = static_cast<size_t>(a.Int("max_chars", 2500));
+                   co.memory = a.Str("memory");
+                   co.memory_name = a.Str("memory_name");
                    ENGRAM_ASSIGN_OR_RETURN(ContextReport r, b.Context(ctx, a.Str("query"), SearchOptionsOf(b, a), co));
                    return Json{{"query", a.Str("query")}, {"context", r.block}, {"count", r.count}};
                  }});
@@ -293,7 +303,7 @@ std::vector<Operation> Build() {
                  {{"full", Type::kBoolean, false, "walk every file instead of the git diff", 0, 0, 0, {}, {}},
                   {"worktree", Type::kBoolean, false, "include uncommitted changes", 0, 0, 0, {}, {}}},
                  [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
-                   ENGRAM_ASSIGN_OR_RETURN(SyncReport r, b.Sync(ctx, a.Bool("full"), a.Bool("worktree")));
+                   ENGRAM_ASSIGN_OR_RETURN(SyncReport r, b.Sync(ctx, a.Bool("full"), a.Bool("worktree"), ctx.progress));
                    return ToJson(r);
                  }});
   ops.push_back({"import", "Index a folder of Markdown files (any folder on this machine).", Scope::kAdmin, true,
