@@ -87,6 +87,18 @@ Result<SqliteEngine::VectorLogState> SqliteEngine::ReadVectorLogState() {
 Result<std::vector<IntegrityProblem>> SqliteEngine::CheckIntegrity() {
   FinishReads();
   std::vector<IntegrityProblem> problems;
+  ENGRAM_RETURN_IF_ERROR(CheckTables(&problems));
+  IndexTotals totals;
+  ENGRAM_RETURN_IF_ERROR(CheckPostings(&problems, &totals));
+  ENGRAM_RETURN_IF_ERROR(CheckCorpusStats(totals, &problems));
+  ENGRAM_ASSIGN_OR_RETURN(VectorLogState vectors, ReadVectorLogState());
+  AddVectorLogProblems(vectors, &problems);
+  return problems;
+}
+
+// SQLite's own check, and derived rows whose page is gone.
+Status SqliteEngine::CheckTables(std::vector<IntegrityProblem>* out) {
+  std::vector<IntegrityProblem>& problems = *out;
   {
     ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("PRAGMA quick_check"));
     while (q->Step()) {
@@ -109,7 +121,11 @@ Result<std::vector<IntegrityProblem>> SqliteEngine::CheckIntegrity() {
     ENGRAM_RETURN_IF_ERROR(q->status());
     if (n > 0) problems.push_back({std::to_string(n) + " " + what, ""});
   }
+  return Status::Ok();
+}
 
+Status SqliteEngine::CheckPostings(std::vector<IntegrityProblem>* out, IndexTotals* totals) {
+  std::vector<IntegrityProblem>& problems = *out;
   // Posting lists must describe the same (term, doc) pairs as the term-id
   // lists stored with chunks (doc = chunk) and pages (doc = page, the title),
   // each posting naming the doc's page and its field length.
@@ -120,7 +136,6 @@ Result<std::vector<IntegrityProblem>> SqliteEngine::CheckIntegrity() {
     std::set<int64_t> terms;
   };
   std::set<std::string> bad_paths;
-  int64_t chunk_tokens = 0, titles = 0, title_tokens = 0;
   std::map<int64_t, Doc> chunk_docs, title_docs;
   {
     ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT c.id, p.path, c.page_id, c.terms, c.term_length FROM chunks c "
@@ -132,7 +147,7 @@ Result<std::vector<IntegrityProblem>> SqliteEngine::CheckIntegrity() {
         bad_paths.insert(q->Text(1));
       }
       chunk_docs[q->Int(0)] = {q->Text(1), q->Int(2), q->Int(4), std::set<int64_t>(ids.begin(), ids.end())};
-      chunk_tokens += q->Int(4);
+      totals->chunk_tokens += q->Int(4);
     }
     ENGRAM_RETURN_IF_ERROR(q->status());
   }
@@ -145,8 +160,8 @@ Result<std::vector<IntegrityProblem>> SqliteEngine::CheckIntegrity() {
         bad_paths.insert(q->Text(1));
       }
       title_docs[q->Int(0)] = {q->Text(1), q->Int(0), q->Int(3), std::set<int64_t>(ids.begin(), ids.end())};
-      title_tokens += q->Int(3);
-      if (q->Int(3) > 0) ++titles;
+      totals->title_tokens += q->Int(3);
+      if (q->Int(3) > 0) ++totals->titles;
     }
     ENGRAM_RETURN_IF_ERROR(q->status());
   }
@@ -200,20 +215,25 @@ Result<std::vector<IntegrityProblem>> SqliteEngine::CheckIntegrity() {
     }
     bad_paths.clear();
   }
+  totals->chunks = static_cast<int64_t>(chunk_docs.size());
+  return Status::Ok();
+}
 
-  // Corpus statistics drive BM25: they must equal the sums over the rows.
+// Corpus statistics drive BM25: they must equal the sums over the rows.
+Status SqliteEngine::CheckCorpusStats(const IndexTotals& totals, std::vector<IntegrityProblem>* out) {
+  std::vector<IntegrityProblem>& problems = *out;
   {
     ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT chunks, chunk_tokens, titles, title_tokens FROM corpus_stats WHERE id = 1"));
     if (q->Step()) {
       auto num = [](int64_t a, int64_t b) { return std::to_string(a) + ", " + std::to_string(b); };
-      if (q->Int(0) != static_cast<int64_t>(chunk_docs.size()) || q->Int(1) != chunk_tokens) {
+      if (q->Int(0) != totals.chunks || q->Int(1) != totals.chunk_tokens) {
         problems.push_back({"corpus statistics (" + num(q->Int(0), q->Int(1)) + " chunks, tokens) differ from the chunks (" +
-                                num(static_cast<int64_t>(chunk_docs.size()), chunk_tokens) + ")",
+                                num(totals.chunks, totals.chunk_tokens) + ")",
                             ""});
       }
-      if (q->Int(2) != titles || q->Int(3) != title_tokens) {
+      if (q->Int(2) != totals.titles || q->Int(3) != totals.title_tokens) {
         problems.push_back({"corpus statistics (" + num(q->Int(2), q->Int(3)) + " titles, tokens) differ from the pages (" +
-                                num(titles, title_tokens) + ")",
+                                num(totals.titles, totals.title_tokens) + ")",
                             ""});
       }
     } else {
@@ -221,8 +241,11 @@ Result<std::vector<IntegrityProblem>> SqliteEngine::CheckIntegrity() {
     }
     ENGRAM_RETURN_IF_ERROR(q->status());
   }
+  return Status::Ok();
+}
 
-  ENGRAM_ASSIGN_OR_RETURN(VectorLogState vectors, ReadVectorLogState());
+void SqliteEngine::AddVectorLogProblems(const VectorLogState& vectors, std::vector<IntegrityProblem>* out) {
+  std::vector<IntegrityProblem>& problems = *out;
   for (const std::string& name : vectors.missing_triggers) {
     problems.push_back({"vector log trigger " + name + " is missing: vector changes go unlogged", ""});
   }
@@ -240,7 +263,6 @@ Result<std::vector<IntegrityProblem>> SqliteEngine::CheckIntegrity() {
   for (const auto& [id, path] : vectors.stale) {
     problems.push_back({"chunk " + std::to_string(id) + " has a vector of text that changed since it was embedded", path});
   }
-  return problems;
 }
 
 Status SqliteEngine::Repair() {

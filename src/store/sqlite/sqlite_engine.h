@@ -126,6 +126,17 @@ class SqliteEngine final : public Engine, public PostingStore {
   Result<int64_t> TermId(const std::string& term);
   Result<int64_t> LookupTermId(const std::string& term);
   Status PutPageRows(const PageWrite& write, int64_t* page_id);
+  // The steps of PutPageRows. Embeddings of an overwritten page's chunks, by
+  // text hash: (vector, model), kept for chunks whose text stays.
+  using KeptEmbeddings = std::map<std::string, std::pair<std::string, std::string>>;
+  // Inserts or updates the page row (dates, a version of changed content,
+  // the old derived rows removed); returns the page id.
+  Result<int64_t> WritePageRow(const PageWrite& w, int64_t source_id, const std::string& title_blob,
+                               KeptEmbeddings* kept_embeddings);
+  // The chunk rows and their postings; returns the chunks' total length.
+  Result<int64_t> WriteChunkRows(const PageWrite& w, int64_t page_id, const KeptEmbeddings& kept_embeddings);
+  // Links, tags, aliases and timeline entries.
+  Status WritePageFacts(const Page& page, int64_t page_id);
   // Every term with a chunk (or title) posting list: the lists to clean when
   // a doc's own term list is damaged and cannot name them.
   Result<std::vector<int64_t>> AllTermIds(bool titles);
@@ -149,6 +160,15 @@ class SqliteEngine final : public Engine, public PostingStore {
   Result<std::optional<int64_t>> ResolveLink(int64_t source_id, std::string_view target, std::string_view from_folder);
   struct VectorLogState;
   Result<VectorLogState> ReadVectorLogState();
+  // The steps of CheckIntegrity. Totals are what the rows sum to, compared
+  // with corpus_stats.
+  struct IndexTotals {
+    int64_t chunks = 0, chunk_tokens = 0, titles = 0, title_tokens = 0;
+  };
+  Status CheckTables(std::vector<IntegrityProblem>* problems);
+  Status CheckPostings(std::vector<IntegrityProblem>* problems, IndexTotals* totals);
+  Status CheckCorpusStats(const IndexTotals& totals, std::vector<IntegrityProblem>* problems);
+  static void AddVectorLogProblems(const VectorLogState& vectors, std::vector<IntegrityProblem>* problems);
 
   // Posting-list changes not yet written: per term, postings to add and docs
   // to remove, for the open transaction (a single page, or a whole batch).

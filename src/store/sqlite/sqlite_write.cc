@@ -251,14 +251,7 @@ Status SqliteEngine::RemoveDerivedRows(int64_t page_id) {
 }
 
 Status SqliteEngine::PutPageRows(const PageWrite& w, int64_t* page_id) {
-  const Page& page = w.page;
   ENGRAM_ASSIGN_OR_RETURN(int64_t source_id, SourceId(w.source, true));
-  std::string now = common::NowIso8601();
-  std::string visibility = page.is_private ? "private" : "public";
-  // What links are resolved against (text/page_links.h).
-  const std::string path_key = text::PathKey(page.path);
-  const std::string name_key = text::LinkName(path_key);
-
   // Title postings are computed first so the page row can carry their term ids.
   std::vector<int64_t> title_ids;
   title_ids.reserve(w.title_terms.terms.size());
@@ -266,9 +259,26 @@ Status SqliteEngine::PutPageRows(const PageWrite& w, int64_t* page_id) {
     ENGRAM_ASSIGN_OR_RETURN(int64_t id, TermId(term));
     title_ids.push_back(id);
   }
-  std::string title_blob = store::EncodeIds(title_ids);
+  KeptEmbeddings kept_embeddings;
+  ENGRAM_ASSIGN_OR_RETURN(int64_t id, WritePageRow(w, source_id, store::EncodeIds(title_ids), &kept_embeddings));
+  *page_id = id;
+  for (size_t i = 0; i < title_ids.size(); ++i) {
+    AddPosting(&pending_titles_, title_ids[i], {id, id, w.title_terms.terms[i].second, w.title_terms.length});
+  }
+  ENGRAM_ASSIGN_OR_RETURN(int64_t chunk_tokens, WriteChunkRows(w, id, kept_embeddings));
+  ENGRAM_RETURN_IF_ERROR(WritePageFacts(w.page, id));
+  return AdjustStats(static_cast<int64_t>(w.chunks.size()), chunk_tokens, w.title_terms.length > 0 ? 1 : 0,
+                     w.title_terms.length);
+}
 
-  std::map<std::string, std::pair<std::string, std::string>> kept_embeddings;  // text hash -> (vector, model)
+Result<int64_t> SqliteEngine::WritePageRow(const PageWrite& w, int64_t source_id, const std::string& title_blob,
+                                           KeptEmbeddings* kept_embeddings) {
+  const Page& page = w.page;
+  std::string now = common::NowIso8601();
+  std::string visibility = page.is_private ? "private" : "public";
+  // What links are resolved against (text/page_links.h).
+  const std::string path_key = text::PathKey(page.path);
+  const std::string name_key = text::LinkName(path_key);
   ENGRAM_ASSIGN_OR_RETURN(Stmt * find, S("SELECT id, content, content_hash, created_at, updated_at FROM pages "
                                          "WHERE source_id = ? AND slug = ?"));
   find->Bind(1, source_id).Bind(2, page.slug);
@@ -299,7 +309,7 @@ Status SqliteEngine::PutPageRows(const PageWrite& w, int64_t* page_id) {
                                           "WHERE page_id = ? AND embedding IS NOT NULL AND embedded_hash IS NOT NULL"));
     old->Bind(1, id);
     while (old->Step()) {
-      kept_embeddings.emplace(old->Text(0), std::make_pair(std::string(old->Blob(1)), old->Text(2)));
+      kept_embeddings->emplace(old->Text(0), std::make_pair(std::string(old->Blob(1)), old->Text(2)));
     }
     ENGRAM_RETURN_IF_ERROR(old->status());
     old->Reset();
@@ -329,12 +339,11 @@ Status SqliteEngine::PutPageRows(const PageWrite& w, int64_t* page_id) {
     ENGRAM_RETURN_IF_ERROR(ins->Run());
     id = sqlite3_last_insert_rowid(db_.get());
   }
-  *page_id = id;
+  return id;
+}
 
-  for (size_t i = 0; i < title_ids.size(); ++i) {
-    AddPosting(&pending_titles_, title_ids[i], {id, id, w.title_terms.terms[i].second, w.title_terms.length});
-  }
-
+Result<int64_t> SqliteEngine::WriteChunkRows(const PageWrite& w, int64_t id, const KeptEmbeddings& kept_embeddings) {
+  const Page& page = w.page;
   int64_t chunk_tokens = 0;
   ENGRAM_ASSIGN_OR_RETURN(Stmt * cins, S("INSERT INTO chunks(page_id, ordinal, source, text, token_count, line_start, "
                                          "line_end, terms, term_length) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"));
@@ -365,7 +374,10 @@ Status SqliteEngine::PutPageRows(const PageWrite& w, int64_t* page_id) {
     }
     chunk_tokens += c.terms.length;
   }
+  return chunk_tokens;
+}
 
+Status SqliteEngine::WritePageFacts(const Page& page, int64_t id) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * lins, S("INSERT INTO links(from_page, to_slug, to_name, type, label, context) "
                                          "VALUES (?, ?, ?, ?, ?, ?)"));
   for (const PageLink& l : page.links) {
@@ -391,8 +403,7 @@ Status SqliteEngine::PutPageRows(const PageWrite& w, int64_t* page_id) {
     tl->Bind(5, e.source).Bind(6, int64_t{e.line});
     ENGRAM_RETURN_IF_ERROR(tl->Run());
   }
-  return AdjustStats(static_cast<int64_t>(w.chunks.size()), chunk_tokens, w.title_terms.length > 0 ? 1 : 0,
-                     w.title_terms.length);
+  return Status::Ok();
 }
 
 Result<int64_t> SqliteEngine::PutPage(const PageWrite& write) {
