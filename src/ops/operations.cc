@@ -180,8 +180,8 @@ SearchOptions SearchOptionsOf(Brain& brain, const Args& a) {
   return o;
 }
 
-std::vector<Operation> Build() {
-  std::vector<Operation> ops;
+// Finding: search, and context for a prompt.
+void AddSearchOperations(std::vector<Operation>& ops) {
   ops.push_back({"search",
                  "Search the brain by keyword, meaning, entity and time; best chunks first with their page, "
                  "file and lines.",
@@ -214,6 +214,10 @@ std::vector<Operation> Build() {
                    ENGRAM_ASSIGN_OR_RETURN(ContextReport r, b.Context(ctx, a.Str("query"), SearchOptionsOf(b, a), co));
                    return Json{{"query", a.Str("query")}, {"context", r.block}, {"count", r.count}};
                  }});
+}
+
+// Whole pages: read, list, write, delete.
+void AddPageOperations(std::vector<Operation>& ops) {
   ops.push_back({"get_page", "Read a page: its Markdown, frontmatter, compiled truth and timeline.", Scope::kRead, false,
                  {Slug()},
                  [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
@@ -247,6 +251,11 @@ std::vector<Operation> Build() {
                    ENGRAM_RETURN_IF_ERROR(b.Delete(ctx, a.Str("slug")));
                    return Json{{"deleted", a.Str("slug")}};
                  }});
+}
+
+// The parts of a page other operations read and edit on their own: its
+// backlinks, timeline, links and tags.
+void AddPagePartOperations(std::vector<Operation>& ops) {
   ops.push_back({"get_backlinks", "Pages that link to a page, with the link's type and sentence.", Scope::kRead, false,
                  {Slug()},
                  [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
@@ -293,6 +302,10 @@ std::vector<Operation> Build() {
                    ENGRAM_ASSIGN_OR_RETURN(PutReport r, b.AddTag(ctx, a.Str("slug"), a.Str("tag")));
                    return ToJson(r);
                  }});
+}
+
+// The brain as a whole: its status, syncing, importing and embedding.
+void AddBrainOperations(std::vector<Operation>& ops) {
   ops.push_back({"status", "What the brain holds: pages, chunks, links, embeddings, the synced commit, recent problems.",
                  Scope::kRead, false, {},
                  [](Brain& b, const OperationContext& ctx, const Args&) -> Result<Json> {
@@ -322,6 +335,15 @@ std::vector<Operation> Build() {
                                {"embedded", r.embedded}, {"chunks", r.chunks}, {"stale", r.stale},
                                {"seconds", r.seconds}, {"index_note", r.index_note}};
                  }});
+}
+
+// The whole table; its order is the order operations are listed in.
+std::vector<Operation> Build() {
+  std::vector<Operation> ops;
+  AddSearchOperations(ops);
+  AddPageOperations(ops);
+  AddPagePartOperations(ops);
+  AddBrainOperations(ops);
   return ops;
 }
 
