@@ -183,46 +183,44 @@ int RunHook(const std::string& action, bool json, const std::string& brain_dir) 
   return 0;
 }
 
-std::string Str(const Json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 // The text of `engram status`, from the status operation's JSON.
 void PrintStatusText(const Json& st) {
   const Json& emb = st["embedding"];
-  std::cout << "brain:            " << Str(st, "root") << "\n";
-  std::cout << "markdown from:    " << Str(st, "source_root") << "\n";
-  const std::string synced = Str(st, "synced_commit");
+  std::cout << "brain:            " << StringField(st, "root") << "\n";
+  std::cout << "markdown from:    " << StringField(st, "source_root") << "\n";
+  const std::string synced = StringField(st, "synced_commit");
   std::cout << "synced commit:    " << (synced.empty() ? "(never synced)" : synced) << "\n";
   std::cout << FormatStats(st);
-  if (Str(emb, "provider") == "none") {
+  if (StringField(emb, "provider") == "none") {
     std::cout << "embeddings:       none (keyword search only; `engram model use NAME` adds a model)\n";
   } else {
-    std::cout << "embeddings:       " << Str(emb, "provider") << " " << Str(emb, "model") << ": "
+    std::cout << "embeddings:       " << StringField(emb, "provider") << " " << StringField(emb, "model") << ": "
               << emb["embedded"].get<int64_t>() << " of " << emb["chunks"].get<int64_t>() << " chunks embedded";
     if (emb["stale"].get<int64_t>() > 0) {
       std::cout << ", " << emb["stale"].get<int64_t>() << " stale (run `engram embed --stale`)";
     }
     std::cout << "\n";
   }
-  if (!Str(st, "last_sync_error").empty()) std::cout << "last sync failed: " << Str(st, "last_sync_error") << "\n";
+  const std::string sync_error = StringField(st, "last_sync_error");
+  if (!sync_error.empty()) std::cout << "last sync failed: " << sync_error << "\n";
   if (!st["sync_failures"].empty()) {
     std::cout << "failed files (not pages; retried by the next sync or import):\n";
-    for (const auto& x : st["sync_failures"]) std::cout << "  " << Str(x, "path") << ": " << Str(x, "reason") << "\n";
+    for (const auto& x : st["sync_failures"]) {
+      std::cout << "  " << StringField(x, "path") << ": " << StringField(x, "reason") << "\n";
+    }
   }
   if (!st["quarantined"].empty()) {
     std::cout << "quarantined files (not pages; `engram get` says how to allow one):\n";
     for (const auto& q : st["quarantined"]) {
       const int line = q.value("line", 0);
-      std::cout << "  " << Str(q, "path") << ": rule " << Str(q, "rule")
+      std::cout << "  " << StringField(q, "path") << ": rule " << StringField(q, "rule")
                 << (line > 0 ? ", line " + std::to_string(line) : std::string(", path or name")) << "\n";
     }
   }
   if (!st["recent_problems"].empty()) {
     std::cout << "recent import problems:\n";
     for (const auto& e : st["recent_problems"]) {
-      std::cout << "  " << Str(e, "action") << " " << Str(e, "path") << ": " << Str(e, "message") << "\n";
+      std::cout << "  " << StringField(e, "action") << " " << StringField(e, "path") << ": " << StringField(e, "message") << "\n";
     }
   }
 }

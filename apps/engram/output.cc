@@ -10,6 +10,11 @@ namespace engram::cli {
 
 using Json = nlohmann::json;
 
+std::string StringField(const Json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 std::string Snippet(const std::string& text, size_t max_bytes) {
   std::string out;
   bool space = false;
@@ -55,38 +60,35 @@ std::string Fixed(double v, int digits) {
   return buf;
 }
 
-std::string Str(const Json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 // "  skipped …", "  warning …" and "  quarantined …" lines of an import or sync.
 void IssueLines(const Json& r, std::ostringstream& out) {
-  for (const auto& s : r["skipped"]) out << "  skipped " << Str(s, "path") << ": " << Str(s, "reason") << "\n";
-  for (const auto& w : r["warnings"]) out << "  warning " << Str(w, "path") << ": " << Str(w, "warning") << "\n";
+  for (const auto& s : r["skipped"]) out << "  skipped " << StringField(s, "path") << ": " << StringField(s, "reason") << "\n";
+  for (const auto& w : r["warnings"]) out << "  warning " << StringField(w, "path") << ": " << StringField(w, "warning") << "\n";
   for (const auto& q : r["quarantined"]) {
-    ImportIssue issue{Str(q, "path"), Str(q, "rule"), q.value("line", 0)};
+    ImportIssue issue{StringField(q, "path"), StringField(q, "rule"), q.value("line", 0)};
     out << "  quarantined " << issue.path << " (" << QuarantineWhere(issue) << ")\n";
   }
   out << SkipCounts(r["skipped_by_reason"].get<std::map<std::string, int64_t>>());
-  if (r["rekeyed"].get<int64_t>() > 0) out << "  re-keyed " << r["rekeyed"].get<int64_t>() << " page(s): slugs follow new naming rules\n";
+  if (const int64_t n = r["rekeyed"].get<int64_t>(); n > 0) {
+    out << "  re-keyed " << n << " page(s): slugs follow new naming rules\n";
+  }
   if (r["embedded"].get<int64_t>() > 0) out << "  embedded " << r["embedded"].get<int64_t>() << " chunks\n";
-  if (!Str(r, "embedding_note").empty()) out << "  embeddings: " << Str(r, "embedding_note") << "\n";
+  if (!StringField(r, "embedding_note").empty()) out << "  embeddings: " << StringField(r, "embedding_note") << "\n";
 }
 
 }  // namespace
 
 std::string FormatSync(const Json& r) {
   std::ostringstream out;
-  const std::string from = Str(r, "from");
+  const std::string from = StringField(r, "from");
   out << "Synced " << (from.empty() ? std::string("(nothing)") : from.substr(0, 12)) << " -> "
-      << Str(r, "to").substr(0, 12) << " [" << Str(r, "mode") << "]: " << r["added"].get<int64_t>() << " added, "
+      << StringField(r, "to").substr(0, 12) << " [" << StringField(r, "mode") << "]: " << r["added"].get<int64_t>() << " added, "
       << r["updated"].get<int64_t>() << " updated, " << r["renamed"].get<int64_t>() << " renamed, "
       << r["deleted"].get<int64_t>() << " deleted, " << r["failed"].size() << " failed ("
       << Fixed(r["seconds"].get<double>(), 2) << " s)" << (r["worktree"].get<bool>() ? ", work tree changes applied" : "")
       << "\n";
   for (const auto& f : r["failed"]) {
-    out << "  failed " << Str(f, "path") << ": " << Str(f, "reason") << " (retried by the next sync)\n";
+    out << "  failed " << StringField(f, "path") << ": " << StringField(f, "reason") << " (retried by the next sync)\n";
   }
   IssueLines(r, out);
   return out.str();
@@ -103,7 +105,7 @@ void ExplainLine(const Json& h, bool keyword, std::ostringstream& out) {
     out << "   explain:";
     for (const auto& a : e["arms"]) {
       if (a["rank"].get<int>() < 0) continue;
-      out << " " << Str(a, "arm") << " #" << a["rank"].get<int>() << " (" << Fixed(a["rrf"].get<double>(), 4) << ")";
+      out << " " << StringField(a, "arm") << " #" << a["rank"].get<int>() << " (" << Fixed(a["rrf"].get<double>(), 4) << ")";
     }
     out << "; rrf " << Fixed(e["rrf"].get<double>(), 3);
     if (e["compiled_truth_boost"].get<double>() != 1) out << " x" << e["compiled_truth_boost"].get<double>() << " compiled truth";
@@ -133,23 +135,25 @@ std::string FormatSearch(const Json& r, bool explain) {
   const Json& results = r["results"];
   const Json& meta = r["meta"];
   if (results.empty()) {
-    out << "No results for \"" << Str(r, "query") << "\".\n";
+    out << "No results for \"" << StringField(r, "query") << "\".\n";
     return out.str();
   }
   int n = 0;
   for (const Json& h : results) {
-    out << ++n << ". " << Str(h, "title") << "  [" << Str(h, "type") << "]  " << Str(h, "slug") << "  score "
-        << Fixed(h["score"].get<double>(), 3) << "\n";
-    out << "   " << Str(h, "path") << ":" << h["line_start"].get<int64_t>() << "-" << h["line_end"].get<int64_t>() << " ("
-        << Str(h, "chunk_source") << ")\n";
-    out << "   " << Snippet(Str(h, "text"), 220) << "\n";
+    out << ++n << ". " << StringField(h, "title") << "  [" << StringField(h, "type") << "]  " << StringField(h, "slug")
+        << "  score " << Fixed(h["score"].get<double>(), 3) << "\n";
+    out << "   " << StringField(h, "path") << ":" << h["line_start"].get<int64_t>() << "-" << h["line_end"].get<int64_t>() << " ("
+        << StringField(h, "chunk_source") << ")\n";
+    out << "   " << Snippet(StringField(h, "text"), 220) << "\n";
     if (h.contains("timeline")) {
-      for (const auto& t : h["timeline"]) out << "   - " << Str(t, "date") << " | " << Snippet(Str(t, "summary"), 120) << "\n";
+      for (const auto& t : h["timeline"]) {
+        out << "   - " << StringField(t, "date") << " | " << Snippet(StringField(t, "summary"), 120) << "\n";
+      }
     }
-    if (explain && h.contains("explain")) ExplainLine(h, Str(meta, "mode") == "keyword", out);
+    if (explain && h.contains("explain")) ExplainLine(h, StringField(meta, "mode") == "keyword", out);
   }
-  const std::string intent = Str(meta, "intent");
-  out << results.size() << " result(s), " << Str(meta, "mode") << " mode"
+  const std::string intent = StringField(meta, "intent");
+  out << results.size() << " result(s), " << StringField(meta, "mode") << " mode"
       << (intent.empty() ? std::string() : ", intent " + intent) << ", " << Fixed(meta["took_ms"].get<double>(), 2)
       << " ms\n";
   for (const auto& [arm, c] : meta["confidence"].items()) {
@@ -163,7 +167,7 @@ std::string FormatSearch(const Json& r, bool explain) {
 
 std::string FormatImport(const Json& r) {
   std::ostringstream out;
-  out << "Imported " << Str(r, "root") << ": " << r["scanned"].get<int64_t>() << " file(s) scanned, "
+  out << "Imported " << StringField(r, "root") << ": " << r["scanned"].get<int64_t>() << " file(s) scanned, "
       << r["added"].get<int64_t>() << " added, " << r["updated"].get<int64_t>() << " updated, "
       << r["unchanged"].get<int64_t>() << " unchanged, " << r["removed"].get<int64_t>() << " removed, "
       << r["skipped"].size() << " skipped (" << Fixed(r["seconds"].get<double>(), 2) << " s)\n";
@@ -214,18 +218,18 @@ std::string FormatList(const Json& list) {
   const Json& pages = list["pages"];
   size_t slug_width = 0, type_width = 0;
   for (const auto& p : pages) {
-    slug_width = std::max(slug_width, common::DisplayWidth(Str(p, "slug")));
-    type_width = std::max(type_width, common::DisplayWidth(Str(p, "type")));
+    slug_width = std::max(slug_width, common::DisplayWidth(StringField(p, "slug")));
+    type_width = std::max(type_width, common::DisplayWidth(StringField(p, "type")));
   }
   slug_width = std::min<size_t>(slug_width, 60);
   std::string out;
   for (const auto& p : pages) {
-    out += PadTo(Str(p, "slug"), slug_width);
+    out += PadTo(StringField(p, "slug"), slug_width);
     out += "  ";
-    out += PadTo(Str(p, "type"), type_width);
+    out += PadTo(StringField(p, "type"), type_width);
     out += "  ";
-    out += Str(p, "title");
-    out += Str(p, "visibility") == "private" ? "  (private)\n" : "\n";
+    out += StringField(p, "title");
+    out += StringField(p, "visibility") == "private" ? "  (private)\n" : "\n";
   }
   out += std::to_string(pages.size()) + " page(s)\n";
   return out;

@@ -36,6 +36,9 @@ std::string SkipCounts(const std::map<std::string, int64_t>& by_reason);
 // the message on stderr; returns the exit code.
 int Fail(const Status& st, bool json);
 
+// The string at j[key]; "" when it is absent, null or not a string.
+std::string StringField(const nlohmann::json& j, const char* key);
+
 // Collapses whitespace and cuts text to at most max_bytes on a UTF-8 boundary.
 std::string Snippet(const std::string& text, size_t max_bytes);
 
