@@ -187,7 +187,7 @@ void AddSearchOperations(std::vector<Operation>& ops) {
                  "file and lines.",
                  Scope::kRead,
                  false,
-                 {Query(), Limit(100, "results (1-100, default 10)"), Mode(), Filters(),
+                 {Query(), Limit(1000, "results (1-1000, default 10)"), Mode(), Filters(),
                   {"explain", Type::kBoolean, false, "include each ranking stage's part per result", 0, 0, 0, {}, {}}},
                  [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
                    const SearchOptions o = SearchOptionsOf(b, a);
@@ -199,9 +199,9 @@ void AddSearchOperations(std::vector<Operation>& ops) {
                  "(escaped, within a character budget).",
                  Scope::kRead,
                  false,
-                 {Query(), Limit(50, "entries (1-50, default 10)"), Mode(), Filters(),
+                 {Query(), Limit(1000, "entries (1-1000, default 10)"), Mode(), Filters(),
                   {"max_chars", Type::kInteger, false, "budget of the whole block in characters (default 2500)", 100,
-                   100000, 0, {}, {}},
+                   1000000, 0, {}, {}},
                   {"memory", Type::kString, false, "preferences and facts (a MEMORY.md's text), put first in the block",
                    0, 0, 1 << 20, {}, {}},
                   {"memory_name", Type::kString, false, "the memory's name in its header (default: memory)", 0, 0, 255,
@@ -227,7 +227,7 @@ void AddPageOperations(std::vector<Operation>& ops) {
   ops.push_back({"list_pages", "List pages, optionally of one type or tag.", Scope::kRead, false,
                  {{"type", Type::kString, false, "only pages of this type", 0, 0, 64, {}, {}},
                   {"tag", Type::kString, false, "only pages with this tag", 0, 0, 64, {}, {}},
-                  Limit(1000, "pages (1-1000, default 100)")},
+                  Limit(1000000, "pages (1-1000000, default 100)")},
                  [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
                    ListFilter f;
                    f.type = a.Str("type");
