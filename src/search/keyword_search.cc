@@ -258,21 +258,28 @@ Result<FusedArms> FuseArms(Engine& engine, bm25::Searcher& bm25, const QueryPlan
 
 }  // namespace
 
-Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, const SearchOptions& options) {
-  auto start = Clock::now();
-  SearchResponse response;
-  response.query = std::string(query);
-  if (!common::IsValidUtf8(query)) return Status::InvalidArgument("query is not valid UTF-8");
-  bm25::Searcher bm25(engine.Postings());  // one per search: its buffers serve every deepening
+namespace {
 
+// A keyword query as the arms take it: terms with weights, required and
+// excluded words, phrases checked on the results, and the terms --explain shows.
+struct ParsedQuery {
   KeywordQuery kq;
-  kq.include_private = options.include_private;
-  kq.k1 = options.bm25_k1;
-  kq.b = options.bm25_b;
   std::vector<std::vector<text::Token>> phrases;
   std::vector<std::vector<text::Token>> excluded_phrases;
   std::vector<std::string> explain_terms;
   bool constrained = false;
+};
+
+Result<ParsedQuery> ParseKeywordQuery(std::string_view query, const SearchOptions& options) {
+  ParsedQuery out;
+  KeywordQuery& kq = out.kq;
+  kq.include_private = options.include_private;
+  kq.k1 = options.bm25_k1;
+  kq.b = options.bm25_b;
+  auto& phrases = out.phrases;
+  auto& excluded_phrases = out.excluded_phrases;
+  auto& explain_terms = out.explain_terms;
+  bool& constrained = out.constrained;
   // The question frame ("是什么", "what is") weighs little, so that it never
   // outweighs what the question is about ("MCP 是什么" finds the MCP notes).
   std::set<std::string> subject_terms;
@@ -337,38 +344,15 @@ Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, con
                                          "(\"-word\") to search for the word itself"
                                        : "query has no searchable words (only punctuation, stop words or exclusions)");
   }
+  return out;
+}
 
-  // Filters (folder, tag, type, dates, source) narrow the pages every arm may return.
-  std::optional<std::unordered_set<int64_t>> allowed;
-  if (!options.filter.Unrestricted()) {
-    ChunkFilter f = options.filter;
-    f.include_private = options.include_private;
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<int64_t> pages, engine.FilterPages(f));
-    allowed.emplace(pages.begin(), pages.end());
-    kq.allowed_pages = &*allowed;
-  }
-
-  const size_t limit = std::max<size_t>(options.limit, 1);
-  QueryPlan plan{&kq, &phrases, &excluded_phrases, constrained, options.title_weight};
-  // Shallow arms first; deeper only when pages neither arm reached could
-  // still outrank the limit-th result.
-  std::vector<PageScore> ranked;
-  const auto deadline = start + std::chrono::milliseconds(options.time_budget_ms);
-  for (size_t depth = limit * 3 + 10;; depth *= 4) {
-    ENGRAM_ASSIGN_OR_RETURN(FusedArms fused, FuseArms(engine, bm25, plan, depth));
-    ranked = std::move(fused.ranked);
-    bool exact = !fused.truncated || (ranked.size() >= limit && ranked[limit - 1].score >= fused.unseen_bound);
-    if (exact || depth >= kMaxArmDepth || !options.exact_keyword) break;
-    if (options.time_budget_ms > 0 && Clock::now() >= deadline) {
-      response.notes.push_back("time budget of " + std::to_string(options.time_budget_ms) +
-                               " ms reached: the ranking may miss pages a deeper search would find");
-      break;
-    }
-  }
-
-  // A query that is exactly a page's title or alias ("Zhang San", "RRF"), or
-  // an entity question naming one ("who is Zhang San", "谁是张三"), puts that
-  // page first: a person asking for a name wants that page.
+// A query that is exactly a page's title or alias ("Zhang San", "RRF"), or
+// an entity question naming one ("who is Zhang San", "谁是张三"), puts that
+// page first: a person asking for a name wants that page.
+Status BoostNamedPages(Engine& engine, std::string_view query, const SearchOptions& options,
+                       const std::optional<std::unordered_set<int64_t>>& allowed, std::vector<PageScore>* ranked_out) {
+  std::vector<PageScore>& ranked = *ranked_out;
   std::string trimmed(query.substr(std::min(query.find_first_not_of(" \t\r\n"), query.size())));
   trimmed.erase(trimmed.find_last_not_of(" \t\r\n") + 1);
   // Query syntax (a quote, a word starting with + or -) is no name; a '+' or
@@ -396,9 +380,13 @@ Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, con
     }
     SortByScore(&ranked);
   }
-  if (ranked.size() > limit) ranked.resize(limit);
+  return Status::Ok();
+}
 
-  // Fetch the text to show: the best chunk, or a title-only page's first chunk.
+// The hits to show: the best chunk of each page, or a title-only page's first chunk.
+Result<std::vector<SearchHit>> HitsOf(Engine& engine, std::vector<PageScore>& ranked, const SearchOptions& options,
+                                      const std::vector<std::string>& explain_terms) {
+  std::vector<SearchHit> out;
   std::vector<int64_t> chunk_ids;
   for (auto& p : ranked) {
     if (p.chunk_id == 0) {
@@ -423,8 +411,53 @@ Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, con
       hit.explain.name_match = p.name_match;
       hit.explain.terms = explain_terms;
     }
-    response.results.push_back(std::move(hit));
+    out.push_back(std::move(hit));
   }
+  return out;
+}
+
+}  // namespace
+
+Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, const SearchOptions& options) {
+  auto start = Clock::now();
+  SearchResponse response;
+  response.query = std::string(query);
+  if (!common::IsValidUtf8(query)) return Status::InvalidArgument("query is not valid UTF-8");
+  bm25::Searcher bm25(engine.Postings());  // one per search: its buffers serve every deepening
+  ENGRAM_ASSIGN_OR_RETURN(ParsedQuery parsed, ParseKeywordQuery(query, options));
+  KeywordQuery& kq = parsed.kq;
+
+  // Filters (folder, tag, type, dates, source) narrow the pages every arm may return.
+  std::optional<std::unordered_set<int64_t>> allowed;
+  if (!options.filter.Unrestricted()) {
+    ChunkFilter f = options.filter;
+    f.include_private = options.include_private;
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<int64_t> pages, engine.FilterPages(f));
+    allowed.emplace(pages.begin(), pages.end());
+    kq.allowed_pages = &*allowed;
+  }
+
+  const size_t limit = std::max<size_t>(options.limit, 1);
+  QueryPlan plan{&kq, &parsed.phrases, &parsed.excluded_phrases, parsed.constrained, options.title_weight};
+  // Shallow arms first; deeper only when pages neither arm reached could
+  // still outrank the limit-th result.
+  std::vector<PageScore> ranked;
+  const auto deadline = start + std::chrono::milliseconds(options.time_budget_ms);
+  for (size_t depth = limit * 3 + 10;; depth *= 4) {
+    ENGRAM_ASSIGN_OR_RETURN(FusedArms fused, FuseArms(engine, bm25, plan, depth));
+    ranked = std::move(fused.ranked);
+    bool exact = !fused.truncated || (ranked.size() >= limit && ranked[limit - 1].score >= fused.unseen_bound);
+    if (exact || depth >= kMaxArmDepth || !options.exact_keyword) break;
+    if (options.time_budget_ms > 0 && Clock::now() >= deadline) {
+      response.notes.push_back("time budget of " + std::to_string(options.time_budget_ms) +
+                               " ms reached: the ranking may miss pages a deeper search would find");
+      break;
+    }
+  }
+
+  ENGRAM_RETURN_IF_ERROR(BoostNamedPages(engine, query, options, allowed, &ranked));
+  if (ranked.size() > limit) ranked.resize(limit);
+  ENGRAM_ASSIGN_OR_RETURN(response.results, HitsOf(engine, ranked, options, parsed.explain_terms));
   response.took_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   return response;
 }
