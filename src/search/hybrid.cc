@@ -129,6 +129,106 @@ Status KeywordArms(Engine& engine, std::string_view query, const SearchOptions& 
 
 }  // namespace
 
+namespace {
+
+// One vector arm per query vector (the query, then its LLM rewrites), each
+// weighted by its confidence when keyword arms run beside it.
+void AddVectorArms(const VectorQuery& vq, size_t depth, double weight, bool keyword_on,
+                   const std::optional<std::unordered_set<int64_t>>& allowed,
+                   const std::unordered_set<int64_t>& hidden, Arms* out) {
+  Arms& arms = *out;
+  const auto tv = Clock::now();
+  for (size_t i = 0; i < vq.vectors.size(); ++i) {
+    RankedList list{i == 0 ? "vector" : "vector:" + std::to_string(i), weight, {}, {}};
+    const float* q = vq.vectors[i].data();
+    const auto neighbors = vq.arm->Search(q, depth, allowed ? &*allowed : nullptr, &hidden);
+    for (const auto& n : neighbors) list.ids.push_back(n.label);
+    const double confidence =
+        neighbors.empty() ? 0.0
+                          : VectorConfidence(neighbors.front().score,
+                                             vq.arm->SampleCosines(q, kBackgroundSample, &hidden),
+                                             vq.arm->VisibleSize(&hidden));
+    // Alone (vector mode) the arm ranks whatever its confidence.
+    if (keyword_on) list.weight *= confidence;
+    arms.confidence.push_back({list.arm, confidence});
+    arms.lists.push_back(std::move(list));
+  }
+  arms.stage_ms.push_back({"vector", MsSince(tv)});
+}
+
+// A fused chunk with what --explain shows about it.
+struct Scored {
+  const Fused* fused;
+  const ChunkRecord* record;
+  SearchExplain explain;
+};
+
+// The arms fused (RRF), rescored by cosine, deduplicated, boosted by
+// backlinks and cut to the limit; Scored points into fused and records.
+struct Ranking {
+  std::vector<Fused> fused;
+  std::vector<ChunkRecord> records;
+  std::unordered_map<int64_t, Scored> scored;
+  std::vector<DedupCandidate> shown;
+};
+
+Status RankChunks(Engine& engine, const SearchOptions& options, const VectorQuery& vq, Intent intent,
+                  bool vector_on, bool keyword_on, const Arms& arms, size_t limit, Ranking* out) {
+  out->fused = ReciprocalRankFusion(arms.lists);
+  const std::vector<Fused>& fused = out->fused;
+  std::vector<int64_t> ids;
+  for (const Fused& f : fused) ids.push_back(f.id);
+  ENGRAM_ASSIGN_OR_RETURN(out->records, engine.GetChunks(ids));
+  const std::vector<ChunkRecord>& records = out->records;
+  std::unordered_map<int64_t, const ChunkRecord*> by_id;
+  for (const ChunkRecord& r : records) by_id[r.chunk_id] = &r;
+
+  std::unordered_map<int64_t, Scored>& scored = out->scored;
+  std::vector<DedupCandidate> candidates;
+  for (const Fused& f : fused) {
+    auto it = by_id.find(f.id);
+    if (it == by_id.end()) continue;  // deleted since the index saw it
+    const ChunkRecord& r = *it->second;
+    if (r.is_private && !options.include_private) continue;
+    SearchExplain e;
+    for (size_t li = 0; li < arms.lists.size(); ++li) e.arms.push_back({arms.lists[li].arm, f.rank[li], f.contribution[li]});
+    e.rrf = f.rrf;
+    e.boost = intent == Intent::kEntity && r.chunk_source == "compiled_truth" ? kCompiledTruthBoost : 1.0;
+    double score = f.rrf * e.boost;
+    if (vector_on) {
+      e.cosine_share = keyword_on ? kCosineWeight * arms.confidence.front().second : kCosineWeight;
+      if (auto cos = vq.arm->Cosine(vq.vectors[0].data(), r.chunk_id)) {
+        e.cosine = *cos;
+        e.has_cosine = true;
+      }
+      score = Rescore(score, e.cosine, e.cosine_share);  // a chunk without a vector yet counts cosine 0
+    }
+    candidates.push_back({r.chunk_id, r.page_id, r.type, r.chunk_source == "compiled_truth", r.text, score});
+    scored.emplace(r.chunk_id, Scored{&f, &r, std::move(e)});
+  }
+  std::vector<DedupCandidate>& shown = out->shown;
+  shown = Dedup(std::move(candidates), limit);
+  std::vector<int64_t> pages;
+  for (const auto& c : shown) pages.push_back(c.page_id);
+  ENGRAM_ASSIGN_OR_RETURN(auto backlinks, engine.BacklinkCounts(pages, options.include_private));
+  for (auto& c : shown) {
+    auto it = backlinks.find(c.page_id);
+    const int64_t n = it == backlinks.end() ? 0 : it->second;
+    const double boosted = BacklinkBoost(c.score, n);
+    SearchExplain& e = scored.at(c.chunk_id).explain;
+    e.backlinks = n;
+    e.backlink_factor = c.score > 0 ? boosted / c.score : 1.0;
+    c.score = boosted;
+  }
+  std::stable_sort(shown.begin(), shown.end(), [](const DedupCandidate& a, const DedupCandidate& b) {
+    return a.score > b.score;
+  });
+  if (shown.size() > limit) shown.resize(limit);
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<SearchResponse> HybridSearch(Engine& engine, std::string_view query, const SearchOptions& options,
                                     const VectorQuery& vq) {
   const auto start = Clock::now();
@@ -172,82 +272,16 @@ Result<SearchResponse> HybridSearch(Engine& engine, std::string_view query, cons
   Arms arms;
   if (keyword_on) ENGRAM_RETURN_IF_ERROR(KeywordArms(engine, query, options, depth, intent, w, allowed, vector_on, &arms));
   if (vector_on) {
-    const auto tv = Clock::now();
-    for (size_t i = 0; i < vq.vectors.size(); ++i) {
-      RankedList list{i == 0 ? "vector" : "vector:" + std::to_string(i), w.vector, {}, {}};
-      const float* q = vq.vectors[i].data();
-      const auto neighbors = vq.arm->Search(q, vector_depth, allowed ? &*allowed : nullptr, &hidden);
-      for (const auto& n : neighbors) list.ids.push_back(n.label);
-      const double confidence =
-          neighbors.empty() ? 0.0
-                            : VectorConfidence(neighbors.front().score,
-                                               vq.arm->SampleCosines(q, kBackgroundSample, &hidden),
-                                               vq.arm->VisibleSize(&hidden));
-      // Alone (vector mode) the arm ranks whatever its confidence.
-      if (keyword_on) list.weight *= confidence;
-      arms.confidence.push_back({list.arm, confidence});
-      arms.lists.push_back(std::move(list));
-    }
-    arms.stage_ms.push_back({"vector", MsSince(tv)});
+    AddVectorArms(vq, vector_depth, w.vector, keyword_on, allowed, hidden, &arms);
   } else {
     arms.notes.push_back("vector arm off: " + vq.off_reason);
   }
 
   const auto tf = Clock::now();
-  const std::vector<Fused> fused = ReciprocalRankFusion(arms.lists);
-  std::vector<int64_t> ids;
-  for (const Fused& f : fused) ids.push_back(f.id);
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkRecord> records, engine.GetChunks(ids));
-  std::unordered_map<int64_t, const ChunkRecord*> by_id;
-  for (const ChunkRecord& r : records) by_id[r.chunk_id] = &r;
-
-  struct Scored {
-    const Fused* fused;
-    const ChunkRecord* record;
-    SearchExplain explain;
-  };
-  std::unordered_map<int64_t, Scored> scored;
-  std::vector<DedupCandidate> candidates;
-  for (const Fused& f : fused) {
-    auto it = by_id.find(f.id);
-    if (it == by_id.end()) continue;  // deleted since the index saw it
-    const ChunkRecord& r = *it->second;
-    if (r.is_private && !options.include_private) continue;
-    SearchExplain e;
-    for (size_t li = 0; li < arms.lists.size(); ++li) e.arms.push_back({arms.lists[li].arm, f.rank[li], f.contribution[li]});
-    e.rrf = f.rrf;
-    e.boost = intent == Intent::kEntity && r.chunk_source == "compiled_truth" ? kCompiledTruthBoost : 1.0;
-    double score = f.rrf * e.boost;
-    if (vector_on) {
-      e.cosine_share = keyword_on ? kCosineWeight * arms.confidence.front().second : kCosineWeight;
-      if (auto cos = vq.arm->Cosine(vq.vectors[0].data(), r.chunk_id)) {
-        e.cosine = *cos;
-        e.has_cosine = true;
-      }
-      score = Rescore(score, e.cosine, e.cosine_share);  // a chunk without a vector yet counts cosine 0
-    }
-    candidates.push_back({r.chunk_id, r.page_id, r.type, r.chunk_source == "compiled_truth", r.text, score});
-    scored.emplace(r.chunk_id, Scored{&f, &r, std::move(e)});
-  }
-  std::vector<DedupCandidate> shown = Dedup(std::move(candidates), limit);
-  std::vector<int64_t> pages;
-  for (const auto& c : shown) pages.push_back(c.page_id);
-  ENGRAM_ASSIGN_OR_RETURN(auto backlinks, engine.BacklinkCounts(pages, options.include_private));
-  for (auto& c : shown) {
-    auto it = backlinks.find(c.page_id);
-    const int64_t n = it == backlinks.end() ? 0 : it->second;
-    const double boosted = BacklinkBoost(c.score, n);
-    SearchExplain& e = scored.at(c.chunk_id).explain;
-    e.backlinks = n;
-    e.backlink_factor = c.score > 0 ? boosted / c.score : 1.0;
-    c.score = boosted;
-  }
-  std::stable_sort(shown.begin(), shown.end(), [](const DedupCandidate& a, const DedupCandidate& b) {
-    return a.score > b.score;
-  });
-  if (shown.size() > limit) shown.resize(limit);
-  for (const auto& c : shown) {
-    Scored& s = scored.at(c.chunk_id);
+  Ranking ranking;
+  ENGRAM_RETURN_IF_ERROR(RankChunks(engine, options, vq, intent, vector_on, keyword_on, arms, limit, &ranking));
+  for (const auto& c : ranking.shown) {
+    Scored& s = ranking.scored.at(c.chunk_id);
     const ChunkRecord& r = *s.record;
     SearchHit hit = HitFromChunk(r, static_cast<float>(c.score));
     // The page an entity question names shows its timeline too.
