@@ -142,6 +142,33 @@ struct FusedArms {
   float unseen_bound = 0;         // no page outside both arms can score above this
 };
 
+// The hits whose chunk text holds every phrase, words in order.
+Result<std::vector<KeywordHit>> WithEveryPhrase(Engine& engine, const std::vector<std::vector<text::Token>>& phrases,
+                                                std::vector<KeywordHit> hits) {
+  std::vector<int64_t> ids;
+  for (const auto& h : hits) ids.push_back(h.chunk_id);
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkRecord> records, engine.GetChunks(ids));
+  std::unordered_map<int64_t, const ChunkRecord*> by_id;
+  for (const auto& r : records) by_id[r.chunk_id] = &r;
+  std::vector<KeywordHit> kept;
+  for (const auto& h : hits) {
+    auto it = by_id.find(h.chunk_id);
+    if (it == by_id.end()) continue;
+    const PhraseIndex text(it->second->text);
+    if (std::all_of(phrases.begin(), phrases.end(), [&](const auto& p) { return text.Contains(p); })) kept.push_back(h);
+  }
+  return kept;
+}
+
+// Whether any chunk of the page holds one of the phrases.
+Result<bool> HasAnyPhrase(Engine& engine, const std::vector<std::vector<text::Token>>& phrases, int64_t page_id) {
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, engine.GetPageChunks(page_id));
+  return std::any_of(chunks.begin(), chunks.end(), [&](const ChunkRecord& c) {
+    const PhraseIndex text(c.text);
+    return std::any_of(phrases.begin(), phrases.end(), [&](const auto& phrase) { return text.Contains(phrase); });
+  });
+}
+
 // The chunk arm and the title/alias arm, each cut at `depth` pages, fused as
 // chunk + title_weight * title. A page found by one arm only gets its exact
 // score in the other from bm25::Searcher::ScorePages, so every fused score is exact;
@@ -161,21 +188,7 @@ Result<FusedArms> FuseArms(Engine& engine, bm25::Searcher& bm25, const QueryPlan
     chunk_floor = chunk_hits.back().score;
   }
   if (!plan.phrases->empty()) {
-    std::vector<int64_t> ids;
-    for (const auto& h : chunk_hits) ids.push_back(h.chunk_id);
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkRecord> records, engine.GetChunks(ids));
-    std::unordered_map<int64_t, const ChunkRecord*> by_id;
-    for (const auto& r : records) by_id[r.chunk_id] = &r;
-    std::vector<KeywordHit> kept;
-    for (const auto& h : chunk_hits) {
-      auto it = by_id.find(h.chunk_id);
-      if (it == by_id.end()) continue;
-      const PhraseIndex text(it->second->text);
-      bool ok = std::all_of(plan.phrases->begin(), plan.phrases->end(),
-                            [&](const auto& p) { return text.Contains(p); });
-      if (ok) kept.push_back(h);
-    }
-    chunk_hits = std::move(kept);
+    ENGRAM_ASSIGN_OR_RETURN(chunk_hits, WithEveryPhrase(engine, *plan.phrases, std::move(chunk_hits)));
   }
   std::unordered_map<int64_t, PageScore> pages;
   pages.reserve(chunk_hits.size() * 2 + 16);
@@ -242,12 +255,7 @@ Result<FusedArms> FuseArms(Engine& engine, bm25::Searcher& bm25, const QueryPlan
     PageScore p = pages[id];
     p.score = p.chunk_score + plan.title_weight * p.title_score;
     if (!plan.excluded_phrases->empty()) {
-      ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, engine.GetPageChunks(id));
-      bool excluded = std::any_of(chunks.begin(), chunks.end(), [&](const ChunkRecord& c) {
-        const PhraseIndex text(c.text);
-        return std::any_of(plan.excluded_phrases->begin(), plan.excluded_phrases->end(),
-                           [&](const auto& phrase) { return text.Contains(phrase); });
-      });
+      ENGRAM_ASSIGN_OR_RETURN(bool excluded, HasAnyPhrase(engine, *plan.excluded_phrases, id));
       if (excluded) continue;
     }
     out.ranked.push_back(p);
