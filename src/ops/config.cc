@@ -215,10 +215,9 @@ Status SetValue(BrainOptions* o, const Setting& s, double v, const std::string& 
   return Status::Ok();
 }
 
-}  // namespace
-
-std::string DefaultConfigToml() {
-  return R"(# engram brain configuration.
+// The file `engram init` writes: every setting with its default and what it
+// does (a test parses it back to the built-in defaults).
+constexpr const char kDefaultConfigToml[] = R"(# engram brain configuration.
 # Every setting is listed with its default. Precedence: command-line flags,
 # then ENGRAM_<SECTION>_<KEY> environment variables (e.g. ENGRAM_SEARCH_LIMIT=20),
 # then this file, then the built-in default. Unknown keys are errors.
@@ -380,7 +379,10 @@ allowed_hosts = []
 # each "scheme://host[:port]", e.g. ["https://notes.example"].
 allowed_origins = []
 )";
-}
+
+}  // namespace
+
+std::string DefaultConfigToml() { return kDefaultConfigToml; }
 
 Result<BrainOptions> ParseConfig(const std::string& text, const std::string& file_name) {
   ENGRAM_ASSIGN_OR_RETURN(std::vector<TomlEntry> entries, ParseTomlSubset(text, file_name));
