@@ -1,6 +1,7 @@
 // Keyword search benchmark: engram against SQLite FTS5 (porter unicode61,
 // query terms OR-joined, ranked by bm25()) and Xapian (BM25, OR query) on the
-// same corpus in the same run, single thread.
+// same corpus in the same run, single thread. Every engine indexes first;
+// then every query is asked of each engine in turn.
 //
 // Usage:
 //   keyword_bench --corpus C --queries Q --qrels R [--rounds N] [--name NAME]
@@ -64,36 +65,39 @@ struct Runner {
   std::function<std::vector<std::string>(const std::string&)> query;
 };
 
-Json Measure(Runner& r, const BeirSet& set, int rounds, const std::string& dataset) {
-  auto t0 = Clock::now();
-  r.build(set);
-  double index_s = Seconds(t0, Clock::now());
+// What one engine measured: its index time, then its query latencies.
+struct Measurement {
+  double index_s = 0;
   std::vector<double> lat;
+  double query_s = 0;  // the time spent in its queries, for queries/s
   double ndcg = 0;
-  auto q0 = Clock::now();
-  for (int round = 0; round < rounds; ++round) {
-    for (const auto& q : set.queries) {
-      auto s = Clock::now();
-      std::vector<std::string> ranked = r.query(q.text);
-      lat.push_back(std::chrono::duration<double, std::milli>(Clock::now() - s).count());
-      if (round == 0) {
-        auto it = set.qrels.find(q.id);
-        if (it != set.qrels.end()) ndcg += engram::search::NdcgAtK(ranked, it->second, 10);
-      }
-    }
+};
+
+// One query against one engine.
+void TimeQuery(Runner& r, const BeirSet& set, const engram::ops::BeirQuery& q, bool judge, Measurement* m) {
+  auto s = Clock::now();
+  std::vector<std::string> ranked = r.query(q.text);
+  double ms = std::chrono::duration<double, std::milli>(Clock::now() - s).count();
+  m->lat.push_back(ms);
+  m->query_s += ms / 1000;
+  if (judge) {
+    auto it = set.qrels.find(q.id);
+    if (it != set.qrels.end()) m->ndcg += engram::search::NdcgAtK(ranked, it->second, 10);
   }
-  double total = Seconds(q0, Clock::now());
+}
+
+Json Report(const Runner& r, const Measurement& m, const BeirSet& set, const std::string& dataset) {
   Json j = {{"dataset", dataset},
             {"engine", r.name},
             {"docs", set.docs.size()},
             {"queries", set.queries.size()},
-            {"index_seconds", index_s},
-            {"docs_per_second", static_cast<double>(set.docs.size()) / index_s},
-            {"p50_ms", engram::search::Percentile(lat, 50)},
-            {"p95_ms", engram::search::Percentile(lat, 95)},
-            {"p99_ms", engram::search::Percentile(lat, 99)},
-            {"qps", static_cast<double>(lat.size()) / total}};
-  if (!set.qrels.empty()) j["ndcg@10"] = ndcg / static_cast<double>(set.queries.size());
+            {"index_seconds", m.index_s},
+            {"docs_per_second", static_cast<double>(set.docs.size()) / m.index_s},
+            {"p50_ms", engram::search::Percentile(m.lat, 50)},
+            {"p95_ms", engram::search::Percentile(m.lat, 95)},
+            {"p99_ms", engram::search::Percentile(m.lat, 99)},
+            {"qps", static_cast<double>(m.lat.size()) / m.query_s}};
+  if (!set.qrels.empty()) j["ndcg@10"] = m.ndcg / static_cast<double>(set.queries.size());
   return j;
 }
 
@@ -266,13 +270,15 @@ BeirSet Synthetic(size_t docs, size_t queries) {
       text += words[zipf(rng)];
       text += (i % 15 == 14) ? ". " : " ";
     }
-    set.docs.push_back({"s" + std::to_string(d), "", text});
+    std::string id = "s";
+    set.docs.push_back({id.append(std::to_string(d)), "", text});
   }
   for (size_t q = 0; q < queries; ++q) {
     size_t len = 2 + rng() % 7;
     std::string text;
     for (size_t i = 0; i < len; ++i) text += words[zipf(rng) % 20000] + " ";
-    set.queries.push_back({"q" + std::to_string(q), text});
+    std::string id = "q";
+    set.queries.push_back({id.append(std::to_string(q)), text});
   }
   return set;
 }
@@ -316,10 +322,27 @@ int main(int argc, char** argv) {
 #ifdef ENGRAM_HAVE_XAPIAN
   runners.push_back(XapianRunner(scratch));
 #endif
-  for (Runner& r : runners) {
-    if (!only.empty() && r.name != only) continue;
-    std::printf("%s\n", Measure(r, set, rounds, name).dump().c_str());
-    std::fflush(stdout);
+  if (!only.empty()) {
+    runners.erase(std::remove_if(runners.begin(), runners.end(), [&](const Runner& r) { return r.name != only; }),
+                  runners.end());
   }
+  // Every index first, then each query asked of every engine in turn, so
+  // that a machine whose load drifts during the run weighs on every engine
+  // alike.
+  std::vector<Measurement> m(runners.size());
+  for (size_t i = 0; i < runners.size(); ++i) {
+    auto t0 = Clock::now();
+    runners[i].build(set);
+    m[i].index_s = Seconds(t0, Clock::now());
+  }
+  for (int round = 0; round < rounds; ++round) {
+    for (const auto& q : set.queries) {
+      for (size_t i = 0; i < runners.size(); ++i) TimeQuery(runners[i], set, q, round == 0, &m[i]);
+    }
+  }
+  for (size_t i = 0; i < runners.size(); ++i) {
+    std::printf("%s\n", Report(runners[i], m[i], set, name).dump().c_str());
+  }
+  std::fflush(stdout);
   return 0;
 }

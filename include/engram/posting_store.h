@@ -63,11 +63,13 @@ class PostingStore {
   // term is stored. Cost: a hash probe; an indexed look-up on a miss.
   virtual Result<std::optional<int64_t>> FindTerm(std::string_view term) = 0;
 
-  // Replaces *blob with the term's encoded list in field ("" when the field
-  // has no posting of the term), reusing *blob's capacity. The df of the
-  // term is the list's count (store::ReadPostingInfo). Cost: one indexed
-  // read and a copy of the list's bytes.
-  virtual Status ReadPostingList(PostingField field, int64_t term_id, std::string* blob) = 0;
+  // The term's encoded list in field: never null, empty when the field has
+  // no posting of the term. Immutable, and valid as long as the caller holds
+  // it, whatever the store does meanwhile. The df of the term is the list's
+  // count (store::ReadPostingInfo). Cost: an indexed read and a copy of the
+  // list the first time; a store may keep lists it handed out and return
+  // them again, without a copy, until it changes.
+  virtual Result<std::shared_ptr<const std::string>> ReadPostingList(PostingField field, int64_t term_id) = 0;
 
   // Docs and tokens of the field over every page, private ones included.
   // Cost: one row read.

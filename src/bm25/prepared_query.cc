@@ -7,8 +7,18 @@
 
 namespace engram::bm25 {
 
-Result<PreparedQuery> Prepare(PostingStore& store, const KeywordQuery& query, PostingField field,
-                              std::vector<std::string>* pool) {
+Result<std::string_view> ListCache::Get(PostingField field, int64_t term_id) {
+  auto& lists = lists_[field == PostingField::kTitles ? 1 : 0];
+  auto it = lists.find(term_id);
+  if (it == lists.end()) {
+    ENGRAM_ASSIGN_OR_RETURN(std::shared_ptr<const std::string> list, store_.ReadPostingList(field, term_id));
+    if (list == nullptr) return Status::Internal("the store returned no posting list");
+    it = lists.emplace(term_id, std::move(list)).first;
+  }
+  return std::string_view(*it->second);
+}
+
+Result<PreparedQuery> Prepare(PostingStore& store, ListCache& cache, const KeywordQuery& query, PostingField field) {
   // Merge duplicate terms: "data data" weighs "data" twice, like a query term frequency.
   std::vector<QueryTerm> terms;
   for (const QueryTerm& t : query.terms) {
@@ -49,22 +59,17 @@ Result<PreparedQuery> Prepare(PostingStore& store, const KeywordQuery& query, Po
 
   // BM25 grows with tf and shrinks with length, so (max tf, min dl) of a list
   // bounds what its term can add to any one doc.
-  // Sized once, before any view into it is taken: growing the pool would move
-  // short strings (their bytes live inside the string object).
-  if (pool->size() < terms.size()) pool->resize(terms.size());
   size_t required_bit = 0;
   for (size_t i = 0; i < terms.size(); ++i) {
     const QueryTerm& t = terms[i];
     uint64_t bit = t.required ? uint64_t{1} << required_bit++ : 0;
     ENGRAM_ASSIGN_OR_RETURN(std::optional<int64_t> tid, store.FindTerm(t.term));
     PreparedQuery::Term pt;
-    std::string& buffer = (*pool)[i];  // reused across queries: no allocation
-    buffer.clear();
     if (tid) {
-      ENGRAM_RETURN_IF_ERROR(
-          store.ReadPostingList(field, *tid, &buffer).WithContext("posting list of '" + t.term + "'"));
+      auto blob = cache.Get(field, *tid);
+      if (!blob.ok()) return blob.status().WithContext("posting list of '" + t.term + "'");
+      pt.blob = *blob;
     }
-    pt.blob = buffer;
     auto info = store::ReadPostingInfo(pt.blob);
     if (!info.ok()) return info.status().WithContext("posting list of '" + t.term + "'");
     double df = static_cast<double>(info->count);

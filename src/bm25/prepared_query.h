@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "engram/posting_store.h"
@@ -22,7 +24,7 @@ struct PreparedQuery {
   struct Term {
     std::string term;
     uint64_t bit = 0;       // non-zero for required terms
-    std::string_view blob;  // the encoded posting list, in the caller's pool ("" when the term never occurs)
+    std::string_view blob;  // the encoded posting list, in a ListCache ("" when the term never occurs)
     double w = 0;           // idf * weight * (k1 + 1)
     double ub = 0;          // the most the term can add to one doc
   };
@@ -36,11 +38,24 @@ struct PreparedQuery {
   double Score(const Term& t, double tf, double dl) const { return t.w * tf / (tf + base + len_norm * dl); }
 };
 
-// Prepares query over field. The lists are copied into *pool (one buffer per
-// distinct term, reused across queries); the result points into it and is
-// valid until the pool is next used. InvalidArgument when more than
-// kMaxRequiredTerms terms are required; store errors (with the term) as is.
-Result<PreparedQuery> Prepare(PostingStore& store, const KeywordQuery& query, PostingField field,
-                              std::vector<std::string>* pool);
+// The posting lists one search has read, held for the rest of it: fusion
+// scores the same terms again (ScorePages, deeper passes), and a list is
+// asked of the store once. Views stay valid for the cache's life; it sees
+// each list as the store held it when first read.
+class ListCache {
+ public:
+  explicit ListCache(PostingStore& store) : store_(store) {}
+  // The encoded list of term_id in field ("" when it has none).
+  Result<std::string_view> Get(PostingField field, int64_t term_id);
+
+ private:
+  PostingStore& store_;
+  std::unordered_map<int64_t, std::shared_ptr<const std::string>> lists_[2];  // by field, then term id
+};
+
+// Prepares query over field, the lists read through cache (the result's
+// views point into it). InvalidArgument when more than kMaxRequiredTerms
+// terms are required; store errors (with the term) as they come.
+Result<PreparedQuery> Prepare(PostingStore& store, ListCache& cache, const KeywordQuery& query, PostingField field);
 
 }  // namespace engram::bm25

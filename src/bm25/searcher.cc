@@ -1,15 +1,17 @@
-// Term-at-a-time BM25 into accumulators reached through DocMap, strongest
-// terms first, with safe pruning (see Search). ScorePages completes a fusion
-// of two shallow arms by scoring given pages exactly.
+// Search: document at a time with MaxScore pruning when the answer is one
+// chunk per page and nothing is required (every keyword search's first
+// pass), else term at a time over every posting into accumulators reached
+// through DocMap. ScorePages completes a fusion of two shallow arms by
+// scoring given pages exactly.
 #include "bm25/searcher.h"
 
 #include <algorithm>
-#include <functional>
+#include <limits>
 #include <optional>
+#include <set>
 #include <unordered_map>
 
 #include "bm25/prepared_query.h"
-#include "store/postings_codec.h"
 
 namespace engram::bm25 {
 
@@ -30,11 +32,85 @@ std::string ListContext(const std::string& term) {
   return s;
 }
 
+// The order of hits: score, then page, then chunk, so that the same query
+// always gives the same order.
+bool Better(const KeywordHit& x, const KeywordHit& y) {
+  if (x.score != y.score) return x.score > y.score;
+  if (x.page_id != y.page_id) return x.page_id < y.page_id;
+  return x.chunk_id < y.chunk_id;
+}
+
+// Bounds are compared with scores only after this margin: a score is a sum
+// of float-rounded contributions, each up to 2^-24 above its exact value and
+// every addition rounding again, so a bound computed in double could sit a
+// hair below the score it bounds. 1e-4 covers 256 terms many times over and
+// costs nothing measurable in pruning.
+constexpr double kBoundMargin = 1.0 + 1e-4;
+
+// The best `k` pages seen so far by the score of their best doc, with that
+// doc. threshold() is the score a doc must reach to matter once k pages are
+// held: a doc below it cannot enter, nor be the best doc of a page inside.
+class TopPages {
+ public:
+  explicit TopPages(size_t k) : k_(k) {}
+  bool full() const { return by_page_.size() == k_; }
+  float threshold() const { return full() ? order_.begin()->score : 0.0f; }
+
+  // Docs arrive in ascending id order, so a page keeps the first of its
+  // equally scored docs: the one with the lowest id, as Better wants.
+  void Offer(int64_t page, int64_t doc, float score) {
+    auto it = by_page_.find(page);
+    if (it != by_page_.end()) {
+      if (score <= it->second.score) return;
+      order_.erase(it->second);
+      it->second = {score, page, doc};
+      order_.insert(it->second);
+      return;
+    }
+    if (full()) {
+      const Entry& worst = *order_.begin();
+      if (!(score > worst.score || (score == worst.score && page < worst.page))) return;
+      by_page_.erase(worst.page);
+      order_.erase(order_.begin());
+    }
+    Entry e{score, page, doc};
+    by_page_.emplace(page, e);
+    order_.insert(e);
+  }
+
+  std::vector<KeywordHit> Hits(bool titles) const {
+    std::vector<KeywordHit> hits;
+    hits.reserve(order_.size());
+    for (const Entry& e : order_) hits.push_back({e.page, titles ? 0 : e.doc, e.score});
+    std::sort(hits.begin(), hits.end(), Better);
+    return hits;
+  }
+
+ private:
+  struct Entry {
+    float score;
+    int64_t page;
+    int64_t doc;
+  };
+  // Worst first: the lowest score, then the highest page id.
+  struct Worse {
+    bool operator()(const Entry& a, const Entry& b) const {
+      return a.score != b.score ? a.score < b.score : a.page > b.page;
+    }
+  };
+  size_t k_;
+  std::set<Entry, Worse> order_;
+  std::unordered_map<int64_t, Entry> by_page_;
+};
+
 }  // namespace
+
+Searcher::Searcher(PostingStore& store) : store_(store), lists_(std::make_unique<ListCache>(store)) {}
+
+Searcher::~Searcher() = default;
 
 Status Searcher::DroppedPages(const KeywordQuery& query, PostingField field, std::unordered_set<int64_t>* dropped) {
   std::vector<Posting> list;
-  std::string blob;
   for (const auto& group : query.excluded_groups) {
     std::unordered_map<int64_t, std::pair<size_t, int64_t>> seen;  // doc -> (terms matched, page)
     size_t group_terms = 0;
@@ -46,8 +122,9 @@ Status Searcher::DroppedPages(const KeywordQuery& query, PostingField field, std
         break;
       }
       ++group_terms;
-      ENGRAM_RETURN_IF_ERROR(store_.ReadPostingList(field, *tid, &blob).WithContext(ListContext(term)));
-      ENGRAM_RETURN_IF_ERROR(store::DecodePostings(blob, &list).WithContext(ListContext(term)));
+      auto blob = lists_->Get(field, *tid);
+      if (!blob.ok()) return blob.status().WithContext(ListContext(term));
+      ENGRAM_RETURN_IF_ERROR(store::DecodePostings(*blob, &list).WithContext(ListContext(term)));
       for (const Posting& p : list) {
         auto& s = seen[p.doc];
         s.first++;
@@ -66,120 +143,146 @@ Status Searcher::DroppedPages(const KeywordQuery& query, PostingField field, std
   return Status::Ok();
 }
 
-// A lower bound of the limit-th highest page score (best chunk per page) once
-// every list is read: the limit-th best among pages of `docs` whose current
-// best chunk scores above `floor`, skipping dropped pages. Scores only grow, and a
-// subset of pages can only give a lower value, so the bound is safe; 0 when
-// fewer than `limit` such pages exist.
-float Searcher::PageScoreThreshold(const std::vector<int64_t>& docs, size_t limit, float floor,
-                                   const std::unordered_set<int64_t>& dropped,
-                                   const std::unordered_set<int64_t>* allowed) {
-  std::vector<int64_t> pages;
-  for (int64_t doc : docs) {
-    const Acc& a = acc_[doc];
-    if (a.score <= floor) continue;
-    if (Out(dropped, allowed, a.page)) continue;
-    float& best = page_best_[a.page];
-    if (best == 0.0f) pages.push_back(a.page);
-    best = std::max(best, a.score);
-  }
-  std::vector<float> scores;
-  scores.reserve(pages.size());
-  for (int64_t page : pages) scores.push_back(page_best_[page]);
-  page_best_.Clear(pages);
-  if (scores.size() < limit) return 0.0f;
-  std::nth_element(scores.begin(), scores.begin() + static_cast<long>(limit - 1), scores.end(), std::greater<>());
-  return scores[limit - 1];
-}
-
 Result<std::vector<KeywordHit>> Searcher::Search(const KeywordQuery& query, PostingField field) {
-  const bool titles = field == PostingField::kTitles;
-  std::vector<KeywordHit> hits;
-  ENGRAM_ASSIGN_OR_RETURN(PreparedQuery pq, Prepare(store_, query, field, &blob_pool_));
-  if (pq.impossible || pq.terms.empty()) return hits;
+  ENGRAM_ASSIGN_OR_RETURN(PreparedQuery pq, Prepare(store_, *lists_, query, field));
+  if (pq.impossible || pq.terms.empty()) return std::vector<KeywordHit>();
   std::unordered_set<int64_t> dropped;
   ENGRAM_RETURN_IF_ERROR(DroppedPages(query, field, &dropped));
+  const bool titles = field == PostingField::kTitles;
+  // Pruning needs a threshold that only grows: with one doc per page and no
+  // required term, the limit-th best page so far. A limit past the field's
+  // size can never prune, and walking every list once is then cheaper.
+  if (pq.all_required == 0 && query.chunks_per_page <= 1 && query.limit > 0 &&
+      query.limit < static_cast<size_t>(std::max<int64_t>(pq.field_docs, 0))) {
+    return SearchPruned(pq, query, titles, dropped);
+  }
+  return SearchExhaustive(pq, query, titles, dropped);
+}
 
+// MaxScore, document at a time (Turtle & Flood 1995; the form of Lucene's
+// and PISA's MaxScore). Lists are ordered by their bound, weakest first;
+// bound[i] sums the bounds of lists 0..i. Once the limit-th best page scores
+// above bound[i], a doc found only in lists 0..i cannot matter, so those
+// lists stop leading: the next doc is the smallest among the others (the
+// essential lists), and the non-essential ones are only probed for it,
+// strongest first, through their block tables, while the doc can still
+// reach the threshold. A doc's score is then summed in the one order every
+// path uses, so pruning changes which docs are scored, never a score.
+Result<std::vector<KeywordHit>> Searcher::SearchPruned(const PreparedQuery& pq, const KeywordQuery& query,
+                                                       bool titles, const std::unordered_set<int64_t>& dropped) {
+  const size_t n = pq.terms.size();
+  std::vector<size_t> by_bound(n);  // list position -> term index (pq.terms order)
+  for (size_t i = 0; i < n; ++i) by_bound[i] = n - 1 - i;  // pq.terms is strongest first
+  std::vector<double> bound(n);
+  if (cursors_.size() < n) cursors_.resize(n);
+  std::vector<const Posting*> at(n);
+  for (size_t i = 0; i < n; ++i) {
+    const PreparedQuery::Term& t = pq.terms[by_bound[i]];
+    bound[i] = (i > 0 ? bound[i - 1] : 0.0) + t.ub * kBoundMargin;
+    ENGRAM_RETURN_IF_ERROR(cursors_[i].Open(t.blob).WithContext(ListContext(t.term)));
+    at[i] = cursors_[i].NextGeq(0);
+  }
+  TopPages top(query.limit);
+  float threshold = 0;
+  size_t first_essential = 0;
+  const bool filtered = !dropped.empty() || query.allowed_pages != nullptr;
+  std::vector<float> contribution(n, 0.0f);  // by term index; 0 where the doc lacks the term
+  std::vector<size_t> matched;
+  while (first_essential < n) {
+    const size_t fe = first_essential;
+    const double rest = fe > 0 ? bound[fe - 1] : 0.0;  // the most the non-essential lists can add
+    if (fe == n - 1 && top.full()) {
+      // One list leads (the usual state once the threshold has grown): a
+      // doc whose contribution from it cannot reach threshold - rest is
+      // passed over without the division, by a test that errs towards
+      // scoring (1e-6 covers the rounding of the exact contribution).
+      const Posting* p = at[fe];
+      if (p == nullptr) break;
+      const PreparedQuery::Term& t = pq.terms[by_bound[fe]];
+      const double need = (threshold - rest) / kBoundMargin;
+      const double tf = p->tf;
+      if (t.w * tf < need * (1.0 - 1e-6) * (tf + pq.base + pq.len_norm * p->dl)) {
+        at[fe] = cursors_[fe].NextGeq(p->doc + 1);
+        continue;
+      }
+    }
+    int64_t doc = std::numeric_limits<int64_t>::max();
+    for (size_t i = fe; i < n; ++i) {
+      if (at[i] != nullptr && at[i]->doc < doc) doc = at[i]->doc;
+    }
+    if (doc == std::numeric_limits<int64_t>::max()) break;
+    double partial = 0;
+    int64_t page = 0;
+    matched.clear();
+    for (size_t i = fe; i < n; ++i) {
+      if (at[i] == nullptr || at[i]->doc != doc) continue;
+      const size_t term = by_bound[i];
+      const float c = static_cast<float>(pq.Score(pq.terms[term], at[i]->tf, at[i]->dl));
+      contribution[term] = c;
+      matched.push_back(term);
+      partial += c;
+      page = at[i]->page;
+      at[i] = cursors_[i].NextGeq(doc + 1);
+    }
+    bool reachable = !(top.full() && partial * kBoundMargin + rest < threshold) &&
+                     !(filtered && Out(dropped, query.allowed_pages, page));
+    for (size_t i = fe; reachable && i-- > 0;) {
+      if (top.full() && partial * kBoundMargin + bound[i] < threshold) {
+        reachable = false;
+        break;
+      }
+      const Posting* p = cursors_[i].NextGeq(doc);
+      if (p == nullptr || p->doc != doc) continue;
+      const size_t term = by_bound[i];
+      const float c = static_cast<float>(pq.Score(pq.terms[term], p->tf, p->dl));
+      contribution[term] = c;
+      matched.push_back(term);
+      partial += c;
+    }
+    if (reachable) {
+      float score = 0;
+      for (size_t term = 0; term < n; ++term) score += contribution[term];
+      // Below the threshold a doc can neither enter nor be a held page's
+      // best (those score at least the threshold): no need to look it up.
+      if (score >= threshold) top.Offer(page, doc, score);
+      if (top.full() && top.threshold() > threshold) {
+        threshold = top.threshold();
+        while (first_essential < n && bound[first_essential] < threshold) ++first_essential;
+      }
+    }
+    for (size_t term : matched) contribution[term] = 0.0f;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    ENGRAM_RETURN_IF_ERROR(cursors_[i].status().WithContext(ListContext(pq.terms[by_bound[i]].term)));
+  }
+  return top.Hits(titles);
+}
+
+Result<std::vector<KeywordHit>> Searcher::SearchExhaustive(const PreparedQuery& pq, const KeywordQuery& query,
+                                                           bool titles, const std::unordered_set<int64_t>& dropped) {
   // Accumulators left by a query that failed half way are cleared first.
   acc_.Clear(touched_);
   touched_.clear();
   acc_.SetCap(DirectCap(pq.field_docs));
-  page_best_.SetCap(DirectCap(pq.field_docs));
   page_counts_.SetCap(DirectCap(pq.field_docs));
 
-  // Term-at-a-time scoring into the accumulators (every contribution is
-  // positive, so a zero score means "not touched yet").
-  //
-  // Pruning (Moffat & Zobel's "continue" strategy with MaxScore bounds): once
-  // the bounds of the remaining terms add up to less than the score of the
-  // limit-th best page so far, no doc not yet seen can reach the answer, so
-  // the remaining lists are only probed, with skips, for the docs already
-  // seen. Scores only grow, so the threshold is safe. Used when the answer is
-  // one chunk per page and nothing is required (a doc missing a required term
-  // would be counted in the threshold and then dropped).
-  const bool can_prune = pq.all_required == 0 && query.chunks_per_page <= 1 && query.limit > 0;
-  bool probing = false;
-  float top_score = 0;
-  std::vector<int64_t> seen_docs;
+  // Term at a time, in pq.terms order, into the accumulators (every
+  // contribution is positive, so a zero score means "not touched yet").
   std::vector<Posting> list;
-  PostingCursor cursor;
-  for (size_t i = 0; i < pq.terms.size(); ++i) {
-    const PreparedQuery::Term& t = pq.terms[i];
-    if (can_prune && !probing && touched_.size() >= query.limit) {
-      double remaining = 0;
-      for (size_t j = i; j < pq.terms.size(); ++j) remaining += pq.terms[j].ub;
-      // The threshold is at most the top score: skip computing it when even that cannot prune.
-      float threshold = remaining < top_score
-                            ? PageScoreThreshold(touched_, query.limit, static_cast<float>(remaining), dropped,
-                                                 query.allowed_pages)
-                            : 0.0f;
-      if (remaining < threshold) {
-        probing = true;
-        // Docs that cannot reach the threshold even with every remaining
-        // term are out of the answer already: leave them unprobed.
-        seen_docs.clear();
-        for (int64_t doc : touched_) {
-          if (acc_[doc].score + remaining >= threshold) seen_docs.push_back(doc);
-        }
-        std::sort(seen_docs.begin(), seen_docs.end());
-      }
-    }
-    if (probing) {
-      ENGRAM_RETURN_IF_ERROR(cursor.Open(t.blob).WithContext(ListContext(t.term)));
-      for (int64_t doc : seen_docs) {
-        const Posting* p = cursor.NextGeq(doc);
-        if (p == nullptr) break;
-        if (p->doc != doc) continue;
-        acc_[doc].score += static_cast<float>(pq.Score(t, p->tf, p->dl));
-      }
-      ENGRAM_RETURN_IF_ERROR(cursor.status().WithContext(ListContext(t.term)));
-      // With fewer terms left, fewer candidates can still reach the answer.
-      double remaining = 0;
-      for (size_t j = i + 1; j < pq.terms.size(); ++j) remaining += pq.terms[j].ub;
-      if (i + 1 < pq.terms.size()) {
-        float threshold = PageScoreThreshold(seen_docs, query.limit, static_cast<float>(remaining), dropped,
-                                             query.allowed_pages);
-        seen_docs.erase(std::remove_if(seen_docs.begin(), seen_docs.end(),
-                                       [&](int64_t doc) { return acc_[doc].score + remaining < threshold; }),
-                        seen_docs.end());
-      }
-      continue;
-    }
+  for (const PreparedQuery::Term& t : pq.terms) {
     ENGRAM_RETURN_IF_ERROR(store::DecodePostings(t.blob, &list).WithContext(ListContext(t.term)));
     acc_.Grow(list.back().doc);
     for (const Posting& p : list) {
       Acc& a = acc_[p.doc];
       if (a.score == 0.0f) touched_.push_back(p.doc);
       a.score += static_cast<float>(pq.Score(t, p.tf, p.dl));
-      top_score = std::max(top_score, a.score);
       a.page = p.page;
       a.required |= t.bit;
     }
   }
 
   // Collect (and reset the accumulators), then keep the best chunks of the
-  // best pages. Ties break on ids so that the same query always gives the
-  // same order.
+  // best pages.
   std::vector<KeywordHit> cand;
   cand.reserve(touched_.size());
   for (int64_t doc : touched_) {
@@ -190,24 +293,20 @@ Result<std::vector<KeywordHit>> Searcher::Search(const KeywordQuery& query, Post
   }
   acc_.Clear(touched_);
   touched_.clear();
-  auto better = [](const KeywordHit& x, const KeywordHit& y) {
-    if (x.score != y.score) return x.score > y.score;
-    if (x.page_id != y.page_id) return x.page_id < y.page_id;
-    return x.chunk_id < y.chunk_id;
-  };
   // Sort only as much as the answer needs; sort the rest when many chunks of
   // the same pages crowd the head.
   size_t head = std::min(cand.size(), query.limit * std::max<size_t>(query.chunks_per_page, 1) * 2 + 32);
-  std::nth_element(cand.begin(), cand.begin() + static_cast<long>(head), cand.end(), better);
-  std::sort(cand.begin(), cand.begin() + static_cast<long>(head), better);
+  std::nth_element(cand.begin(), cand.begin() + static_cast<long>(head), cand.end(), Better);
+  std::sort(cand.begin(), cand.begin() + static_cast<long>(head), Better);
   // Chunks kept per page.
+  std::vector<KeywordHit> hits;
   std::vector<int64_t> counted;
   size_t pages = 0;
   const size_t per_page_limit = std::max<size_t>(query.chunks_per_page, 1);
   for (size_t i = 0; i < cand.size(); ++i) {
     if (i == head) {
       if (pages == query.limit) break;
-      std::sort(cand.begin() + static_cast<long>(head), cand.end(), better);
+      std::sort(cand.begin() + static_cast<long>(head), cand.end(), Better);
     }
     const KeywordHit& h = cand[i];
     uint32_t& n = page_counts_[h.page_id];
@@ -229,7 +328,7 @@ Result<std::vector<KeywordHit>> Searcher::ScorePages(const KeywordQuery& query, 
   const bool titles = field == PostingField::kTitles;
   std::vector<KeywordHit> hits;
   if (page_ids.empty()) return hits;
-  ENGRAM_ASSIGN_OR_RETURN(PreparedQuery pq, Prepare(store_, query, field, &blob_pool_));
+  ENGRAM_ASSIGN_OR_RETURN(PreparedQuery pq, Prepare(store_, *lists_, query, field));
   if (pq.impossible || pq.terms.empty()) return hits;
   std::unordered_set<int64_t> dropped;
   ENGRAM_RETURN_IF_ERROR(DroppedPages(query, field, &dropped));

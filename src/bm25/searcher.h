@@ -5,16 +5,20 @@
 // Scoring: Lucene's idf, log(1 + (N - df + 0.5) / (df + 0.5)), and
 // w · tf · (k1 + 1) / (tf + k1 · (1 - b + b · dl / avgdl)) per term, the
 // query's weight w of a term being the sum over its repeats; contributions
-// add in float, strongest term first, so a score is the same number however
-// the lists were walked. A caller that may not see private pages is scored
-// with statistics from which private docs are taken out (N, avgdl and df),
-// and never gets a private page back.
+// are rounded to float and added in one order (strongest bound first, then by
+// term), so a score is the same number however the lists were walked. A
+// caller that may not see private pages is scored with statistics from which
+// private docs are taken out (N, avgdl and df), and never gets a private page
+// back.
 //
-// Threading: a Searcher is used by one thread at a time, like its store; it
-// keeps buffers between queries (create one per search session, or keep it).
+// Threading and lifetime: a Searcher is used by one thread at a time, like
+// its store. It reads each posting list once and keeps it for its own life,
+// so it sees the store as of its first read of a list: make one per search
+// (every pass and arm of one keyword search share it), not one per store.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -23,13 +27,18 @@
 #include "engram/posting_store.h"
 #include "engram/search.h"
 #include "engram/status.h"
+#include "store/postings_codec.h"
 
 namespace engram::bm25 {
+
+struct PreparedQuery;
+class ListCache;
 
 class Searcher {
  public:
   // The store must outlive the searcher.
-  explicit Searcher(PostingStore& store) : store_(store) {}
+  explicit Searcher(PostingStore& store);
+  ~Searcher();
   Searcher(const Searcher&) = delete;
   Searcher& operator=(const Searcher&) = delete;
 
@@ -39,8 +48,11 @@ class Searcher {
   // pages (unless query.include_private) and pages outside
   // query.allowed_pages are never returned. InvalidArgument for more than 64
   // required terms; store errors and Corruption of a list, naming the term.
-  // Cost: every list of the query is read; lists the answer provably cannot
-  // depend on are only probed for docs already seen.
+  // Cost: with one chunk per page, nothing required and a limit below the
+  // field's size, document at a time with MaxScore pruning (lists that
+  // cannot lift a doc into the answer are only probed, through their block
+  // tables, for docs the others found); otherwise every posting of every
+  // list. Either way the same hits with the same scores.
   Result<std::vector<KeywordHit>> SearchChunks(const KeywordQuery& query) {
     return Search(query, PostingField::kChunks);
   }
@@ -67,19 +79,22 @@ class Searcher {
   // Pages the query must not return: those with a doc holding every term of
   // an excluded group, and private pages unless the query may see them.
   Status DroppedPages(const KeywordQuery& query, PostingField field, std::unordered_set<int64_t>* dropped);
-  float PageScoreThreshold(const std::vector<int64_t>& docs, size_t limit, float floor,
-                           const std::unordered_set<int64_t>& dropped, const std::unordered_set<int64_t>* allowed);
+  // Document at a time with MaxScore pruning (one chunk per page, nothing required).
+  Result<std::vector<KeywordHit>> SearchPruned(const PreparedQuery& pq, const KeywordQuery& query, bool titles,
+                                               const std::unordered_set<int64_t>& dropped);
+  // Term at a time over every posting: any number of chunks per page, required terms.
+  Result<std::vector<KeywordHit>> SearchExhaustive(const PreparedQuery& pq, const KeywordQuery& query, bool titles,
+                                                   const std::unordered_set<int64_t>& dropped);
 
   PostingStore& store_;
-  // Buffers for the posting lists of the query being scored; a
-  // PreparedQuery points into them for one Search or ScorePages call.
-  std::vector<std::string> blob_pool_;
+  std::unique_ptr<ListCache> lists_;
   // Score accumulators by doc id (only the docs in touched_ are non-zero
-  // between uses), and per-page scratch, all reused across queries.
+  // between uses) and chunks kept per page, reached through the module's
+  // dense id mapping; cursors, all reused across queries.
   DocMap<Acc> acc_;
   std::vector<int64_t> touched_;
-  DocMap<float> page_best_;
   DocMap<uint32_t> page_counts_;
+  std::vector<store::PostingCursor> cursors_;
 };
 
 }  // namespace engram::bm25

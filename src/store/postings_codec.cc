@@ -45,9 +45,7 @@ std::string EncodePostings(const std::vector<Posting>& postings) {
 
 namespace {
 
-// Ids beyond this are not SQLite rowids we wrote: a damaged list. Checking
-// before adding also keeps the running sums from overflowing.
-constexpr uint64_t kMaxId = uint64_t{1} << 62;
+constexpr uint64_t kMaxId = kMaxPostingId;
 
 struct Header {
   PostingListInfo info;
@@ -120,11 +118,13 @@ Status PostingCursor::Open(std::string_view blob) {
   info_ = {};
   block_last_.clear();
   block_offset_.clear();
-  buffer_.clear();
-  pos_ = 0;
   loaded_ = false;
   block_ = 0;
   search_from_ = 0;
+  at_ = 0;
+  in_block_ = 0;
+  block_size_ = 0;
+  current_ = {};
   status_ = Status::Ok();
   if (blob.empty()) return status_;
   Header h;
@@ -133,7 +133,6 @@ Status PostingCursor::Open(std::string_view blob) {
   info_ = h.info;
   size_t pos = h.table_at;
   int64_t last = 0;
-  std::vector<uint64_t> sizes;
   for (uint64_t b = 0; b < h.blocks; ++b) {
     uint64_t delta, size;
     if (!ReadVarint(blob, &pos, &delta) || !ReadVarint(blob, &pos, &size) || (delta == 0 && b > 0) ||
@@ -143,11 +142,12 @@ Status PostingCursor::Open(std::string_view blob) {
     }
     last += static_cast<int64_t>(delta);
     block_last_.push_back(last);
-    sizes.push_back(size);
+    block_offset_.push_back(static_cast<size_t>(size));  // sizes for now, offsets below
   }
   size_t offset = pos;
-  for (uint64_t size : sizes) {
-    block_offset_.push_back(offset);
+  for (size_t& entry : block_offset_) {
+    const size_t size = entry;
+    entry = offset;
     if (size > blob.size() - offset) {
       status_ = Status::Corruption("posting list block table points past the end");
       return status_;
@@ -157,41 +157,41 @@ Status PostingCursor::Open(std::string_view blob) {
   return status_;
 }
 
-bool PostingCursor::LoadBlock(size_t block) {
-  buffer_.clear();
-  pos_ = 0;
-  block_ = block;
+bool PostingCursor::Fail(const char* what) {
+  status_ = Status::Corruption(std::string("posting list block ").append(std::to_string(block_)).append(what));
   loaded_ = false;
-  size_t at = block_offset_[block];
-  int64_t prev = block == 0 ? 0 : block_last_[block - 1];
-  size_t n = block + 1 < block_last_.size() ? kPostingBlock : info_.count - kPostingBlock * block;
-  if (!DecodeRun(blob_, &at, n, &prev, block == 0, &buffer_) || buffer_.back().doc != block_last_[block]) {
-    status_ = Status::Corruption("posting list block " + std::to_string(block) + " is damaged");
-    buffer_.clear();
-    return false;
-  }
-  loaded_ = true;
-  return true;
+  return false;
 }
 
-const Posting* PostingCursor::NextGeq(int64_t target) {
+const Posting* PostingCursor::SeekBlock(int64_t target) {
   if (!status_.ok()) return nullptr;
-  // The loaded block ends with block_last_[block_], so target is inside it.
-  if (loaded_ && target <= block_last_[block_]) {
-    while (buffer_[pos_].doc < target) ++pos_;
-    return &buffer_[pos_];
+  // Galloping from the cursor (Bentley & Yao): targets mostly land a few
+  // blocks ahead, so doubling steps find the range before a binary search
+  // over the rest of the table would.
+  size_t lo = search_from_, step = 1, hi = lo;
+  while (hi < block_last_.size() && block_last_[hi] < target) {
+    lo = hi + 1;
+    hi += step;
+    step *= 2;
   }
-  auto it = std::lower_bound(block_last_.begin() + static_cast<long>(search_from_), block_last_.end(), target);
+  hi = std::min(hi + 1, block_last_.size());
+  auto it = std::lower_bound(block_last_.begin() + static_cast<long>(lo), block_last_.begin() + static_cast<long>(hi),
+                             target);
   if (it == block_last_.end()) {
     search_from_ = block_last_.size();
     loaded_ = false;
     return nullptr;
   }
-  size_t b = static_cast<size_t>(it - block_last_.begin());
-  search_from_ = b + 1;
-  if (!LoadBlock(b)) return nullptr;
-  while (buffer_[pos_].doc < target) ++pos_;
-  return &buffer_[pos_];
+  block_ = static_cast<size_t>(it - block_last_.begin());
+  search_from_ = block_ + 1;
+  at_ = block_offset_[block_];
+  in_block_ = 0;
+  block_size_ = block_ + 1 < block_last_.size() ? kPostingBlock : info_.count - kPostingBlock * block_;
+  loaded_ = true;
+  do {
+    if (!DecodeNext()) return nullptr;
+  } while (current_.doc < target);
+  return &current_;
 }
 
 }  // namespace engram::store

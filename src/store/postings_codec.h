@@ -18,10 +18,14 @@
 #include <vector>
 
 #include "engram/status.h"
+#include "store/varint.h"
 
 namespace engram::store {
 
 constexpr size_t kPostingBlock = 128;
+// Ids beyond this are not SQLite rowids we wrote: a damaged list. Checking
+// before adding also keeps the running sums from overflowing.
+constexpr uint64_t kMaxPostingId = uint64_t{1} << 62;
 
 struct Posting {
   int64_t doc = 0;
@@ -46,30 +50,70 @@ Status DecodePostings(std::string_view blob, std::vector<Posting>* out);
 // Header fields without decoding the postings (all zero for an empty blob).
 Result<PostingListInfo> ReadPostingInfo(std::string_view blob);
 
-// Forward-only access with skipping. The blob must outlive the cursor.
+// Forward-only access with skipping. The blob must outlive the cursor. A
+// target beyond the current block is found in the block table; within a
+// block, postings are decoded one at a time only as far as the target, so a
+// probe for one doc decodes half a block on average, not all of it.
 class PostingCursor {
  public:
   // Corruption when the header or block table is damaged.
   Status Open(std::string_view blob);
-  // The first posting with doc >= target, or nullptr when none is left.
-  // Targets must not decrease between calls. Corruption is reported by
+  // The first posting with doc >= target, or nullptr when none is left; the
+  // pointer is valid until the next call. Targets must not decrease between
+  // calls. Corruption (of the postings decoded on the way) is reported by
   // status() and ends the list.
-  const Posting* NextGeq(int64_t target);
+  const Posting* NextGeq(int64_t target) {
+    if (loaded_) {
+      if (current_.doc >= target) return &current_;
+      // The block ends with block_last_[block_], so a target up to it is inside.
+      if (target <= block_last_[block_]) {
+        do {
+          if (!DecodeNext()) return nullptr;
+        } while (current_.doc < target);
+        return &current_;
+      }
+    }
+    return SeekBlock(target);
+  }
   const PostingListInfo& info() const { return info_; }
   const Status& status() const { return status_; }
 
  private:
-  bool LoadBlock(size_t block);
+  // Decodes the next posting of block_ into current_; false (status_ set)
+  // when it is damaged. Inline: it runs once per posting a query reads.
+  bool DecodeNext() {
+    if (in_block_ >= block_size_) return Fail(" is damaged (longer than its block table says)");
+    uint64_t delta, page, tf, dl;
+    const uint64_t prev = in_block_ == 0 ? (block_ == 0 ? 0 : static_cast<uint64_t>(block_last_[block_ - 1]))
+                                         : static_cast<uint64_t>(current_.doc);
+    if (!ReadVarint(blob_, &at_, &delta) || !ReadVarint(blob_, &at_, &page) || !ReadVarint(blob_, &at_, &tf) ||
+        !ReadVarint(blob_, &at_, &dl) || (delta == 0 && !(block_ == 0 && in_block_ == 0)) ||
+        delta > kMaxPostingId - prev || page > kMaxPostingId || tf > UINT32_MAX || dl > UINT32_MAX) {
+      return Fail(" is damaged");
+    }
+    const auto doc = static_cast<int64_t>(prev + delta);
+    ++in_block_;
+    if (doc > block_last_[block_] || (in_block_ == block_size_ && doc != block_last_[block_])) {
+      return Fail(" disagrees with the block table");
+    }
+    current_ = {doc, static_cast<int64_t>(page), static_cast<uint32_t>(tf), static_cast<uint32_t>(dl)};
+    return true;
+  }
+  // Moves to the block that may hold target and decodes up to it.
+  const Posting* SeekBlock(int64_t target);
+  bool Fail(const char* what);
 
   std::string_view blob_;
   PostingListInfo info_;
   std::vector<int64_t> block_last_;      // last doc of each block
   std::vector<size_t> block_offset_;     // byte offset of each block
-  bool loaded_ = false;                  // buffer_ holds block block_
+  bool loaded_ = false;                  // current_ is a posting of block block_
   size_t block_ = 0;
   size_t search_from_ = 0;               // blocks before this one are behind the cursor
-  std::vector<Posting> buffer_;
-  size_t pos_ = 0;
+  size_t at_ = 0;                        // byte offset of the next posting of block_
+  size_t in_block_ = 0;                  // postings of block_ decoded so far
+  size_t block_size_ = 0;                // postings in block_
+  Posting current_;
   Status status_;
 };
 

@@ -12,7 +12,7 @@ void AppendVarint(uint64_t v, std::string* out) {
   out->push_back(static_cast<char>(v));
 }
 
-bool ReadVarint(std::string_view s, size_t* pos, uint64_t* v) {
+bool ReadVarintSlow(std::string_view s, size_t* pos, uint64_t* v) {
   uint64_t result = 0;
   for (int shift = 0; shift < 64 && *pos < s.size(); shift += 7) {
     const auto c = static_cast<unsigned char>(s[(*pos)++]);

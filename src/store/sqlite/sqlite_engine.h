@@ -2,6 +2,7 @@
 // BM25 kept in the same database and the same transaction as the pages.
 #pragma once
 
+#include <list>
 #include <map>
 #include <optional>
 #include <string>
@@ -103,7 +104,7 @@ class SqliteEngine final : public Engine, public PostingStore {
 
   // PostingStore.
   Result<std::optional<int64_t>> FindTerm(std::string_view term) override;
-  Status ReadPostingList(PostingField field, int64_t term_id, std::string* blob) override;
+  Result<std::shared_ptr<const std::string>> ReadPostingList(PostingField field, int64_t term_id) override;
   Result<FieldStatistics> Statistics(PostingField field) override;
   Result<std::shared_ptr<const PrivateFieldStatistics>> PrivateStatistics(PostingField field) override;
   Result<std::vector<int64_t>> PrivatePageIds() override;
@@ -223,6 +224,29 @@ class SqliteEngine final : public Engine, public PostingStore {
     std::pair<int64_t, int64_t> key{-1, -1};  // (data_version, total_changes) computed at
   };
   Status RefreshPrivateStats();
+  // Posting lists handed out by ReadPostingList, kept for the next query:
+  // the lists of common terms are long, and reading one means assembling it
+  // from overflow pages and copying it. Least recently used out past
+  // kPostingCacheBytes; all of them dropped when the database changed (the
+  // same key as PrivateStats). Per connection.
+  static constexpr size_t kPostingCacheBytes = size_t{32} << 20;
+  struct PostingCache {
+    using Key = std::pair<int64_t, bool>;  // (term id, titles)
+    struct KeyHash {
+      size_t operator()(const Key& k) const { return std::hash<int64_t>()(k.first * 2 + (k.second ? 1 : 0)); }
+    };
+    std::list<std::pair<Key, std::shared_ptr<const std::string>>> lru;  // most recently used first
+    std::unordered_map<Key, decltype(lru)::iterator, KeyHash> index;
+    size_t bytes = 0;
+    std::pair<int64_t, int64_t> key{-1, -1};
+    void Clear() {
+      lru.clear();
+      index.clear();
+      bytes = 0;
+    }
+  };
+  // The database's change key: (PRAGMA data_version, total changes of this connection).
+  Result<std::pair<int64_t, int64_t>> ChangeKey();
   void ClearDeltas();
 
   DbHandle db_;
@@ -236,6 +260,7 @@ class SqliteEngine final : public Engine, public PostingStore {
   std::vector<Undo> undo_;
 
   PrivateStats private_stats_;
+  PostingCache posting_cache_;
 };
 
 // The term ids stored with each chunk (and page title), as store::EncodeIds

@@ -11,8 +11,43 @@ Result<std::optional<int64_t>> SqliteEngine::FindTerm(std::string_view term) {
   return id.status();
 }
 
-Status SqliteEngine::ReadPostingList(PostingField field, int64_t term_id, std::string* blob) {
-  return ReadPostingBlobCopy(term_id, field == PostingField::kTitles, blob);
+Result<std::pair<int64_t, int64_t>> SqliteEngine::ChangeKey() {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * version, S("PRAGMA data_version"));
+  if (!version->Step()) {
+    ENGRAM_RETURN_IF_ERROR(version->status());
+    return Status::Internal("PRAGMA data_version returned nothing");
+  }
+  const std::pair<int64_t, int64_t> key{version->Int(0), sqlite3_total_changes64(db_.get())};
+  version->Reset();
+  return key;
+}
+
+Result<std::shared_ptr<const std::string>> SqliteEngine::ReadPostingList(PostingField field, int64_t term_id) {
+  ENGRAM_ASSIGN_OR_RETURN(auto key, ChangeKey());
+  PostingCache& cache = posting_cache_;
+  if (key != cache.key) {
+    cache.Clear();
+    cache.key = key;
+  }
+  const PostingCache::Key k{term_id, field == PostingField::kTitles};
+  if (auto it = cache.index.find(k); it != cache.index.end()) {
+    cache.lru.splice(cache.lru.begin(), cache.lru, it->second);
+    return it->second->second;
+  }
+  auto blob = std::make_shared<std::string>();
+  ENGRAM_RETURN_IF_ERROR(ReadPostingBlobCopy(term_id, k.second, blob.get()));
+  std::shared_ptr<const std::string> list = std::move(blob);
+  if (list->size() <= kPostingCacheBytes / 4) {
+    cache.lru.emplace_front(k, list);
+    cache.index.emplace(k, cache.lru.begin());
+    cache.bytes += list->size();
+    while (cache.bytes > kPostingCacheBytes) {
+      cache.bytes -= cache.lru.back().second->size();
+      cache.index.erase(cache.lru.back().first);
+      cache.lru.pop_back();
+    }
+  }
+  return list;
 }
 
 Result<FieldStatistics> SqliteEngine::Statistics(PostingField field) {
@@ -37,10 +72,7 @@ Result<std::shared_ptr<const PrivateFieldStatistics>> SqliteEngine::PrivateStati
 // PRAGMA data_version moves with other connections' commits, the change
 // count with this one's.
 Status SqliteEngine::RefreshPrivateStats() {
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * version, S("PRAGMA data_version"));
-  if (!version->Step()) return version->status();
-  const std::pair<int64_t, int64_t> key{version->Int(0), sqlite3_total_changes64(db_.get())};
-  version->Reset();
+  ENGRAM_ASSIGN_OR_RETURN(auto key, ChangeKey());
   if (key == private_stats_.key && private_stats_.chunks != nullptr) return Status::Ok();
   auto chunks = std::make_shared<PrivateFieldStatistics>();
   auto titles = std::make_shared<PrivateFieldStatistics>();
