@@ -1,13 +1,14 @@
 // Keyword search benchmark: engram against SQLite FTS5 (porter unicode61,
 // query terms OR-joined, ranked by bm25()) and Xapian (BM25, OR query) on the
 // same corpus in the same run, single thread. Every engine indexes first;
-// then every query is asked of each engine in turn.
+// then the queries run twice: each engine alone (all its rounds in a row),
+// and interleaved (every query asked of each engine in turn).
 //
 // Usage:
 //   keyword_bench --corpus C --queries Q --qrels R [--rounds N] [--name NAME]
 //   keyword_bench --synthetic 100000 [--rounds N]
 //   --serial 1 indexes engram on one thread (default: analysis and writes pipelined on two)
-// Prints one JSON object per engine per line.
+// Prints one JSON object per engine and order per line ("order": "alone" or "interleaved").
 #include <sqlite3.h>
 #include <stdlib.h>
 
@@ -86,9 +87,11 @@ void TimeQuery(Runner& r, const BeirSet& set, const engram::ops::BeirQuery& q, b
   }
 }
 
-Json Report(const Runner& r, const Measurement& m, const BeirSet& set, const std::string& dataset) {
+Json Report(const Runner& r, const Measurement& m, const BeirSet& set, const std::string& dataset,
+            const char* order) {
   Json j = {{"dataset", dataset},
             {"engine", r.name},
+            {"order", order},
             {"docs", set.docs.size()},
             {"queries", set.queries.size()},
             {"index_seconds", m.index_s},
@@ -326,22 +329,34 @@ int main(int argc, char** argv) {
     runners.erase(std::remove_if(runners.begin(), runners.end(), [&](const Runner& r) { return r.name != only; }),
                   runners.end());
   }
-  // Every index first, then each query asked of every engine in turn, so
-  // that a machine whose load drifts during the run weighs on every engine
-  // alike.
-  std::vector<Measurement> m(runners.size());
+  // Every index first. Then two orders: "alone" gives each engine all its
+  // rounds in a row (its caches stay warm, as on a machine that runs only
+  // it); "interleaved" asks each query of every engine in turn, so that load
+  // drifting on a shared machine weighs on every engine alike, but each
+  // query then finds the CPU caches full of another engine's data.
+  std::vector<Measurement> alone(runners.size()), interleaved(runners.size());
   for (size_t i = 0; i < runners.size(); ++i) {
     auto t0 = Clock::now();
     runners[i].build(set);
-    m[i].index_s = Seconds(t0, Clock::now());
+    alone[i].index_s = interleaved[i].index_s = Seconds(t0, Clock::now());
   }
-  for (int round = 0; round < rounds; ++round) {
-    for (const auto& q : set.queries) {
-      for (size_t i = 0; i < runners.size(); ++i) TimeQuery(runners[i], set, q, round == 0, &m[i]);
+  for (size_t i = 0; i < runners.size(); ++i) {
+    for (int round = 0; round < rounds; ++round) {
+      for (const auto& q : set.queries) TimeQuery(runners[i], set, q, round == 0, &alone[i]);
+    }
+  }
+  if (runners.size() > 1) {
+    for (int round = 0; round < rounds; ++round) {
+      for (const auto& q : set.queries) {
+        for (size_t i = 0; i < runners.size(); ++i) TimeQuery(runners[i], set, q, round == 0, &interleaved[i]);
+      }
     }
   }
   for (size_t i = 0; i < runners.size(); ++i) {
-    std::printf("%s\n", Report(runners[i], m[i], set, name).dump().c_str());
+    std::printf("%s\n", Report(runners[i], alone[i], set, name, "alone").dump().c_str());
+  }
+  for (size_t i = 0; i < runners.size() && runners.size() > 1; ++i) {
+    std::printf("%s\n", Report(runners[i], interleaved[i], set, name, "interleaved").dump().c_str());
   }
   std::fflush(stdout);
   return 0;

@@ -20,11 +20,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-Result<std::unique_ptr<Brain>> OpenBrain(const std::string& dir) {
-  ENGRAM_ASSIGN_OR_RETURN(std::filesystem::path root, Brain::Locate(dir));
-  return Brain::Open(root);
-}
-
 // "[embed] ####------ 412/1000  35.2 chunks/s  ETA 16 s" on a terminal.
 void ProgressBar(const char* what, int64_t done, int64_t total, std::chrono::steady_clock::time_point start) {
   if (total <= 0) return;

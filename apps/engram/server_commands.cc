@@ -7,6 +7,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "command_support.h"
 #include "engram/brain.h"
 #include "ops/render.h"
 #include "ops/tokens.h"
@@ -19,18 +20,10 @@ namespace {
 
 using Json = nlohmann::json;
 
-std::atomic<bool> g_stop{false};
-void OnSignal(int) { g_stop.store(true); }
-
 int Fail(const Status& st, bool json) {
   if (json) std::cout << ops::Dump(ops::ErrorJson(st), 2) << "\n";
   std::cerr << "engram: " << st.message() << "\n";
   return ExitCodeFor(st);
-}
-
-Result<std::unique_ptr<Brain>> OpenBrain(const std::string& dir) {
-  ENGRAM_ASSIGN_OR_RETURN(std::filesystem::path root, Brain::Locate(dir));
-  return Brain::Open(root);
 }
 
 struct ServeArgs {
@@ -74,12 +67,9 @@ int RunServe(const ServeArgs& a, const std::string& brain_dir) {
   h.access_log = !a.quiet;
   const std::filesystem::path root = (*brain)->root();
   brain->reset();
-  struct sigaction sa {};
-  sa.sa_handler = OnSignal;
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  std::atomic<bool>& stop = StopOnSignals();
   signal(SIGPIPE, SIG_IGN);
-  Status st = server::ServeHttp(root, h, g_stop, [&](int port) {
+  Status st = server::ServeHttp(root, h, stop, [&](int port) {
     std::cerr << "engram: serving " << root.string() << " on http://" << h.host << ":" << port
               << " (HTTP API /v1, MCP /mcp, " << h.threads << " workers)" << std::endl;
   });

@@ -73,10 +73,10 @@ expect_json "$OUT" 'd["added"]' "1"
 # Crash safety. A fault point aborts the process after N files of a sync (before it commits), and
 # SIGKILL lands at random moments; every time, the next sync converges and check passes.
 V="$WORK/big"; newrepo "$V"
-python3 "$(dirname "$0")/../../bench/gen_vault.py" "$V" 3000
+python3 "$(dirname "$0")/../../bench/gen_vault.py" "$V" 1000
 commit "$V" big
 "$E" init "$V" > /dev/null
-for n in 1 250 1999; do
+for n in 1 250 999; do
   expect_exit 134 -- env ENGRAM_FAULT_ABORT_AFTER_FILES=$n "$E" --brain "$V" sync --full --quiet
   expect_exit 0 -- "$E" --brain "$V" sync --quiet
   expect_exit 0 -- "$E" --brain "$V" check
