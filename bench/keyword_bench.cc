@@ -29,6 +29,7 @@
 
 #include "common/pipeline.h"
 #include "engram/engine.h"
+#include "engram/store/open_store.h"
 #include "ops/eval.h"
 #include "search/keyword_search.h"
 #include "search/metrics.h"
@@ -111,11 +112,12 @@ Runner EngramRunner(Scratch& scratch) {
   r.build = [state, &scratch](const BeirSet& set) {
     engram::EngineOptions o;
     o.create_if_missing = true;
-    state->first = std::move(engram::Engine::OpenSqlite(scratch.path / "engram.db", o)).value();
+    state->first = std::move(engram::OpenSqliteStore(scratch.path / "engram.db", o)).value();
     engram::Engine& e = *state->first;
     // As `engram import` and `engram eval` do: analysis on a worker thread,
     // writes on this one.
-    if (!e.BeginBatch().ok()) std::abort();
+    auto txn = e.Begin();
+    if (!txn.ok()) std::abort();
     auto prepare = [&](size_t i) {
       const BeirDoc& d = set.docs[i];
       return engram::sync::PreparePage("docs/" + d.id + ".md", engram::ops::BeirDocMarkdown(d), {});
@@ -134,7 +136,7 @@ Runner EngramRunner(Scratch& scratch) {
     } else {
       st = engram::common::RunPipelined<engram::Result<engram::PageWrite>>(set.docs.size(), prepare, write);
     }
-    if (!st.ok() || !e.CommitBatch().ok()) std::abort();
+    if (!st.ok() || !txn->Commit().ok()) std::abort();
   };
   r.query = [state](const std::string& q) {
     engram::SearchOptions so;

@@ -1,4 +1,5 @@
 #include "engram/brain.h"
+#include "engram/store/open_store.h"
 
 
 #include <cstdlib>
@@ -103,6 +104,10 @@ sync::SyncOptions SyncOptionsOf(const BrainOptions& o, const fs::path& root) {
   return so;
 }
 
+// The brain's store. Every brain is SQLite today, in .engram/engram.db; a
+// brain on another engine will name its URI in config.toml.
+std::string StoreUri(const fs::path& root) { return "sqlite:" + (root / ".engram" / "engram.db").string(); }
+
 }  // namespace
 
 Brain::Brain(fs::path root, BrainOptions options, std::unique_ptr<Engine> engine)
@@ -128,7 +133,7 @@ Result<InitReport> Brain::Init(const fs::path& dir) {
   EngineOptions eo;
   eo.create_if_missing = true;
   eo.busy_timeout_ms = options.busy_timeout_ms;
-  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::OpenSqlite(db, eo));
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, OpenStore(StoreUri(report.root), eo));
   ENGRAM_ASSIGN_OR_RETURN(report.git_excluded, ExcludeFromGit(report.root));
   // A new brain's pages are all indexed under today's rules and settings.
   if (report.created) {
@@ -166,7 +171,7 @@ Result<std::unique_ptr<Brain>> Brain::Open(const fs::path& root) {
   ENGRAM_ASSIGN_OR_RETURN(BrainOptions options, ops::LoadConfig(root / ".engram" / "config.toml"));
   EngineOptions eo;
   eo.busy_timeout_ms = options.busy_timeout_ms;
-  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::OpenSqlite(root / ".engram" / "engram.db", eo));
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, OpenStore(StoreUri(root), eo));
   return std::unique_ptr<Brain>(new Brain(root, options, std::move(engine)));
 }
 

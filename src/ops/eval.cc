@@ -11,6 +11,7 @@
 
 #include "common/pipeline.h"
 #include "engram/engine.h"
+#include "engram/store/open_store.h"
 #include "embed/embedder.h"
 #include "ops/models.h"
 #include "search/hybrid.h"
@@ -141,7 +142,7 @@ Status IndexCorpus(Engine& engine, const BeirSet& set, const EvalOptions& option
                    std::map<std::string, std::string>* doc_of_slug, EvalResult* result) {
   const sync::IndexOptions indexing = ops::IndexingOf(options.brain);
   auto t0 = Clock::now();
-  ENGRAM_RETURN_IF_ERROR(engine.BeginBatch());
+  ENGRAM_ASSIGN_OR_RETURN(Transaction txn, engine.Begin());
   // Analysis on a worker thread, writes on this one (see common/pipeline.h).
   Status st = common::RunPipelined<Result<PageWrite>>(
       set.docs.size(),
@@ -159,11 +160,8 @@ Status IndexCorpus(Engine& engine, const BeirSet& set, const EvalOptions& option
         ++result->docs;
         return s;
       });
-  if (!st.ok()) {
-    engine.RollbackBatch();
-    return st;
-  }
-  ENGRAM_RETURN_IF_ERROR(engine.CommitBatch());
+  ENGRAM_RETURN_IF_ERROR(st);
+  ENGRAM_RETURN_IF_ERROR(txn.Commit());
   result->index_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return Status::Ok();
 }
@@ -318,7 +316,7 @@ Result<EvalResult> RunEval(const EvalOptions& options) {
   if (scratch.path().empty()) return Status::IOError("cannot create a temporary directory");
   EngineOptions eo;
   eo.create_if_missing = true;
-  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::OpenSqlite(scratch.path() / "eval.db", eo));
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, OpenSqliteStore(scratch.path() / "eval.db", eo));
 
   EvalResult result;
   std::map<std::string, std::string> doc_of_slug;

@@ -53,18 +53,21 @@ GitWrites::GitWrites(Engine& engine, std::string source, std::unique_ptr<sync::G
       message_template_(options.git_message),
       who_{options.git_author_name, options.git_author_email} {}
 
+Status GitWrites::IndexCommitted(const std::string& commit, const std::function<Status()>& apply) {
+  ENGRAM_ASSIGN_OR_RETURN(Transaction txn, engine_.Begin());
+  ENGRAM_RETURN_IF_ERROR(apply());
+  ENGRAM_RETURN_IF_ERROR(engine_.SetSyncAnchor(source_, sync::MakeAnchor(commit, worktree_)));
+  return txn.Commit();
+}
+
 Result<std::string> GitWrites::Commit(const std::string& path, bool removed, std::string_view operation,
                                       const OperationContext& ctx, const std::function<Status()>& apply) {
   const std::string message = CommitMessage(message_template_, operation, path, ctx);
   ENGRAM_ASSIGN_OR_RETURN(sync::CommitResult committed, committer_->CommitFile(head_, path, removed, message, who_));
   head_ = committed.commit;
   std::string warning = committed.warning;
-  Status st = engine_.BeginBatch();
-  if (st.ok()) st = apply();
-  if (st.ok()) st = engine_.SetSyncAnchor(source_, sync::MakeAnchor(committed.commit, worktree_));
-  if (st.ok()) st = engine_.CommitBatch();
+  Status st = IndexCommitted(committed.commit, apply);
   if (!st.ok()) {
-    engine_.RollbackBatch();
     if (!warning.empty()) warning += "; ";
     warning += "committed " + committed.commit.substr(0, 12) + ", but the index did not take it (" + st.message() +
                "); the next `engram sync` indexes it";

@@ -46,6 +46,9 @@ class GitWrites {
                              const OperationContext& ctx, const std::function<Status()>& apply);
 
  private:
+  // Runs apply and moves the anchor to commit, in one transaction.
+  Status IndexCommitted(const std::string& commit, const std::function<Status()>& apply);
+
   Engine& engine_;
   std::string source_;
   std::unique_ptr<sync::GitCommitter> committer_;

@@ -38,14 +38,14 @@ Result<bool> IndexFormatCurrent(Engine& engine, std::string_view source, std::st
   return files.empty();
 }
 
-Status RecordIndexFormat(Engine& engine, std::string_view source, std::string_view fingerprint) {
+Status RecordIndexFormat(ConfigStore& engine, std::string_view source, std::string_view fingerprint) {
   return engine.SetConfigValue(FormatKey(source), fingerprint);
 }
 
 Result<int64_t> ReindexAllPages(Engine& engine, std::string_view source, const sync::IndexOptions& indexing,
                                 std::string_view fingerprint) {
   ENGRAM_ASSIGN_OR_RETURN(std::vector<SourceFile> pending, engine.ListSourceFiles(source));
-  ENGRAM_RETURN_IF_ERROR(engine.BeginBatch());
+  ENGRAM_ASSIGN_OR_RETURN(Transaction txn, engine.Begin());
   int64_t rekeyed = 0;
   auto run = [&]() -> Status {
     while (!pending.empty()) {
@@ -80,12 +80,8 @@ Result<int64_t> ReindexAllPages(Engine& engine, std::string_view source, const s
     }
     return engine.SetConfigValue(FormatKey(source), fingerprint);
   };
-  Status st = run();
-  if (st.ok()) st = engine.CommitBatch();
-  if (!st.ok()) {
-    engine.RollbackBatch();
-    return st;
-  }
+  ENGRAM_RETURN_IF_ERROR(run());
+  ENGRAM_RETURN_IF_ERROR(txn.Commit());
   return rekeyed;
 }
 

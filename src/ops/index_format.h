@@ -25,7 +25,7 @@ std::string IndexFingerprint(const BrainOptions& options);
 Result<bool> IndexFormatCurrent(Engine& engine, std::string_view source, std::string_view fingerprint);
 
 // Records that source's pages are indexed under fingerprint.
-Status RecordIndexFormat(Engine& engine, std::string_view source, std::string_view fingerprint);
+Status RecordIndexFormat(ConfigStore& engine, std::string_view source, std::string_view fingerprint);
 
 // Re-indexes every page of source from the Markdown stored with it, in one
 // batch, then records fingerprint: a page whose slug changed (new slug rules)

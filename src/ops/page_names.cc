@@ -160,7 +160,7 @@ std::vector<std::string> ClosestNames(const std::vector<PageNames>& names, std::
   return out;
 }
 
-Result<StoredPage> ResolvePage(Engine& engine, std::string_view source, std::string_view name, bool include_private) {
+Result<StoredPage> ResolvePage(PageStore& engine, std::string_view source, std::string_view name, bool include_private) {
   ENGRAM_RETURN_IF_ERROR(ValidatePageName(name));
   auto visible = [&](const Result<StoredPage>& page) { return page.ok() && (include_private || !page->is_private); };
   auto by_slug = [&](std::string_view slug) -> std::optional<Result<StoredPage>> {

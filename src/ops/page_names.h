@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engram/engine.h"
+#include "engram/store/page_store.h"
 #include "engram/status.h"
 
 namespace engram::ops {
@@ -20,7 +20,7 @@ namespace engram::ops {
 // title, then whose alias, is the name (Unicode case and width ignored).
 // Private pages only with include_private. NotFound names the closest names
 // of visible pages ("did you mean …").
-Result<StoredPage> ResolvePage(Engine& engine, std::string_view source, std::string_view name, bool include_private);
+Result<StoredPage> ResolvePage(PageStore& engine, std::string_view source, std::string_view name, bool include_private);
 
 // How a note links to `target` the way the vault writes links: its file
 // name ("Zhang San") when that reaches it from `from_path`, else the shortest

@@ -59,8 +59,8 @@ void VectorArm::RemoveFlat(int64_t id) {
   row_.erase(it);
 }
 
-Status VectorArm::Rebuild(Engine& engine) {
-  ENGRAM_ASSIGN_OR_RETURN(EmbeddingCounts counts, engine.CountEmbeddings(model_));
+Status VectorArm::Rebuild(VectorStore& store) {
+  ENGRAM_ASSIGN_OR_RETURN(EmbeddingCounts counts, store.CountEmbeddings(model_));
   const bool graph = static_cast<size_t>(counts.current) >= options_.exact_below;
   hnsw_.reset();
   ids_.clear(), data_.clear(), row_.clear();
@@ -70,7 +70,7 @@ Status VectorArm::Rebuild(Engine& engine) {
     hnsw_->Reserve(static_cast<size_t>(counts.current));
   }
   for (int64_t after = 0;;) {
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkVector> page, engine.ChunkVectors(model_, after, kPage));
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkVector> page, store.ChunkVectors(model_, after, kPage));
     if (page.empty()) break;
     for (const ChunkVector& cv : page) {
       if (static_cast<int>(cv.vector.size()) != dims_) {
@@ -89,11 +89,11 @@ Status VectorArm::Rebuild(Engine& engine) {
   return Status::Ok();
 }
 
-Status VectorArm::Apply(Engine& engine, const std::vector<int64_t>& changed, bool* changed_any) {
+Status VectorArm::Apply(VectorStore& store, const std::vector<int64_t>& changed, bool* changed_any) {
   for (size_t i = 0; i < changed.size(); i += kPage) {
     std::vector<int64_t> ids(changed.begin() + static_cast<std::ptrdiff_t>(i),
                              changed.begin() + static_cast<std::ptrdiff_t>(std::min(changed.size(), i + kPage)));
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkVector> present, engine.ChunkVectorsById(model_, ids));
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkVector> present, store.ChunkVectorsById(model_, ids));
     std::unordered_set<int64_t> have;
     for (const ChunkVector& cv : present) {
       if (static_cast<int>(cv.vector.size()) != dims_) continue;
@@ -118,7 +118,7 @@ Status VectorArm::Apply(Engine& engine, const std::vector<int64_t>& changed, boo
   return Status::Ok();
 }
 
-Result<std::unique_ptr<VectorArm>> VectorArm::Open(Engine& engine, const std::filesystem::path& file,
+Result<std::unique_ptr<VectorArm>> VectorArm::Open(VectorStore& store, const std::filesystem::path& file,
                                                    const std::string& model, int dims,
                                                    const VectorIndexOptions& options, std::string* note) {
   std::unique_ptr<VectorArm> arm(new VectorArm());
@@ -126,10 +126,10 @@ Result<std::unique_ptr<VectorArm>> VectorArm::Open(Engine& engine, const std::fi
   arm->dims_ = dims;
   arm->options_ = options;
   auto t0 = std::chrono::steady_clock::now();
-  ENGRAM_ASSIGN_OR_RETURN(int64_t generation, engine.VectorGeneration());
-  ENGRAM_ASSIGN_OR_RETURN(EmbeddingCounts counts, engine.CountEmbeddings(model));
+  ENGRAM_ASSIGN_OR_RETURN(int64_t generation, store.VectorGeneration());
+  ENGRAM_ASSIGN_OR_RETURN(EmbeddingCounts counts, store.CountEmbeddings(model));
   if (static_cast<size_t>(counts.current) < options.exact_below) {
-    ENGRAM_RETURN_IF_ERROR(arm->Rebuild(engine));
+    ENGRAM_RETURN_IF_ERROR(arm->Rebuild(store));
     return arm;
   }
   std::string why;
@@ -143,12 +143,12 @@ Result<std::unique_ptr<VectorArm>> VectorArm::Open(Engine& engine, const std::fi
   } else if (static_cast<int64_t>(file_generation) > generation) {
     why = "index file newer than the database";
   } else {
-    ENGRAM_ASSIGN_OR_RETURN(auto changes, engine.VectorChangesSince(static_cast<int64_t>(file_generation)));
+    ENGRAM_ASSIGN_OR_RETURN(auto changes, store.VectorChangesSince(static_cast<int64_t>(file_generation)));
     if (!changes.has_value()) {
       why = "index file older than the vector log";
     } else {
       arm->hnsw_ = std::move(*loaded);
-      ENGRAM_RETURN_IF_ERROR(arm->Apply(engine, *changes, &changed));
+      ENGRAM_RETURN_IF_ERROR(arm->Apply(store, *changes, &changed));
       rebuild = false;
       if (arm->hnsw_->deleted() > options.compact_share * static_cast<double>(arm->hnsw_->slots())) {
         arm->hnsw_ = arm->hnsw_->Compact();
@@ -158,7 +158,7 @@ Result<std::unique_ptr<VectorArm>> VectorArm::Open(Engine& engine, const std::fi
     }
   }
   if (rebuild) {
-    ENGRAM_RETURN_IF_ERROR(arm->Rebuild(engine));
+    ENGRAM_RETURN_IF_ERROR(arm->Rebuild(store));
     changed = true;
     if (note != nullptr) {
       *note = "vector index built (" + why + "): " + std::to_string(arm->size()) + " vectors in " + Seconds(t0);

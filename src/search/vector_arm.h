@@ -18,7 +18,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "engram/engine.h"
+#include "engram/store/vector_store.h"
 #include "engram/status.h"
 #include "vector/hnsw_index.h"
 
@@ -36,7 +36,7 @@ struct VectorIndexOptions {
 class VectorArm {
  public:
   // note (optional) receives what happened ("vector index built: 12000 vectors in 4.1 s").
-  static Result<std::unique_ptr<VectorArm>> Open(Engine& engine, const std::filesystem::path& file,
+  static Result<std::unique_ptr<VectorArm>> Open(VectorStore& store, const std::filesystem::path& file,
                                                  const std::string& model, int dims, const VectorIndexOptions& options,
                                                  std::string* note = nullptr);
   ~VectorArm();
@@ -60,8 +60,8 @@ class VectorArm {
 
  private:
   VectorArm() = default;
-  Status Rebuild(Engine& engine);
-  Status Apply(Engine& engine, const std::vector<int64_t>& changed, bool* changed_any);
+  Status Rebuild(VectorStore& store);
+  Status Apply(VectorStore& store, const std::vector<int64_t>& changed, bool* changed_any);
   const float* Find(int64_t chunk_id) const;
   void AddFlat(int64_t id, const std::vector<float>& v);
   void RemoveFlat(int64_t id);

@@ -88,17 +88,13 @@ class Syncer {
       if (!plan.upserts.count(f.path) && !plan.deletes.count(f.path)) plan.upserts.insert(f.path);
     }
     if (report_->mode != "up to date" || options_.full) {
-      ENGRAM_RETURN_IF_ERROR(engine_.BeginBatch());
-      Status st = Apply(head, plan);
+      ENGRAM_ASSIGN_OR_RETURN(Transaction txn, engine_.Begin());
+      ENGRAM_RETURN_IF_ERROR(Apply(head, plan));
       // The anchor never moves past a file the repository could not give.
-      if (st.ok() && !unreadable_) st = engine_.SetSyncAnchor(options_.source, head);
-      if (st.ok()) st = engine_.SetConfigValue(scope_key, options_.scope.Fingerprint());
-      if (st.ok() && redate_) st = RecordNoteDates(engine_, options_.source);
-      if (st.ok()) st = engine_.CommitBatch();
-      if (!st.ok()) {
-        engine_.RollbackBatch();
-        return st;
-      }
+      if (!unreadable_) ENGRAM_RETURN_IF_ERROR(engine_.SetSyncAnchor(options_.source, head));
+      ENGRAM_RETURN_IF_ERROR(engine_.SetConfigValue(scope_key, options_.scope.Fingerprint()));
+      if (redate_) ENGRAM_RETURN_IF_ERROR(RecordNoteDates(engine_, options_.source));
+      ENGRAM_RETURN_IF_ERROR(txn.Commit());
     }
     if (unreadable_) {
       report_->mode += "; the synced commit stays " + (anchor.empty() ? std::string("unset") : anchor.substr(0, 12)) +
@@ -381,7 +377,7 @@ class Syncer {
 
   Status ApplyWorktree(const std::string& head) {
     ENGRAM_ASSIGN_OR_RETURN(std::vector<FileChange> changes, repo_.WorktreeChanges());
-    ENGRAM_RETURN_IF_ERROR(engine_.BeginBatch());
+    ENGRAM_ASSIGN_OR_RETURN(Transaction txn, engine_.Begin());
     from_worktree_ = true;
     auto read = [&](const std::string& path) {
       return common::ReadFile(options_.root / path, options_.max_file_bytes);
@@ -400,11 +396,8 @@ class Syncer {
       }
     }
     if (st.ok()) st = engine_.SetSyncAnchor(options_.source, MakeAnchor(head, true));
-    if (st.ok()) st = engine_.CommitBatch();
-    if (!st.ok()) {
-      engine_.RollbackBatch();
-      return st;
-    }
+    if (st.ok()) st = txn.Commit();
+    ENGRAM_RETURN_IF_ERROR(st);
     report_->worktree = true;
     return Status::Ok();
   }
@@ -544,8 +537,7 @@ Result<SyncReport> SyncGit(Engine& engine, GitRepo& repo, const SyncOptions& opt
   Syncer syncer(engine, repo, options, &report);
   try {
     ENGRAM_RETURN_IF_ERROR(syncer.Run());
-  } catch (const std::exception& e) {
-    engine.RollbackBatch();  // nothing of a failed sync lands
+  } catch (const std::exception& e) {  // unwinding rolled the transaction back: nothing of a failed sync lands
     return Status::Internal(std::string("sync failed: ") + e.what());
   }
   return report;

@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "engram/brain.h"
 #include "engram/engine.h"
 #include "engram/status.h"
+#include "engram/sync_reports.h"
 #include "sync/git_repo.h"
 #include "sync/scope.h"
 #include "sync/sensitive.h"

@@ -277,28 +277,16 @@ Result<ImportReport> ImportDirectory(Engine& engine, const fs::path& root, const
   const bool redate = !dated && !options.dry_run;
   DirectoryImport importer(engine, options, std::move(files), std::move(known), redate, &report);
 
+  std::optional<Transaction> txn;  // a dry run writes nothing
   if (!options.dry_run) {
-    ENGRAM_RETURN_IF_ERROR(engine.BeginBatch());
-    if (Status st = ClearSyncFailures(engine, options.source); !st.ok()) {
-      engine.RollbackBatch();
-      return st;
-    }
+    ENGRAM_ASSIGN_OR_RETURN(Transaction t, engine.Begin());
+    txn.emplace(std::move(t));
+    ENGRAM_RETURN_IF_ERROR(ClearSyncFailures(engine, options.source));
   }
-  if (Status st = importer.ApplyFiles(); !st.ok()) {
-    if (!options.dry_run) engine.RollbackBatch();
-    return st;
-  }
-  if (Status st = importer.RemoveMissing(); !st.ok()) {
-    engine.RollbackBatch();
-    return st;
-  }
-  if (redate) {
-    if (Status dates = RecordNoteDates(engine, options.source); !dates.ok()) {
-      engine.RollbackBatch();
-      return dates;
-    }
-  }
-  if (!options.dry_run) ENGRAM_RETURN_IF_ERROR(engine.CommitBatch());
+  ENGRAM_RETURN_IF_ERROR(importer.ApplyFiles());
+  ENGRAM_RETURN_IF_ERROR(importer.RemoveMissing());
+  if (redate) ENGRAM_RETURN_IF_ERROR(RecordNoteDates(engine, options.source));
+  if (txn) ENGRAM_RETURN_IF_ERROR(txn->Commit());
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "engram/brain.h"
 #include "engram/engine.h"
 #include "engram/status.h"
+#include "engram/sync_reports.h"
 #include "sync/scope.h"
 #include "sync/sensitive.h"
 #include "sync/page_indexer.h"

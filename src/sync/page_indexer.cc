@@ -96,12 +96,12 @@ std::string NoteDatesKey(std::string_view source) { return "note_dates:" + std::
 
 }  // namespace
 
-Result<bool> NoteDatesCurrent(Engine& engine, std::string_view source) {
+Result<bool> NoteDatesCurrent(ConfigStore& engine, std::string_view source) {
   ENGRAM_ASSIGN_OR_RETURN(std::string mark, engine.GetConfigValue(NoteDatesKey(source)));
   return mark == kNoteDatesMark;
 }
 
-Status RecordNoteDates(Engine& engine, std::string_view source) {
+Status RecordNoteDates(ConfigStore& engine, std::string_view source) {
   return engine.SetConfigValue(NoteDatesKey(source), kNoteDatesMark);
 }
 

@@ -4,7 +4,8 @@
 
 #include <string_view>
 
-#include "engram/engine.h"
+#include "engram/store/config_store.h"
+#include "engram/store/page_store.h"
 #include "engram/status.h"
 #include "text/chunker.h"
 #include "text/page_parser.h"
@@ -32,8 +33,8 @@ Result<PageWrite> PreparePage(std::string_view path, std::string_view content, c
 // Pages indexed before engram dated notes hold the time they were indexed;
 // the next sync or import of such a source writes every file again with its
 // date, then records that it did (in the batch that wrote them).
-Result<bool> NoteDatesCurrent(Engine& engine, std::string_view source);
-Status RecordNoteDates(Engine& engine, std::string_view source);
+Result<bool> NoteDatesCurrent(ConfigStore& engine, std::string_view source);
+Status RecordNoteDates(ConfigStore& engine, std::string_view source);
 
 // Analysed term frequencies of text (used for chunks and titles).
 TermVector BuildTermVector(std::string_view text);

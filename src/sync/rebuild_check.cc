@@ -5,6 +5,7 @@
 
 #include "common/hash.h"
 #include "sync/page_indexer.h"
+#include "engram/store/open_store.h"
 
 namespace engram::sync {
 
@@ -43,10 +44,10 @@ Status CompareGroup(Engine& engine, const RebuildCheckOptions& options, const st
                     std::vector<ImportIssue>* problems, std::set<std::string>* reindex) {
   EngineOptions eo;
   eo.create_if_missing = true;
-  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Engine> scratch, Engine::OpenSqlite(":memory:", eo));
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Engine> scratch, OpenSqliteStore(":memory:", eo));
   std::vector<std::string> slugs;
   std::map<std::string, std::string> rebuilt_slug;  // stored slug -> the slug its rebuild has
-  ENGRAM_RETURN_IF_ERROR(scratch->BeginBatch());
+  ENGRAM_ASSIGN_OR_RETURN(Transaction txn, scratch->Begin());
   for (const SourceFile& f : group) {
     auto stored = engine.GetPage(options.source, f.slug);
     if (!stored.ok()) {
@@ -73,7 +74,7 @@ Status CompareGroup(Engine& engine, const RebuildCheckOptions& options, const st
     slugs.push_back(f.slug);
     rebuilt_slug[f.slug] = write->page.slug;
   }
-  ENGRAM_RETURN_IF_ERROR(scratch->CommitBatch());
+  ENGRAM_RETURN_IF_ERROR(txn.Commit());
 
   std::vector<std::string> new_slugs;
   for (const auto& [slug, rebuilt] : rebuilt_slug) new_slugs.push_back(rebuilt);

@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "engram/brain.h"
 #include "engram/engine.h"
 #include "engram/status.h"
+#include "engram/sync_reports.h"
 #include "sync/page_indexer.h"
 
 namespace engram::sync {

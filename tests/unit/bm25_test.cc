@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "engram/engine.h"
+#include "engram/store/open_store.h"
 #include "store/postings_codec.h"
 #include "sync/page_indexer.h"
 #include "test_support.h"
@@ -32,7 +33,7 @@ PageWrite Prepare(const std::string& path, const std::string& content) {
 std::unique_ptr<Engine> OpenFresh(const TempDir& dir) {
   EngineOptions o;
   o.create_if_missing = true;
-  auto e = Engine::OpenSqlite(dir.path() / "engram.db", o);
+  auto e = OpenSqliteStore(dir.path() / "engram.db", o);
   EXPECT_TRUE(e.ok()) << e.status().ToString();
   return std::move(e).value();
 }
@@ -108,7 +109,8 @@ TEST(Bm25, PrunedTopKEqualsTheExhaustiveTopK) {
   std::vector<double> weights;
   for (int i = 0; i < 400; ++i) weights.push_back(1.0 / (i + 1));
   std::discrete_distribution<int> zipf(weights.begin(), weights.end());
-  ASSERT_TRUE(e->BeginBatch().ok());
+  auto txn = e->Begin();
+  ASSERT_TRUE(txn.ok());
   for (int d = 0; d < 1500; ++d) {
     std::string text;
     int len = 5 + static_cast<int>(rng() % 60);
@@ -122,7 +124,7 @@ TEST(Bm25, PrunedTopKEqualsTheExhaustiveTopK) {
     path += ".md";
     ASSERT_TRUE(e->PutPage(Prepare(path, text)).ok());
   }
-  ASSERT_TRUE(e->CommitBatch().ok());
+  ASSERT_TRUE(txn->Commit().ok());
   for (int trial = 0; trial < 40; ++trial) {
     KeywordQuery q;
     int n = 2 + trial % 6;
@@ -161,7 +163,8 @@ TEST(Bm25, PrunedTopKEqualsTheExhaustiveTopKUnderEveryFilter) {
     w += std::to_string(zipf(rng));
     return w;
   };
-  ASSERT_TRUE(e->BeginBatch().ok());
+  auto txn = e->Begin();
+  ASSERT_TRUE(txn.ok());
   std::vector<int64_t> page_ids;
   for (int d = 0; d < 600; ++d) {
     std::string text = "---\ntitle: ";
@@ -180,7 +183,7 @@ TEST(Bm25, PrunedTopKEqualsTheExhaustiveTopKUnderEveryFilter) {
     ASSERT_TRUE(id.ok()) << id.status().ToString();
     page_ids.push_back(*id);
   }
-  ASSERT_TRUE(e->CommitBatch().ok());
+  ASSERT_TRUE(txn->Commit().ok());
   std::unordered_set<int64_t> allowed;
   for (size_t i = 0; i < page_ids.size(); i += 3) allowed.insert(page_ids[i]);
   for (int trial = 0; trial < 120; ++trial) {
@@ -235,7 +238,7 @@ TEST(Bm25, RequiredExcludedAndPrivateFilters) {
 TEST(Bm25, ListsTheEngineKeepsFollowEveryCommit) {
   TempDir dir;
   auto reader = OpenFresh(dir);
-  auto writer = Engine::OpenSqlite(dir.path() / "engram.db", {});
+  auto writer = OpenSqliteStore(dir.path() / "engram.db", {});
   ASSERT_TRUE(writer.ok());
   ASSERT_TRUE((*writer)->PutPage(Prepare("a.md", "apple river")).ok());
   KeywordQuery q;

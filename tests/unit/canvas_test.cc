@@ -8,6 +8,7 @@
 #include <string>
 
 #include "engram/engine.h"
+#include "engram/store/open_store.h"
 #include "sync/importer.h"
 #include "sync/page_indexer.h"
 #include "sync/scope.h"
@@ -329,7 +330,7 @@ TEST(Canvas, ImportTakesCanvasesBesideNotesAndSkipsBrokenOnes) {
   testing::TempDir db_dir, vault;
   EngineOptions o;
   o.create_if_missing = true;
-  auto engine = Engine::OpenSqlite(db_dir.path() / "engram.db", o);
+  auto engine = OpenSqliteStore(db_dir.path() / "engram.db", o);
   ASSERT_TRUE(engine.ok());
   testing::WriteFile(vault.path() / "Board.md", "A note called Board.\n");
   testing::WriteFile(vault.path() / "Board.canvas", std::string(kBoard));

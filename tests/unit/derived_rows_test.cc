@@ -10,6 +10,7 @@
 #include "derived_rows_dump.h"
 #include "engram/brain.h"
 #include "engram/engine.h"
+#include "engram/store/open_store.h"
 #include "store/postings_codec.h"
 #include "sync/page_indexer.h"
 #include "test_support.h"
@@ -30,7 +31,7 @@ PageWrite Prepare(const std::string& path, const std::string& content) {
 std::unique_ptr<Engine> OpenFresh(const fs::path& db) {
   EngineOptions o;
   o.create_if_missing = true;
-  auto e = Engine::OpenSqlite(db, o);
+  auto e = OpenSqliteStore(db, o);
   EXPECT_TRUE(e.ok()) << e.status().ToString();
   return std::move(e).value();
 }
@@ -63,11 +64,12 @@ TEST(DerivedRows, APageWrittenTwiceInOneBatchKeepsItsTitlePostings) {
   TempDir dir;
   auto e = OpenFresh(dir.path() / "engram.db");
   ASSERT_TRUE(e->PutPage(Prepare("q.md", kTitled)).ok());
-  ASSERT_TRUE(e->BeginBatch().ok());
+  auto txn = e->Begin();
+  ASSERT_TRUE(txn.ok());
   ASSERT_TRUE(e->PutPage(Prepare("q.md", kTitledEdited)).ok());
   ASSERT_TRUE(e->PutPage(Prepare("new.md", "---\ntitle: Wombat Notes\n---\nfirst\n")).ok());
   ASSERT_TRUE(e->PutPage(Prepare("new.md", "---\ntitle: Wombat Notes\n---\nsecond\n")).ok());
-  ASSERT_TRUE(e->CommitBatch().ok());
+  ASSERT_TRUE(txn->Commit().ok());
   EXPECT_EQ(TitleHits(*e, "quokka"), 1u);
   EXPECT_EQ(TitleHits(*e, "wombat"), 1u) << "a page added and rewritten in one batch";
 }
@@ -75,12 +77,13 @@ TEST(DerivedRows, APageWrittenTwiceInOneBatchKeepsItsTitlePostings) {
 TEST(DerivedRows, AFailedRewriteInsideABatchLeavesTheEarlierTitlePostings) {
   TempDir dir;
   auto e = OpenFresh(dir.path() / "engram.db");
-  ASSERT_TRUE(e->BeginBatch().ok());
+  auto txn = e->Begin();
+  ASSERT_TRUE(txn.ok());
   ASSERT_TRUE(e->PutPage(Prepare("q.md", kTitled)).ok());
   PageWrite bad = Prepare("q.md", "---\ntitle: Quokka Facts\n---\nbroken\n");
   bad.chunks[0].source = "bogus";  // fails after the removal was recorded
   EXPECT_FALSE(e->PutPage(bad).ok());
-  ASSERT_TRUE(e->CommitBatch().ok());
+  ASSERT_TRUE(txn->Commit().ok());
   EXPECT_EQ(TitleHits(*e, "quokka"), 1u);
 }
 
@@ -91,10 +94,11 @@ TEST(DerivedRows, ARenameLeavesOtherPagesLinksAsTheirFilesWriteThem) {
   auto e = OpenFresh(dir.path() / "engram.db");
   ASSERT_TRUE(e->PutPage(Prepare("people/old.md", "Old name page")).ok());
   ASSERT_TRUE(e->PutPage(Prepare("notes/ref.md", "see [[people/old]]")).ok());
-  ASSERT_TRUE(e->BeginBatch().ok());  // as git sync applies a rename
+  auto txn = e->Begin();
+  ASSERT_TRUE(txn.ok());  // as git sync applies a rename
   ASSERT_TRUE(e->RenamePage("default", "people/old", "people/new", "people/new.md").ok());
   ASSERT_TRUE(e->PutPage(Prepare("people/new.md", "Old name page")).ok());
-  ASSERT_TRUE(e->CommitBatch().ok());
+  ASSERT_TRUE(txn->Commit().ok());
   e.reset();
 
   TempDir fresh;

@@ -1,4 +1,5 @@
 #include "engram/engine.h"
+#include "engram/store/open_store.h"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -28,7 +29,7 @@ PageWrite Prepare(const std::string& path, const std::string& content) {
 std::unique_ptr<Engine> OpenFresh(const TempDir& dir) {
   EngineOptions o;
   o.create_if_missing = true;
-  auto e = Engine::OpenSqlite(dir.path() / "engram.db", o);
+  auto e = OpenSqliteStore(dir.path() / "engram.db", o);
   EXPECT_TRUE(e.ok()) << e.status().ToString();
   return std::move(e).value();
 }
@@ -114,7 +115,7 @@ TEST(SqliteEngine, ALongLivedConnectionNeitherReadsNorWritesFromAStaleSnapshot) 
   auto a = OpenFresh(dir);
   ASSERT_TRUE(a->PutPage(Prepare("a.md", "alpha")).ok());
   EngineOptions o;
-  auto b = Engine::OpenSqlite(dir.path() / "engram.db", o);
+  auto b = OpenSqliteStore(dir.path() / "engram.db", o);
   ASSERT_TRUE(b.ok());
   ASSERT_TRUE(a->GetPage("default", "a").ok());    // leaves a one-row statement stepped
   ASSERT_TRUE((*b)->PutPage(Prepare("b.md", "beta")).ok());
@@ -144,16 +145,17 @@ TEST(SqliteEngine, ReadersStayConsistentWhileAnotherProcessWritesAndMoreConnecti
   if (child == 0) {  // another process rewrites pages, opening and closing its connection each round (as syncs do)
     for (int round = 0; round < 15; ++round) {
       EngineOptions o;
-      auto w = Engine::OpenSqlite(db_path, o);
+      auto w = OpenSqliteStore(db_path, o);
       if (!w.ok()) _exit(2);
-      if (!(*w)->BeginBatch().ok()) _exit(3);
+      auto txn = (*w)->Begin();
+      if (!txn.ok()) _exit(3);
       for (int i = 0; i < 200; ++i) {
         std::string name = "p", text = "shared words and cancer cells revised ";
         name.append(std::to_string(i)).append(".md");
         auto page = sync::PreparePage(name, text.append(std::to_string(round * 1000 + i)), {});
         if (!page.ok() || !(*w)->PutPage(*page).ok()) _exit(4);
       }
-      if (!(*w)->CommitBatch().ok()) _exit(5);
+      if (!txn->Commit().ok()) _exit(5);
     }
     _exit(0);
   }
@@ -163,7 +165,7 @@ TEST(SqliteEngine, ReadersStayConsistentWhileAnotherProcessWritesAndMoreConnecti
   int status = 0;
   while (waitpid(child, &status, WNOHANG) == 0) {
     EngineOptions o;
-    auto more = Engine::OpenSqlite(db_path, o);  // the pool grows while the writer writes
+    auto more = OpenSqliteStore(db_path, o);  // the pool grows while the writer writes
     ASSERT_TRUE(more.ok()) << more.status().ToString();
     if (opened.size() < 16) opened.push_back(std::move(*more));
     for (auto* e : {a.get(), opened.back().get()}) {
@@ -242,13 +244,14 @@ TEST(SqliteEngine, AFailedWriteLeavesNothingBehind) {
 TEST(SqliteEngine, BatchRollsBackOnlyTheFailedPage) {
   TempDir dir;
   auto e = OpenFresh(dir);
-  ASSERT_TRUE(e->BeginBatch().ok());
+  auto txn = e->Begin();
+  ASSERT_TRUE(txn.ok());
   ASSERT_TRUE(e->PutPage(Prepare("a.md", "alpha")).ok());
   PageWrite bad = Prepare("b.md", "beta");
   bad.chunks[0].source = "bogus";
   EXPECT_FALSE(e->PutPage(bad).ok());
   ASSERT_TRUE(e->PutPage(Prepare("c.md", "gamma")).ok());
-  ASSERT_TRUE(e->CommitBatch().ok());
+  ASSERT_TRUE(txn->Commit().ok());
   EXPECT_EQ(CountRows(dir, "SELECT count(*) FROM pages"), 2);
   KeywordQuery q;
   q.terms = {{"beta"}};
@@ -261,7 +264,7 @@ TEST(SqliteEngine, BatchRollsBackOnlyTheFailedPage) {
 TEST(SqliteEngine, RefusesAFileThatIsNotSqlite) {
   TempDir dir;
   testing::WriteFile(dir.path() / "engram.db", "this is not a database at all, just some text....");
-  auto e = Engine::OpenSqlite(dir.path() / "engram.db", {});
+  auto e = OpenSqliteStore(dir.path() / "engram.db", {});
   ASSERT_FALSE(e.ok());
   EXPECT_EQ(e.status().code(), StatusCode::kCorruption);
   EXPECT_EQ(*common::ReadFile(dir.path() / "engram.db"), "this is not a database at all, just some text....");
@@ -273,7 +276,7 @@ TEST(SqliteEngine, RefusesAnotherProgramsDatabase) {
   sqlite3_open((dir.path() / "engram.db").c_str(), &db);
   sqlite3_exec(db, "CREATE TABLE theirs(x); INSERT INTO theirs VALUES (1);", nullptr, nullptr, nullptr);
   sqlite3_close(db);
-  auto e = Engine::OpenSqlite(dir.path() / "engram.db", {});
+  auto e = OpenSqliteStore(dir.path() / "engram.db", {});
   ASSERT_FALSE(e.ok());
   EXPECT_NE(e.status().message().find("another program"), std::string::npos);
   EXPECT_EQ(CountRows(dir, "SELECT count(*) FROM sqlite_master"), 1);
@@ -281,14 +284,14 @@ TEST(SqliteEngine, RefusesAnotherProgramsDatabase) {
 
 TEST(SqliteEngine, MissingDatabaseIsNotFoundUnlessCreating) {
   TempDir dir;
-  EXPECT_EQ(Engine::OpenSqlite(dir.path() / "engram.db", {}).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(OpenSqliteStore(dir.path() / "engram.db", {}).status().code(), StatusCode::kNotFound);
   EXPECT_FALSE(std::filesystem::exists(dir.path() / "engram.db"));
 }
 
 TEST(SqliteEngine, ReopeningKeepsDataAndSchema) {
   TempDir dir;
   { ASSERT_TRUE(OpenFresh(dir)->PutPage(Prepare("a.md", "kept")).ok()); }
-  auto e = Engine::OpenSqlite(dir.path() / "engram.db", {});
+  auto e = OpenSqliteStore(dir.path() / "engram.db", {});
   ASSERT_TRUE(e.ok());
   EXPECT_TRUE((*e)->GetPage("default", "a").ok());
   EXPECT_EQ((*e)->Stats()->schema_version, store::sqlite::LatestSchemaVersion());
@@ -325,7 +328,7 @@ TEST(SqliteEngine, SyncAnchorAndFailuresPersist) {
     ASSERT_TRUE(e->RecordSyncFailure("default", {"b.md", "too big", "t"}).ok());
     ASSERT_TRUE(e->ClearSyncFailure("default", "b.md").ok());
   }
-  auto e = Engine::OpenSqlite(dir.path() / "engram.db", {});
+  auto e = OpenSqliteStore(dir.path() / "engram.db", {});
   ASSERT_TRUE(e.ok());
   EXPECT_EQ(*(*e)->SyncAnchor("default"), "abc123");
   auto f = (*e)->SyncFailures("default");

@@ -9,6 +9,7 @@
 
 #include "embed/embedder.h"
 #include "engram/engine.h"
+#include "engram/store/open_store.h"
 #include "search/hybrid.h"
 #include "search/keyword_search.h"
 #include "search/vector_arm.h"
@@ -25,7 +26,7 @@ class HybridSearchTest : public ::testing::Test {
   void SetUp() override {
     EngineOptions o;
     o.create_if_missing = true;
-    auto e = Engine::OpenSqlite(dir_.path() / "engram.db", o);
+    auto e = OpenSqliteStore(dir_.path() / "engram.db", o);
     ASSERT_TRUE(e.ok());
     engine_ = std::move(*e);
     Put("concepts/fusion.md", "---\ntitle: Fusion\n---\nReciprocal rank fusion merges keyword and vector lists.\n");

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "test_support.h"
+#include "engram/store/open_store.h"
 
 namespace engram::sync {
 namespace {
@@ -19,7 +20,7 @@ class ImporterTest : public ::testing::Test {
   void SetUp() override {
     EngineOptions o;
     o.create_if_missing = true;
-    auto e = Engine::OpenSqlite(db_dir_.path() / "engram.db", o);
+    auto e = OpenSqliteStore(db_dir_.path() / "engram.db", o);
     ASSERT_TRUE(e.ok());
     engine_ = std::move(e).value();
   }

@@ -4,6 +4,7 @@
 
 #include "sync/page_indexer.h"
 #include "test_support.h"
+#include "engram/store/open_store.h"
 
 namespace engram::search {
 namespace {
@@ -13,7 +14,7 @@ class KeywordSearchTest : public ::testing::Test {
   void SetUp() override {
     EngineOptions o;
     o.create_if_missing = true;
-    engine_ = std::move(Engine::OpenSqlite(dir_.path() / "engram.db", o)).value();
+    engine_ = std::move(OpenSqliteStore(dir_.path() / "engram.db", o)).value();
   }
   void Put(const std::string& path, const std::string& content) {
     auto w = sync::PreparePage(path, content, {});
@@ -237,7 +238,7 @@ TEST(KeywordQueryLimits, RepeatedPhrasesCostOnePhraseAndLimitsAreNamed) {
   testing::TempDir dir;
   EngineOptions o;
   o.create_if_missing = true;
-  auto engine = std::move(Engine::OpenSqlite(dir.path() / "engram.db", o)).value();
+  auto engine = std::move(OpenSqliteStore(dir.path() / "engram.db", o)).value();
   for (int i = 0; i < 50; ++i) {
     const std::string n = std::to_string(i);
     auto w = sync::PreparePage("p" + n + ".md", "the quick brown fox jumps over the lazy dog number " + n + "\n", {});

@@ -12,6 +12,7 @@
 
 #include "common/files.h"
 #include "engram/engine.h"
+#include "engram/store/open_store.h"
 #include "sync/git_repo.h"
 #include "sync/git_sync.h"
 #include "sync/importer.h"
@@ -116,7 +117,7 @@ TEST(NoteDate, PreparePageCarriesTheFrontmatterDate) {
 std::unique_ptr<Engine> OpenEngine(const TempDir& dir) {
   EngineOptions o;
   o.create_if_missing = true;
-  auto e = Engine::OpenSqlite(dir.path() / "engram.db", o);
+  auto e = OpenSqliteStore(dir.path() / "engram.db", o);
   EXPECT_TRUE(e.ok()) << e.status().ToString();
   return e.ok() ? std::move(e).value() : nullptr;
 }

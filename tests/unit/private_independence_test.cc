@@ -8,6 +8,7 @@
 
 #include "embed/embedder.h"
 #include "engram/engine.h"
+#include "engram/store/open_store.h"
 #include "search/hybrid.h"
 #include "search/keyword_search.h"
 #include "search/vector_arm.h"
@@ -29,7 +30,7 @@ struct Store {
   explicit Store(bool with_private) {
     EngineOptions o;
     o.create_if_missing = true;
-    auto opened = Engine::OpenSqlite(dir.path() / "engram.db", o);
+    auto opened = OpenSqliteStore(dir.path() / "engram.db", o);
     EXPECT_TRUE(opened.ok());
     engine = std::move(*opened);
     // Private pages go in between public ones, so ids differ between the stores.

@@ -48,8 +48,8 @@ Result<std::vector<EmbeddingTask>> SqliteEngine::ChunksToEmbed(std::string_view 
 }
 
 Status SqliteEngine::StoreEmbeddings(const std::vector<EmbeddingWrite>& rows) {
-  const bool own = !in_batch_;
-  if (own) ENGRAM_RETURN_IF_ERROR(BeginBatch());
+  const bool own = !in_transaction_;
+  if (own) ENGRAM_RETURN_IF_ERROR(BeginTransaction());
   auto st = [&]() -> Status {
     ENGRAM_ASSIGN_OR_RETURN(
         Stmt * u, S("UPDATE chunks SET embedding = ?, embedding_model = ?, embedded_hash = ? WHERE id = ?"));
@@ -61,10 +61,10 @@ Status SqliteEngine::StoreEmbeddings(const std::vector<EmbeddingWrite>& rows) {
   }();
   if (!own) return st;
   if (!st.ok()) {
-    RollbackBatch();
+    RollbackTransaction();
     return st;
   }
-  return CommitBatch();
+  return CommitTransaction();
 }
 
 Result<EmbeddingCounts> SqliteEngine::CountEmbeddings(std::string_view model) {

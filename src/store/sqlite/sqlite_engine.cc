@@ -5,15 +5,6 @@
 
 #include "store/sqlite/schema.h"
 
-namespace engram {
-
-Result<std::unique_ptr<Engine>> Engine::OpenSqlite(const std::filesystem::path& db_path,
-                                                   const EngineOptions& options) {
-  return store::sqlite::SqliteEngine::Open(db_path, options);
-}
-
-}  // namespace engram
-
 namespace engram::store::sqlite {
 
 namespace {
@@ -79,42 +70,42 @@ Result<Stmt*> SqliteEngine::S(const char* sql) {
 }
 
 void SqliteEngine::FinishReads() {
-  if (in_batch_) return;  // the batch's own transaction stays
+  if (in_transaction_) return;  // the open transaction stays
   for (auto& entry : stmts_) {
     if (entry.second.Busy()) entry.second.Reset();
   }
 }
 
-Status SqliteEngine::BeginBatch() {
-  if (in_batch_) return Status::FailedPrecondition("a batch is already open");
+Status SqliteEngine::BeginTransaction() {
+  if (in_transaction_) return Status::FailedPrecondition("a transaction is already open");
   FinishReads();
   ENGRAM_RETURN_IF_ERROR(Exec(db_.get(), "BEGIN IMMEDIATE"));
-  in_batch_ = true;
+  in_transaction_ = true;
   return Status::Ok();
 }
 
-Status SqliteEngine::CommitBatch() {
-  if (!in_batch_) return Status::FailedPrecondition("no batch is open");
+Status SqliteEngine::CommitTransaction() {
+  if (!in_transaction_) return Status::FailedPrecondition("no transaction is open");
   Status st = FlushPostings();
   if (st.ok()) st = Exec(db_.get(), "COMMIT");
   if (!st.ok()) {
-    RollbackBatch();
+    RollbackTransaction();
     return st;
   }
-  in_batch_ = false;
+  in_transaction_ = false;
   pending_terms_.clear();
   first_new_term_id_ = 0;
   return Status::Ok();
 }
 
-void SqliteEngine::RollbackBatch() {
-  if (!in_batch_) return;
+void SqliteEngine::RollbackTransaction() {
+  if (!in_transaction_) return;
   (void)Exec(db_.get(), "ROLLBACK");
   ClearDeltas();
   for (const auto& t : pending_terms_) term_ids_.Erase(t);
   pending_terms_.clear();
   first_new_term_id_ = 0;
-  in_batch_ = false;
+  in_transaction_ = false;
 }
 
 Result<int64_t> SqliteEngine::SourceId(std::string_view name, bool create) {

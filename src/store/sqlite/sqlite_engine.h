@@ -2,6 +2,7 @@
 // BM25 kept in the same database and the same transaction as the pages.
 #pragma once
 
+#include <filesystem>
 #include <list>
 #include <map>
 #include <optional>
@@ -67,10 +68,10 @@ class SqliteEngine final : public Engine, public PostingStore {
   Result<std::map<std::string, DerivedRows>> PageDerivedRows(std::string_view source,
                                                              const std::vector<std::string>& slugs) override;
 
-  Status BeginBatch() override;
+  Status BeginTransaction() override;
   void FinishReads() override;
-  Status CommitBatch() override;
-  void RollbackBatch() override;
+  Status CommitTransaction() override;
+  void RollbackTransaction() override;
 
   PostingStore& Postings() override { return *this; }
   Result<std::vector<std::string>> PageAliases(int64_t page_id) override;
@@ -116,7 +117,7 @@ class SqliteEngine final : public Engine, public PostingStore {
   // Returns a cached prepared statement for sql (a string literal).
   Result<Stmt*> S(const char* sql);
 
-  // Runs fn inside a transaction (or a savepoint while a batch is open); on
+  // Runs fn inside a transaction (or a savepoint while a Transaction is open); on
   // failure everything fn wrote is rolled back.
   template <typename Fn>
   Status Transaction(Fn&& fn);
@@ -172,8 +173,8 @@ class SqliteEngine final : public Engine, public PostingStore {
   static void AddVectorLogProblems(const VectorLogState& vectors, std::vector<IntegrityProblem>* problems);
 
   // Posting-list changes not yet written: per term, postings to add and docs
-  // to remove, for the open transaction (a single page, or a whole batch).
-  // Inside a batch each page is a savepoint: undo_ records the list sizes
+  // to remove, for the open transaction (a single page, or a whole Transaction).
+  // Inside a Transaction each page is a savepoint: undo_ records the list sizes
   // before each change so a failed page can be taken back out.
   // A removal applies to the stored list and to the adds made before it,
   // never to later ones: rewriting a page removes its title posting and adds
@@ -255,7 +256,7 @@ class SqliteEngine final : public Engine, public PostingStore {
   common::FlatStringMap<int64_t> term_ids_{1 << 14};  // term -> id (rolled-back ids erased)
   std::vector<std::string> pending_terms_;             // inserted in the open transaction
   int64_t first_new_term_id_ = 0;  // terms with this id or above have no stored list yet (0: unknown)
-  bool in_batch_ = false;
+  bool in_transaction_ = false;
   Deltas pending_chunks_, pending_titles_;
   std::vector<Undo> undo_;
 

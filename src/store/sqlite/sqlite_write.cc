@@ -14,30 +14,30 @@ template <typename Fn>
 Status SqliteEngine::Transaction(Fn&& fn) {
   FinishReads();  // a write from a stale read snapshot would fail with "database is locked"
   // Cached statements: these run once per page, and parsing them each time showed up in profiles.
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * begin, S(in_batch_ ? "SAVEPOINT page_write" : "BEGIN IMMEDIATE"));
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * begin, S(in_transaction_ ? "SAVEPOINT page_write" : "BEGIN IMMEDIATE"));
   ENGRAM_RETURN_IF_ERROR(begin->Run());
   size_t pending_before = pending_terms_.size();
   undo_.clear();
   Status st = fn();
   if (st.ok()) {
-    // Outside a batch the page's posting changes are written now; inside
-    // one they wait for CommitBatch.
-    if (!in_batch_) st = FlushPostings();
+    // Outside a Transaction the page's posting changes are written now; inside
+    // one they wait for CommitTransaction.
+    if (!in_transaction_) st = FlushPostings();
     if (st.ok()) {
-      auto end = S(in_batch_ ? "RELEASE page_write" : "COMMIT");
+      auto end = S(in_transaction_ ? "RELEASE page_write" : "COMMIT");
       st = end.ok() ? (*end)->Run() : end.status();
     }
     if (st.ok()) {
       undo_.clear();
-      if (!in_batch_) {
+      if (!in_transaction_) {
         pending_terms_.clear();
         first_new_term_id_ = 0;
       }
       return st;
     }
   }
-  (void)Exec(db_.get(), in_batch_ ? "ROLLBACK TO page_write; RELEASE page_write" : "ROLLBACK");
-  if (in_batch_) UndoPageDeltas();
+  (void)Exec(db_.get(), in_transaction_ ? "ROLLBACK TO page_write; RELEASE page_write" : "ROLLBACK");
+  if (in_transaction_) UndoPageDeltas();
   else ClearDeltas();
   // Term ids inserted by the rolled-back writes no longer exist.
   for (size_t i = pending_before; i < pending_terms_.size(); ++i) term_ids_.Erase(pending_terms_[i]);
@@ -48,13 +48,13 @@ Status SqliteEngine::Transaction(Fn&& fn) {
 
 void SqliteEngine::AddPosting(Deltas* deltas, int64_t term, const Posting& p) {
   TermDelta& d = (*deltas)[term];
-  if (in_batch_) undo_.push_back({deltas, term, static_cast<uint32_t>(d.adds.size()), static_cast<uint32_t>(d.removes.size())});
+  if (in_transaction_) undo_.push_back({deltas, term, static_cast<uint32_t>(d.adds.size()), static_cast<uint32_t>(d.removes.size())});
   d.adds.push_back(p);
 }
 
 void SqliteEngine::RemovePosting(Deltas* deltas, int64_t term, int64_t doc) {
   TermDelta& d = (*deltas)[term];
-  if (in_batch_) undo_.push_back({deltas, term, static_cast<uint32_t>(d.adds.size()), static_cast<uint32_t>(d.removes.size())});
+  if (in_transaction_) undo_.push_back({deltas, term, static_cast<uint32_t>(d.adds.size()), static_cast<uint32_t>(d.removes.size())});
   d.removes.push_back({doc, static_cast<uint32_t>(d.adds.size())});
 }
 

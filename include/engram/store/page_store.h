@@ -1,0 +1,205 @@
+// The page-store contract: pages (one per Markdown file of a source) and
+// the rows derived from them (chunks, links, tags, aliases, timeline
+// entries, versions, and the term lists the posting lists are built from).
+// Part of engram/engine.h's Engine; code that only reads or writes pages
+// takes a PageStore&.
+//
+// Order: reads see the last committed state, or the caller's own pending
+// writes inside a Transaction (engram/store/transaction.h). Lists come back
+// in the order each method names. Cost: every look-up by source + slug,
+// path or id is indexed; ListPages, AllPageNames and the Filter* scans read
+// one row per page or chunk of the source.
+//
+// Errors: NotFound where a method says so, InvalidArgument for a write that
+// breaks a rule of the page (an empty slug), IOError / Unavailable when the
+// store cannot be read or written, Corruption when what it holds is damaged.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "engram/page.h"
+#include "engram/search.h"
+#include "engram/status.h"
+
+namespace engram {
+
+// Analysed terms of one field: term -> frequency, plus the field length.
+struct TermVector {
+  std::vector<std::pair<std::string, uint32_t>> terms;  // distinct terms with their counts
+  uint32_t length = 0;                                  // number of tokens
+};
+
+struct ChunkWrite {
+  int ordinal = 0;
+  std::string source;  // "compiled_truth" or "timeline"
+  std::string text;
+  int token_count = 0;
+  int line_start = 0;  // 1-based file lines
+  int line_end = 0;
+  TermVector terms;
+};
+
+struct PageWrite {
+  std::string source = "default";
+  Page page;                // parsed page (slug, title, type, links, ...)
+  std::string content;      // the Markdown file as stored
+  std::string content_hash; // sha256 of content
+  std::vector<ChunkWrite> chunks;
+  TermVector title_terms;   // analysed title + aliases
+  // The note's date, ISO 8601 ("2024-05-01" or "2024-05-01T10:00:00Z"): its
+  // frontmatter's (Page::date) when it has one, else its file's (the last
+  // commit that changed it, its modification time). Empty: the time of this
+  // write, unless the page already holds exactly this content, whose date
+  // then stays (re-indexing is no modification).
+  std::string date;
+};
+
+struct StoredPage {
+  int64_t id = 0;
+  std::string source;
+  std::string slug;
+  std::string path;
+  std::string type;
+  std::string title;
+  std::string frontmatter_json;
+  std::string compiled_truth;
+  std::string timeline;
+  std::string content;
+  std::string content_hash;
+  bool is_private = false;
+  // The note's dates (PageWrite::date): updated_at is its date, created_at
+  // its frontmatter `created` (else `date`), else the earliest date it had.
+  std::string created_at;
+  std::string updated_at;
+  std::string indexed_at;  // when engram last wrote the page's rows
+  std::vector<std::string> tags;
+  std::vector<std::string> aliases;
+};
+
+struct PageSummary {
+  std::string slug;
+  std::string path;
+  std::string type;
+  std::string title;
+  bool is_private = false;
+  std::string updated_at;  // the note's date (StoredPage)
+};
+
+// The names of a page: what look-ups by name compare (ops/page_names.h).
+struct PageNames {
+  std::string slug;
+  std::string path;
+  std::string title;
+  std::vector<std::string> aliases;
+  bool is_private = false;
+};
+
+struct ListFilter {
+  std::string source = "default";
+  std::string type;       // empty: any
+  std::string tag;        // empty: any
+  size_t limit = 100;
+  bool include_private = true;
+};
+
+// A file known to the store: used by import to find new/changed/removed files.
+struct SourceFile {
+  std::string path;
+  std::string slug;
+  std::string content_hash;
+};
+
+struct ChunkRecord {
+  int64_t chunk_id = 0;
+  int64_t page_id = 0;
+  std::string slug;
+  std::string title;
+  std::string type;
+  std::string path;
+  std::string chunk_source;
+  std::string text;
+  int line_start = 0;
+  int line_end = 0;
+  bool is_private = false;
+  std::string updated_at;  // the page's: the note's date (StoredPage)
+};
+
+struct LinkRecord {
+  std::string from_slug;
+  std::string to_slug;
+  std::string type;
+  std::string context;
+};
+
+// A page's derived rows in a canonical form free of ids (terms by name,
+// chunks by ordinal, rows sorted), one text per structure: "page" (the
+// derived columns of the page row, title terms included), "chunks",
+// "chunk postings", "title postings" (decoded from the posting lists),
+// "links", "tags", "aliases", "timeline". Two stores hold the same derived
+// rows for a page exactly when these compare equal.
+using DerivedRows = std::map<std::string, std::string>;
+
+class PageStore {
+ public:
+  virtual ~PageStore() = default;
+
+  // Inserts or replaces a page (matched on source + slug). An overwrite keeps
+  // the page id and snapshots the previous content as a version.
+  virtual Result<int64_t> PutPage(const PageWrite& write) = 0;
+  // Removes a page and everything derived from it. NotFound if absent.
+  virtual Status DeletePage(std::string_view source, std::string_view slug) = 0;
+  virtual Result<StoredPage> GetPage(std::string_view source, std::string_view slug) = 0;
+  virtual Result<std::vector<PageSummary>> ListPages(const ListFilter& filter) = 0;
+  virtual Result<std::vector<SourceFile>> ListSourceFiles(std::string_view source) = 0;
+  // One file of a source by path or by slug (indexed lookups); nothing when absent.
+  virtual Result<std::optional<SourceFile>> FindSourceFile(std::string_view source, std::string_view path) = 0;
+  virtual Result<std::optional<SourceFile>> FindSourceFileBySlug(std::string_view source, std::string_view slug) = 0;
+
+  // Gives a page a new slug and path, keeping its id, versions and chunks.
+  // Links from other pages stay as their files write them (a rebuild of the
+  // same files stores the same). NotFound if old_slug is absent,
+  // AlreadyExists if new_slug is taken.
+  virtual Status RenamePage(std::string_view source, std::string_view old_slug, std::string_view new_slug,
+                            std::string_view new_path) = 0;
+  // A page's aliases (frontmatter `aliases`), in name order.
+  virtual Result<std::vector<std::string>> PageAliases(int64_t page_id) = 0;
+  // Pages whose title or an alias equals name (ASCII case-insensitive).
+  virtual Result<std::vector<int64_t>> PagesNamed(std::string_view name, bool include_private) = 0;
+  // Slug, path, title and aliases of every page of a source (private ones
+  // with include_private), in slug order: one scan of pages and aliases.
+  virtual Result<std::vector<PageNames>> AllPageNames(std::string_view source, bool include_private) = 0;
+  virtual Result<std::vector<ChunkRecord>> GetChunks(const std::vector<int64_t>& chunk_ids) = 0;
+  // The chunk(s) of a page, in order.
+  virtual Result<std::vector<ChunkRecord>> GetPageChunks(int64_t page_id) = 0;
+
+  virtual Result<std::vector<LinkRecord>> Backlinks(std::string_view source, std::string_view slug) = 0;
+  virtual Result<std::vector<TimelineEntry>> Timeline(std::string_view source, std::string_view slug) = 0;
+
+  // Ids of the chunks whose page passes the filter, ascending.
+  virtual Result<std::vector<int64_t>> FilterChunks(const ChunkFilter& filter) = 0;
+  // Ids of the pages that pass the filter, ascending.
+  virtual Result<std::vector<int64_t>> FilterPages(const ChunkFilter& filter) = 0;
+  // Inbound links of each page (pages without any are absent); links from
+  // private pages count only with include_private.
+  virtual Result<std::map<int64_t, int64_t>> BacklinkCounts(const std::vector<int64_t>& page_ids,
+                                                            bool include_private) = 0;
+  // Ids of the chunks of private pages, ascending (what a remote caller's
+  // vector arm must neither return nor sample).
+  virtual Result<std::vector<int64_t>> PrivateChunkIds() = 0;
+
+  // The derived rows of the named pages of a source (absent pages are left
+  // out), for comparison with a rebuild written to a scratch store.
+  virtual Result<std::map<std::string, DerivedRows>> PageDerivedRows(std::string_view source,
+                                                                     const std::vector<std::string>& slugs) = 0;
+
+ protected:
+  PageStore() = default;
+};
+
+}  // namespace engram

@@ -1,0 +1,91 @@
+// The vector-store contract: one embedding per chunk and model, the cache
+// of query embeddings, and the vector change log that vector indexes catch
+// up from. Part of engram/engine.h's Engine; the embedding pipeline and the
+// vector index take a VectorStore&.
+//
+// The change log: every change to a chunk's vector (stored, replaced, or
+// gone with its chunk) advances the store's vector generation, in commit
+// order, and is logged with it. An index built at generation g asks for the
+// changes after g and applies them; when the log no longer reaches back to
+// g (trimmed) it rebuilds. This is the one mechanism caches and indexes
+// catch up from.
+//
+// Errors: IOError / Unavailable when the store cannot be read or written,
+// Corruption when a stored vector is damaged (wrong size).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engram/status.h"
+
+namespace engram {
+
+// Embeddings are stored per chunk with the model that made them and a hash
+// of the text they were computed from (ChunkEmbeddingText). A chunk without
+// an embedding of the brain's model is stale. Rewriting a page keeps the
+// embedding of every chunk whose text (and page title) did not change.
+struct EmbeddingTask {
+  int64_t chunk_id = 0;
+  std::string text;  // ChunkEmbeddingText(title, chunk text)
+};
+struct EmbeddingWrite {
+  int64_t chunk_id = 0;
+  std::string model;
+  std::string text_hash;  // EmbeddingTextHash(text)
+  std::vector<float> vector;
+};
+struct EmbeddingCounts {
+  int64_t chunks = 0;
+  int64_t current = 0;  // embedded by the given model
+  int64_t stale = 0;    // not embedded, or by another model
+};
+// A chunk's stored vector.
+struct ChunkVector {
+  int64_t chunk_id = 0;
+  std::vector<float> vector;
+};
+
+// What is embedded for a chunk: the page title, a blank line, the chunk text.
+std::string ChunkEmbeddingText(std::string_view title, std::string_view text);
+std::string EmbeddingTextHash(std::string_view text);
+
+class VectorStore {
+ public:
+  virtual ~VectorStore() = default;
+
+  // Chunks (id > after_id, ascending) without an embedding of model, or all
+  // chunks when all is set; at most limit.
+  virtual Result<std::vector<EmbeddingTask>> ChunksToEmbed(std::string_view model, bool all, int64_t after_id,
+                                                           size_t limit) = 0;
+  // Stores vectors (one transaction); chunks deleted meanwhile are skipped.
+  virtual Status StoreEmbeddings(const std::vector<EmbeddingWrite>& rows) = 0;
+  virtual Result<EmbeddingCounts> CountEmbeddings(std::string_view model) = 0;
+  // The query-embedding cache (model, query text) -> vector.
+  virtual Result<std::optional<std::vector<float>>> CachedQueryVector(std::string_view model,
+                                                                      std::string_view query) = 0;
+  virtual Status CacheQueryVector(std::string_view model, std::string_view query, const std::vector<float>& v) = 0;
+
+  // Every change to a chunk's vector (stored, replaced, or gone with its
+  // chunk) advances the vector generation and is logged, so that a vector
+  // index built at generation g can catch up with the changes after g.
+  virtual Result<int64_t> VectorGeneration() = 0;
+  // Chunk ids whose vector changed after generation since (deduplicated,
+  // ascending); nothing when the log no longer reaches back that far.
+  virtual Result<std::optional<std::vector<int64_t>>> VectorChangesSince(int64_t since) = 0;
+  // Keeps the log's last keep entries (an index older than that rebuilds).
+  virtual Status TrimVectorLog(int64_t keep) = 0;
+  // Vectors of model, for chunks with id > after_id (ascending, at most
+  // limit), or for the given ids (those without a vector of model are absent).
+  virtual Result<std::vector<ChunkVector>> ChunkVectors(std::string_view model, int64_t after_id, size_t limit) = 0;
+  virtual Result<std::vector<ChunkVector>> ChunkVectorsById(std::string_view model,
+                                                            const std::vector<int64_t>& ids) = 0;
+
+ protected:
+  VectorStore() = default;
+};
+
+}  // namespace engram
