@@ -60,6 +60,10 @@ struct OperationContext {
   std::function<void(size_t, size_t)> progress = {};
 };
 
+// What the caller reads: the brain's pages, without the private ones for a
+// remote caller. Every read on the caller's behalf passes it to the store.
+ReadScope ReadScopeOf(const OperationContext& ctx);
+
 struct InitReport {
   std::filesystem::path root;
   bool created = false;               // false: the brain already existed, nothing overwritten

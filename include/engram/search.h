@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engram/page.h"
+#include "engram/store/read_scope.h"
 
 namespace engram {
 
@@ -32,6 +33,8 @@ struct ChunkFilter {
 struct SearchOptions {
   size_t limit = 10;
   bool include_private = false;  // false for remote callers, always
+  // What the search reads: every source; private pages only with include_private.
+  ReadScope Reading() const { return ReadScope{"", include_private}; }
   bool explain = false;
   float bm25_k1 = 0.9f;
   float bm25_b = 0.4f;

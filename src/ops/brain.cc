@@ -408,8 +408,8 @@ Result<PutReport> Brain::Put(const OperationContext& ctx, std::string_view slug,
   // The slug of an existing page writes that page's file ("c--…" is
   // "C++.md", "people/zhang-san" may be "People/Zhang San.md"): a remote
   // caller can address every page by its slug.
-  auto named = engine_->GetPage(kSource, slug);
-  if (named.ok() && !(ctx.remote && named->is_private) && text::SlugFromPath(named->path) == named->slug) {
+  auto named = engine_->GetPage(ReadScopeOf(ctx), slug);
+  if (named.ok() && text::SlugFromPath(named->path) == named->slug) {
     return PutLocked(ctx, *held, "put", named->path, content);
   }
   return PutLocked(ctx, *held, "put", slug, content);
@@ -523,8 +523,9 @@ Status CheckRemotePut(Engine& engine, common::RootedDir& dir, const std::string&
   if (existing.ok() && existing->is_private) return Status::NotFound("no page '" + slug + "'");
   ENGRAM_ASSIGN_OR_RETURN(std::optional<SourceFile> owner, engine.FindSourceFile(kSource, rel));
   if (owner) {
-    auto page = engine.GetPage(kSource, owner->slug);
-    if (page.ok() && page->is_private) return Status::NotFound("no page '" + slug + "'");
+    // A file that holds a page this caller cannot see: answered as if absent.
+    auto page = engine.GetPage(ReadScope::Public(kSource), owner->slug);
+    if (!page.ok() && page.status().code() == StatusCode::kNotFound) return Status::NotFound("no page '" + slug + "'");
   }
   if (kind == common::RootedDir::Kind::kLink) {
     return Status::PermissionDenied("'" + rel + "' is a symbolic link; remote callers cannot write through links");
@@ -606,13 +607,17 @@ Result<std::unique_ptr<common::RootedDir>> Brain::Files(const OperationContext& 
                                                          : common::RootedDir::Links::kFollow);
 }
 
+ReadScope ReadScopeOf(const OperationContext& ctx) {
+  return ctx.remote ? ReadScope::Public(kSource) : ReadScope::All(kSource);
+}
+
 Result<StoredPage> Brain::Get(const OperationContext& ctx, std::string_view slug) {
   // A slug, path, file name, title or alias, resolved like [[Name]]: only
   // compared with the index, so remote callers may type any name too — but a
   // hostile one (traversal, an absolute path, control bytes, invalid UTF-8)
   // is refused as such, not looked up.
   ENGRAM_RETURN_IF_ERROR(text::ValidateSlugInput(slug));
-  auto page = ops::ResolvePage(*engine_, kSource, slug, /*include_private=*/!ctx.remote);
+  auto page = ops::ResolvePage(*engine_, ReadScopeOf(ctx), slug);
   if (!page.ok() && page.status().code() == StatusCode::kNotFound && !ctx.remote) {
     std::string why = WhyNotAPage(slug);
     if (!why.empty()) return Status::NotFound(why);

@@ -160,14 +160,13 @@ std::vector<std::string> ClosestNames(const std::vector<PageNames>& names, std::
   return out;
 }
 
-Result<StoredPage> ResolvePage(PageStore& engine, std::string_view source, std::string_view name, bool include_private) {
+Result<StoredPage> ResolvePage(PageStore& engine, const ReadScope& scope, std::string_view name) {
   ENGRAM_RETURN_IF_ERROR(ValidatePageName(name));
-  auto visible = [&](const Result<StoredPage>& page) { return page.ok() && (include_private || !page->is_private); };
+  const std::string_view source = scope.source;
   auto by_slug = [&](std::string_view slug) -> std::optional<Result<StoredPage>> {
     if (slug.empty()) return std::nullopt;
-    auto page = engine.GetPage(source, slug);
-    if (visible(page)) return page;
-    if (!page.ok() && page.status().code() != StatusCode::kNotFound) return page;
+    auto page = engine.GetPage(scope, slug);
+    if (page.ok() || page.status().code() != StatusCode::kNotFound) return page;
     return std::nullopt;
   };
   // The slug, then the path as written.
@@ -184,7 +183,7 @@ Result<StoredPage> ResolvePage(PageStore& engine, std::string_view source, std::
     if (auto page = by_slug(key)) return std::move(*page);
   }
   // Names: file name (path suffix), title, alias.
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<PageNames> names, engine.AllPageNames(source, include_private));
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<PageNames> names, engine.AllPageNames(scope));
   const std::string folded = Fold(WithoutMd(name));
   const PageNames* best = nullptr;
   int best_rank = 4;

@@ -12,15 +12,15 @@
 
 namespace engram::ops {
 
-// The page `name` names in source, tried in this order (the first that finds
+// The page `name` names in scope.source, tried in this order (the first that finds
 // a page wins): the slug as given; the path as given, or with ".md"; the slug
 // of the name read as a path ("People/Zhang San" -> "people/zhang-san", "C++"
 // -> its slug); a page whose file name is the name (with a folder part, whose
 // path ends with it), the shortest path first as Obsidian picks; a page whose
 // title, then whose alias, is the name (Unicode case and width ignored).
-// Private pages only with include_private. NotFound names the closest names
-// of visible pages ("did you mean …").
-Result<StoredPage> ResolvePage(PageStore& engine, std::string_view source, std::string_view name, bool include_private);
+// Pages the scope cannot see are absent (the store leaves them out). NotFound
+// names the closest names of pages the scope sees ("did you mean …").
+Result<StoredPage> ResolvePage(PageStore& engine, const ReadScope& scope, std::string_view name);
 
 // How a note links to `target` the way the vault writes links: its file
 // name ("Zhang San") when that reaches it from `from_path`, else the shortest

@@ -41,14 +41,7 @@ bool ParseScope(std::string_view name, Scope* scope) {
 
 Result<std::vector<LinkRecord>> Brain::Backlinks(const OperationContext& ctx, std::string_view slug) {
   ENGRAM_ASSIGN_OR_RETURN(StoredPage page, Get(ctx, slug));
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<LinkRecord> links, engine_->Backlinks(kSource, page.slug));
-  if (!ctx.remote) return links;
-  std::vector<LinkRecord> visible;
-  for (LinkRecord& l : links) {
-    auto from = engine_->GetPage(kSource, l.from_slug);
-    if (from.ok() && !from->is_private) visible.push_back(std::move(l));
-  }
-  return visible;
+  return engine_->Backlinks(ReadScopeOf(ctx), page.slug);
 }
 
 Result<std::vector<TimelineEntry>> Brain::Timeline(const OperationContext& ctx, std::string_view slug) {
@@ -91,12 +84,12 @@ Result<PutReport> Brain::AddLink(const OperationContext& ctx, std::string_view s
     // caller's link names the whole path: which shorter text is unambiguous
     // depends on private pages' names, and must not tell the caller about them.
     std::string written(target);
-    auto to = ops::ResolvePage(*engine_, kSource, target, /*include_private=*/!ctx.remote);
+    auto to = ops::ResolvePage(*engine_, ReadScopeOf(ctx), target);
     if (to.ok() && ctx.remote) {
       written = to->path;
       if (written.size() > 3 && written.compare(written.size() - 3, 3, ".md") == 0) written.resize(written.size() - 3);
     } else if (to.ok()) {
-      ENGRAM_ASSIGN_OR_RETURN(std::vector<PageNames> pages, engine_->AllPageNames(kSource, /*include_private=*/true));
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<PageNames> pages, engine_->AllPageNames(ReadScope::All(kSource)));
       written = ops::VaultLinkText(pages, PageNames{to->slug, to->path, to->title, {}, to->is_private}, p.path);
     } else if (to.status().code() != StatusCode::kNotFound) {
       return to.status();

@@ -67,7 +67,7 @@ Status KeywordArms(Engine& engine, std::string_view query, const SearchOptions& 
   if (intent == Intent::kEntity) {
     const std::string name = EntityName(query);
     if (!name.empty()) {
-      ENGRAM_ASSIGN_OR_RETURN(std::vector<int64_t> named, engine.PagesNamed(name, options.include_private));
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<int64_t> named, engine.PagesNamed(options.Reading(), name));
       RankedList list{"name", kNameWeight, {}, {}};
       for (int64_t page : named) {
         ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, engine.GetPageChunks(page));
@@ -178,7 +178,7 @@ Status RankChunks(Engine& engine, const SearchOptions& options, const VectorQuer
   const std::vector<Fused>& fused = out->fused;
   std::vector<int64_t> ids;
   for (const Fused& f : fused) ids.push_back(f.id);
-  ENGRAM_ASSIGN_OR_RETURN(out->records, engine.GetChunks(ids));
+  ENGRAM_ASSIGN_OR_RETURN(out->records, engine.GetChunks(options.Reading(), ids));
   const std::vector<ChunkRecord>& records = out->records;
   std::unordered_map<int64_t, const ChunkRecord*> by_id;
   for (const ChunkRecord& r : records) by_id[r.chunk_id] = &r;
@@ -189,7 +189,6 @@ Status RankChunks(Engine& engine, const SearchOptions& options, const VectorQuer
     auto it = by_id.find(f.id);
     if (it == by_id.end()) continue;  // deleted since the index saw it
     const ChunkRecord& r = *it->second;
-    if (r.is_private && !options.include_private) continue;
     SearchExplain e;
     for (size_t li = 0; li < arms.lists.size(); ++li) e.arms.push_back({arms.lists[li].arm, f.rank[li], f.contribution[li]});
     e.rrf = f.rrf;
@@ -210,7 +209,7 @@ Status RankChunks(Engine& engine, const SearchOptions& options, const VectorQuer
   shown = Dedup(std::move(candidates), limit);
   std::vector<int64_t> pages;
   for (const auto& c : shown) pages.push_back(c.page_id);
-  ENGRAM_ASSIGN_OR_RETURN(auto backlinks, engine.BacklinkCounts(pages, options.include_private));
+  ENGRAM_ASSIGN_OR_RETURN(auto backlinks, engine.BacklinkCounts(options.Reading(), pages));
   for (auto& c : shown) {
     auto it = backlinks.find(c.page_id);
     const int64_t n = it == backlinks.end() ? 0 : it->second;

@@ -143,11 +143,12 @@ struct FusedArms {
 };
 
 // The hits whose chunk text holds every phrase, words in order.
-Result<std::vector<KeywordHit>> WithEveryPhrase(Engine& engine, const std::vector<std::vector<text::Token>>& phrases,
+Result<std::vector<KeywordHit>> WithEveryPhrase(Engine& engine, const ReadScope& scope,
+                                                const std::vector<std::vector<text::Token>>& phrases,
                                                 std::vector<KeywordHit> hits) {
   std::vector<int64_t> ids;
   for (const auto& h : hits) ids.push_back(h.chunk_id);
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkRecord> records, engine.GetChunks(ids));
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkRecord> records, engine.GetChunks(scope, ids));
   std::unordered_map<int64_t, const ChunkRecord*> by_id;
   for (const auto& r : records) by_id[r.chunk_id] = &r;
   std::vector<KeywordHit> kept;
@@ -188,7 +189,7 @@ Result<FusedArms> FuseArms(Engine& engine, bm25::Searcher& bm25, const QueryPlan
     chunk_floor = chunk_hits.back().score;
   }
   if (!plan.phrases->empty()) {
-    ENGRAM_ASSIGN_OR_RETURN(chunk_hits, WithEveryPhrase(engine, *plan.phrases, std::move(chunk_hits)));
+    ENGRAM_ASSIGN_OR_RETURN(chunk_hits, WithEveryPhrase(engine, ReadScope{"", kq.include_private}, *plan.phrases, std::move(chunk_hits)));
   }
   std::unordered_map<int64_t, PageScore> pages;
   pages.reserve(chunk_hits.size() * 2 + 16);
@@ -373,7 +374,7 @@ Status BoostNamedPages(Engine& engine, std::string_view query, const SearchOptio
     // "<name>是什么" / "what is <name>" names the page as much as "<name>" does.
     const std::string name = ClassifyIntent(trimmed) == Intent::kEntity ? EntityName(trimmed) : QuestionSubject(trimmed);
     ENGRAM_ASSIGN_OR_RETURN(std::vector<int64_t> named,
-                            engine.PagesNamed(name.empty() ? trimmed : name, options.include_private));
+                            engine.PagesNamed(options.Reading(), name.empty() ? trimmed : name));
     float best = ranked.empty() ? 0.0f : ranked.front().score;
     for (int64_t id : named) {
       if (allowed && allowed->count(id) == 0) continue;
@@ -403,7 +404,7 @@ Result<std::vector<SearchHit>> HitsOf(Engine& engine, std::vector<PageScore>& ra
     }
     if (p.chunk_id != 0) chunk_ids.push_back(p.chunk_id);
   }
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkRecord> records, engine.GetChunks(chunk_ids));
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkRecord> records, engine.GetChunks(options.Reading(), chunk_ids));
   std::unordered_map<int64_t, const ChunkRecord*> by_id;
   for (const auto& r : records) by_id[r.chunk_id] = &r;
   for (const auto& p : ranked) {

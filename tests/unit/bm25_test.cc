@@ -85,7 +85,7 @@ TEST(Bm25, MatchesANaiveScan) {
     auto hits = SearchChunks(*e, q);
     ASSERT_TRUE(hits.ok());
     ASSERT_EQ(hits->size(), want.size());
-    auto chunks = e->GetChunks([&] {
+    auto chunks = e->GetChunks(ReadScope::All("default"), [&] {
       std::vector<int64_t> ids;
       for (const auto& h : *hits) ids.push_back(h.chunk_id);
       return ids;

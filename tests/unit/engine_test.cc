@@ -99,7 +99,7 @@ TEST(SqliteEngine, PutThenGetReturnsEveryField) {
   auto tl = e->Timeline("default", "people/zhang-san");
   ASSERT_TRUE(tl.ok());
   EXPECT_EQ(tl->size(), 1u) << "identical timeline entries are stored once";
-  auto back = e->Backlinks("default", "companies/acme");
+  auto back = e->Backlinks(ReadScope::All("default"), "companies/acme");
   ASSERT_TRUE(back.ok());
   ASSERT_EQ(back->size(), 1u);  // two links to one page in one sentence are one typed edge
   EXPECT_EQ((*back)[0].from_slug, "people/zhang-san");
@@ -313,8 +313,8 @@ TEST(SqliteEngine, RenameKeepsIdentityAndLeavesInboundLinksAsWritten) {
   EXPECT_EQ(p->path, "people/new.md");
   EXPECT_EQ(e->GetPage("default", "people/old").status().code(), StatusCode::kNotFound);
   // The linking file still says [[people/old]], and so does a rebuild of it.
-  EXPECT_TRUE(e->Backlinks("default", "people/new")->empty());
-  EXPECT_EQ(e->Backlinks("default", "people/old")->size(), 1u);
+  EXPECT_TRUE(e->Backlinks(ReadScope::All("default"), "people/new")->empty());
+  EXPECT_EQ(e->Backlinks(ReadScope::All("default"), "people/old")->size(), 1u);
   EXPECT_EQ(e->RenamePage("default", "people/old", "people/x", "x.md").code(), StatusCode::kNotFound);
 }
 
@@ -451,7 +451,7 @@ TEST(SqliteEngine, VectorLogFiltersAndBacklinks) {
   // Backlinks: Bob links to the hybrid page.
   auto page = e->GetPage("default", "concepts/hybrid");
   ASSERT_TRUE(page.ok());
-  auto counts = e->BacklinkCounts({page->id}, true);
+  auto counts = e->BacklinkCounts(ReadScope::All("default"), {page->id});
   ASSERT_TRUE(counts.ok());
   EXPECT_EQ(counts->at(page->id), 1);
 }

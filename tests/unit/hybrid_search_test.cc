@@ -203,7 +203,7 @@ TEST_F(HybridSearchTest, ConfidentArmBringsInWhatKeywordsMiss) {
   EmbedWith([&](size_t i) { return vectors[i]; });
   auto tasks = engine_->ChunksToEmbed(kModel, true, 0, 1000);
   ASSERT_TRUE(tasks.ok());
-  auto target = engine_->GetChunks({(*tasks)[7].chunk_id});
+  auto target = engine_->GetChunks(ReadScope::All("default"), {(*tasks)[7].chunk_id});
   ASSERT_TRUE(target.ok() && target->size() == 1);
   SearchOptions o;
   o.limit = 5;

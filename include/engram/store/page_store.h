@@ -26,6 +26,7 @@
 #include "engram/page.h"
 #include "engram/search.h"
 #include "engram/status.h"
+#include "engram/store/read_scope.h"
 
 namespace engram {
 
@@ -154,7 +155,13 @@ class PageStore {
   virtual Result<int64_t> PutPage(const PageWrite& write) = 0;
   // Removes a page and everything derived from it. NotFound if absent.
   virtual Status DeletePage(std::string_view source, std::string_view slug) = 0;
-  virtual Result<StoredPage> GetPage(std::string_view source, std::string_view slug) = 0;
+  // The page with this slug in scope.source, if the scope sees it (else
+  // NotFound, as for an absent page). The (source, slug) form reads with
+  // ReadScope::All: for writers and the local owner.
+  virtual Result<StoredPage> GetPage(const ReadScope& scope, std::string_view slug) = 0;
+  Result<StoredPage> GetPage(std::string_view source, std::string_view slug) {
+    return GetPage(ReadScope::All(source), slug);
+  }
   virtual Result<std::vector<PageSummary>> ListPages(const ListFilter& filter) = 0;
   virtual Result<std::vector<SourceFile>> ListSourceFiles(std::string_view source) = 0;
   // One file of a source by path or by slug (indexed lookups); nothing when absent.
@@ -169,26 +176,34 @@ class PageStore {
                             std::string_view new_path) = 0;
   // A page's aliases (frontmatter `aliases`), in name order.
   virtual Result<std::vector<std::string>> PageAliases(int64_t page_id) = 0;
-  // Pages whose title or an alias equals name (ASCII case-insensitive).
-  virtual Result<std::vector<int64_t>> PagesNamed(std::string_view name, bool include_private) = 0;
-  // Slug, path, title and aliases of every page of a source (private ones
-  // with include_private), in slug order: one scan of pages and aliases.
-  virtual Result<std::vector<PageNames>> AllPageNames(std::string_view source, bool include_private) = 0;
-  virtual Result<std::vector<ChunkRecord>> GetChunks(const std::vector<int64_t>& chunk_ids) = 0;
+  // Pages the scope sees whose title or an alias equals name (ASCII
+  // case-insensitive), ascending. Indexed.
+  virtual Result<std::vector<int64_t>> PagesNamed(const ReadScope& scope, std::string_view name) = 0;
+  // Slug, path, title and aliases of every page the scope sees, in slug
+  // order: one scan of pages and aliases.
+  virtual Result<std::vector<PageNames>> AllPageNames(const ReadScope& scope) = 0;
+  // The chunks with these ids whose page the scope sees, in the order asked;
+  // ids of vanished chunks and of pages the scope cannot see are left out.
+  // One indexed look-up per id.
+  virtual Result<std::vector<ChunkRecord>> GetChunks(const ReadScope& scope, const std::vector<int64_t>& chunk_ids) = 0;
   // The chunk(s) of a page, in order.
   virtual Result<std::vector<ChunkRecord>> GetPageChunks(int64_t page_id) = 0;
 
-  virtual Result<std::vector<LinkRecord>> Backlinks(std::string_view source, std::string_view slug) = 0;
+  // Links to the page slug of scope.source (or, without such a page, the
+  // links written to that slug that reach nothing), from pages the scope
+  // sees, in source-page order.
+  virtual Result<std::vector<LinkRecord>> Backlinks(const ReadScope& scope, std::string_view slug) = 0;
   virtual Result<std::vector<TimelineEntry>> Timeline(std::string_view source, std::string_view slug) = 0;
 
   // Ids of the chunks whose page passes the filter, ascending.
   virtual Result<std::vector<int64_t>> FilterChunks(const ChunkFilter& filter) = 0;
   // Ids of the pages that pass the filter, ascending.
   virtual Result<std::vector<int64_t>> FilterPages(const ChunkFilter& filter) = 0;
-  // Inbound links of each page (pages without any are absent); links from
-  // private pages count only with include_private.
-  virtual Result<std::map<int64_t, int64_t>> BacklinkCounts(const std::vector<int64_t>& page_ids,
-                                                            bool include_private) = 0;
+  // Inbound links of each page (pages without any are absent), counting
+  // only links from pages the scope sees (scope.source does not narrow it:
+  // the pages are named by id). One look-up per page.
+  virtual Result<std::map<int64_t, int64_t>> BacklinkCounts(const ReadScope& scope,
+                                                            const std::vector<int64_t>& page_ids) = 0;
   // Ids of the chunks of private pages, ascending (what a remote caller's
   // vector arm must neither return nor sample).
   virtual Result<std::vector<int64_t>> PrivateChunkIds() = 0;

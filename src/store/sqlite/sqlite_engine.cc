@@ -207,20 +207,21 @@ Result<std::vector<SyncFailure>> SqliteEngine::SyncFailures(std::string_view sou
   return out;
 }
 
-Result<StoredPage> SqliteEngine::GetPage(std::string_view source, std::string_view slug) {
+Result<StoredPage> SqliteEngine::GetPage(const ReadScope& scope, std::string_view slug) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q,
                           S("SELECT p.id, p.slug, p.path, p.type, p.title, p.frontmatter, p.compiled_truth, "
                             "p.timeline, p.content, p.content_hash, p.visibility, p.created_at, p.updated_at, "
                             "p.indexed_at "
-                            "FROM pages p JOIN sources s ON s.id = p.source_id WHERE s.name = ? AND p.slug = ?"));
-  q->Bind(1, source).Bind(2, slug);
+                            "FROM pages p JOIN sources s ON s.id = p.source_id WHERE s.name = ?1 AND p.slug = ?2 "
+                            "AND (?3 OR p.visibility = 'public')"));
+  q->Bind(1, scope.source).Bind(2, slug).Bind(3, int64_t{scope.include_private ? 1 : 0});
   if (!q->Step()) {
     ENGRAM_RETURN_IF_ERROR(q->status());
     return Status::NotFound("no page '" + std::string(slug) + "'");
   }
   StoredPage p;
   p.id = q->Int(0);
-  p.source = std::string(source);
+  p.source = scope.source;
   p.slug = q->Text(1);
   p.path = q->Text(2);
   p.type = q->Text(3);

@@ -42,7 +42,8 @@ class SqliteEngine final : public Engine, public PostingStore {
 
   Result<int64_t> PutPage(const PageWrite& write) override;
   Status DeletePage(std::string_view source, std::string_view slug) override;
-  Result<StoredPage> GetPage(std::string_view source, std::string_view slug) override;
+  using PageStore::GetPage;
+  Result<StoredPage> GetPage(const ReadScope& scope, std::string_view slug) override;
   Result<std::vector<PageSummary>> ListPages(const ListFilter& filter) override;
   Result<std::vector<SourceFile>> ListSourceFiles(std::string_view source) override;
   Result<std::optional<SourceFile>> FindSourceFile(std::string_view source, std::string_view path) override;
@@ -75,12 +76,12 @@ class SqliteEngine final : public Engine, public PostingStore {
 
   PostingStore& Postings() override { return *this; }
   Result<std::vector<std::string>> PageAliases(int64_t page_id) override;
-  Result<std::vector<int64_t>> PagesNamed(std::string_view name, bool include_private) override;
-  Result<std::vector<PageNames>> AllPageNames(std::string_view source, bool include_private) override;
-  Result<std::vector<ChunkRecord>> GetChunks(const std::vector<int64_t>& chunk_ids) override;
+  Result<std::vector<int64_t>> PagesNamed(const ReadScope& scope, std::string_view name) override;
+  Result<std::vector<PageNames>> AllPageNames(const ReadScope& scope) override;
+  Result<std::vector<ChunkRecord>> GetChunks(const ReadScope& scope, const std::vector<int64_t>& chunk_ids) override;
   Result<std::vector<ChunkRecord>> GetPageChunks(int64_t page_id) override;
 
-  Result<std::vector<LinkRecord>> Backlinks(std::string_view source, std::string_view slug) override;
+  Result<std::vector<LinkRecord>> Backlinks(const ReadScope& scope, std::string_view slug) override;
   Result<std::vector<TimelineEntry>> Timeline(std::string_view source, std::string_view slug) override;
 
   Result<std::vector<EmbeddingTask>> ChunksToEmbed(std::string_view model, bool all, int64_t after_id,
@@ -95,8 +96,7 @@ class SqliteEngine final : public Engine, public PostingStore {
   Result<std::vector<ChunkVector>> ChunkVectorsById(std::string_view model, const std::vector<int64_t>& ids) override;
   Result<std::vector<int64_t>> FilterChunks(const ChunkFilter& filter) override;
   Result<std::vector<int64_t>> FilterPages(const ChunkFilter& filter) override;
-  Result<std::map<int64_t, int64_t>> BacklinkCounts(const std::vector<int64_t>& page_ids,
-                                                    bool include_private) override;
+  Result<std::map<int64_t, int64_t>> BacklinkCounts(const ReadScope& scope, const std::vector<int64_t>& page_ids) override;
   Result<std::vector<int64_t>> PrivateChunkIds() override;
   Status CacheQueryVector(std::string_view model, std::string_view query, const std::vector<float>& v) override;
   Result<BrainStats> Stats() override;

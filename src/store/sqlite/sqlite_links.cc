@@ -71,25 +71,29 @@ Result<std::vector<SqliteEngine::InboundLink>> SqliteEngine::InboundLinks(int64_
   return out;
 }
 
-Result<std::vector<LinkRecord>> SqliteEngine::Backlinks(std::string_view source, std::string_view slug) {
-  auto source_id = SourceId(source, false);
+Result<std::vector<LinkRecord>> SqliteEngine::Backlinks(const ReadScope& scope, std::string_view slug) {
+  auto source_id = SourceId(scope.source, false);
   if (!source_id.ok()) {
     if (source_id.status().code() == StatusCode::kNotFound) return std::vector<LinkRecord>{};
     return source_id.status();
   }
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id, name_key FROM pages WHERE source_id = ? AND slug = ?"));
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id, name_key, visibility FROM pages WHERE source_id = ? AND slug = ?"));
   q->Bind(1, *source_id).Bind(2, slug);
   std::optional<int64_t> page;
   std::string name_key = text::LinkName(slug);
+  bool hidden = false;  // a page the scope cannot see has no links to show
   if (q->Step()) {
     page = q->Int(0);
     name_key = q->Text(1);
+    hidden = !scope.Sees(q->Text(2) == "private");
   }
   ENGRAM_RETURN_IF_ERROR(q->status());
   q->Reset();
+  if (hidden) return std::vector<LinkRecord>{};
   ENGRAM_ASSIGN_OR_RETURN(std::vector<InboundLink> links, InboundLinks(*source_id, slug, name_key));
   std::vector<LinkRecord> out;
   for (InboundLink& l : links) {
+    if (!scope.Sees(l.from_private)) continue;
     // Without a page, the links written to this slug that reach nothing.
     bool keep = page ? l.reaches == page
                      : !l.reaches && (l.to_slug == slug || (slug.size() > l.to_slug.size() &&
@@ -100,8 +104,8 @@ Result<std::vector<LinkRecord>> SqliteEngine::Backlinks(std::string_view source,
   return out;
 }
 
-Result<std::map<int64_t, int64_t>> SqliteEngine::BacklinkCounts(const std::vector<int64_t>& page_ids,
-                                                                 bool include_private) {
+Result<std::map<int64_t, int64_t>> SqliteEngine::BacklinkCounts(const ReadScope& scope,
+                                                                 const std::vector<int64_t>& page_ids) {
   std::map<int64_t, int64_t> out;
   for (int64_t id : page_ids) {
     ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT source_id, slug, name_key FROM pages WHERE id = ?"));
@@ -117,7 +121,7 @@ Result<std::map<int64_t, int64_t>> SqliteEngine::BacklinkCounts(const std::vecto
     ENGRAM_ASSIGN_OR_RETURN(std::vector<InboundLink> links, InboundLinks(source_id, slug, name_key));
     int64_t n = 0;
     for (const InboundLink& l : links) {
-      if (l.reaches == id && l.from_id != id && (include_private || !l.from_private)) ++n;
+      if (l.reaches == id && l.from_id != id && scope.Sees(l.from_private)) ++n;
     }
     if (n > 0) out[id] = n;
   }

@@ -13,24 +13,26 @@ Result<std::vector<std::string>> SqliteEngine::PageAliases(int64_t page_id) {
   return out;
 }
 
-Result<std::vector<int64_t>> SqliteEngine::PagesNamed(std::string_view name, bool include_private) {
+Result<std::vector<int64_t>> SqliteEngine::PagesNamed(const ReadScope& scope, std::string_view name) {
   ENGRAM_ASSIGN_OR_RETURN(
-      Stmt * q, S("SELECT id FROM pages WHERE title = ?1 COLLATE NOCASE AND (?2 OR visibility = 'public') "
-                  "UNION SELECT a.page_id FROM aliases a JOIN pages p ON p.id = a.page_id "
-                  "WHERE a.alias = ?1 COLLATE NOCASE AND (?2 OR p.visibility = 'public') ORDER BY 1"));
-  q->Bind(1, name).Bind(2, int64_t{include_private ? 1 : 0});
+      Stmt * q, S("SELECT p.id FROM pages p JOIN sources s ON s.id = p.source_id "
+                  "WHERE p.title = ?1 COLLATE NOCASE AND (?2 OR p.visibility = 'public') AND (?3 = '' OR s.name = ?3) "
+                  "UNION SELECT a.page_id FROM aliases a JOIN pages p ON p.id = a.page_id JOIN sources s ON s.id = p.source_id "
+                  "WHERE a.alias = ?1 COLLATE NOCASE AND (?2 OR p.visibility = 'public') AND (?3 = '' OR s.name = ?3) "
+                  "ORDER BY 1"));
+  q->Bind(1, name).Bind(2, int64_t{scope.include_private ? 1 : 0}).Bind(3, scope.source);
   std::vector<int64_t> out;
   while (q->Step()) out.push_back(q->Int(0));
   ENGRAM_RETURN_IF_ERROR(q->status());
   return out;
 }
 
-Result<std::vector<PageNames>> SqliteEngine::AllPageNames(std::string_view source, bool include_private) {
+Result<std::vector<PageNames>> SqliteEngine::AllPageNames(const ReadScope& scope) {
   ENGRAM_ASSIGN_OR_RETURN(
       Stmt * q, S("SELECT p.slug, p.path, p.title, p.visibility, a.alias FROM pages p "
                   "JOIN sources s ON s.id = p.source_id LEFT JOIN aliases a ON a.page_id = p.id "
                   "WHERE s.name = ?1 AND (?2 OR p.visibility = 'public') ORDER BY p.slug, a.alias"));
-  q->Bind(1, source).Bind(2, int64_t{include_private ? 1 : 0});
+  q->Bind(1, scope.source).Bind(2, int64_t{scope.include_private ? 1 : 0});
   std::vector<PageNames> out;
   while (q->Step()) {
     if (out.empty() || out.back().slug != q->Text(0)) {
@@ -65,13 +67,15 @@ ChunkRecord ReadChunk(const Stmt& q) {
 }
 }  // namespace
 
-Result<std::vector<ChunkRecord>> SqliteEngine::GetChunks(const std::vector<int64_t>& chunk_ids) {
-  static const std::string sql = std::string(kChunkColumns) + "WHERE c.id = ?";
+Result<std::vector<ChunkRecord>> SqliteEngine::GetChunks(const ReadScope& scope, const std::vector<int64_t>& chunk_ids) {
+  static const std::string sql = std::string(kChunkColumns) +
+                                 "JOIN sources s ON s.id = p.source_id WHERE c.id = ?1 AND (?2 OR p.visibility = 'public') "
+                                 "AND (?3 = '' OR s.name = ?3)";
   std::vector<ChunkRecord> out;
   out.reserve(chunk_ids.size());
   for (int64_t id : chunk_ids) {
     ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(sql.c_str()));
-    q->Bind(1, id);
+    q->Bind(1, id).Bind(2, int64_t{scope.include_private ? 1 : 0}).Bind(3, scope.source);
     if (q->Step()) out.push_back(ReadChunk(*q));
     ENGRAM_RETURN_IF_ERROR(q->status());
   }
