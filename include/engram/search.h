@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engram/page.h"
+#include "engram/store/id_selector.h"
 #include "engram/store/read_scope.h"
 
 namespace engram {
@@ -76,8 +77,8 @@ struct KeywordQuery {
   size_t limit = 10;            // pages returned
   size_t chunks_per_page = 1;   // best chunks kept per page
   bool include_private = false;
-  // Only these pages may be returned (nullptr: any); owned by the caller.
-  const std::unordered_set<int64_t>* allowed_pages = nullptr;
+  // Only pages it contains may be returned (nullptr: any); owned by the caller.
+  const IdSelector* allowed_pages = nullptr;
   float k1 = 0.9f;
   float b = 0.4f;
 };

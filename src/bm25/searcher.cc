@@ -22,8 +22,8 @@ using store::PostingCursor;
 
 // A page a query may not return: dropped (excluded words, private), or
 // outside the filter's allowed pages (nullptr: none is).
-bool Out(const std::unordered_set<int64_t>& dropped, const std::unordered_set<int64_t>* allowed, int64_t page) {
-  return (!dropped.empty() && dropped.count(page) != 0) || (allowed != nullptr && allowed->count(page) == 0);
+bool Out(const std::unordered_set<int64_t>& dropped, const IdSelector* allowed, int64_t page) {
+  return (!dropped.empty() && dropped.count(page) != 0) || (allowed != nullptr && !allowed->Contains(page));
 }
 
 std::string ListContext(const std::string& term) {

@@ -39,12 +39,12 @@ struct Arms {
   std::vector<std::string> notes;
 };
 
-bool Allowed(const std::optional<std::unordered_set<int64_t>>& allowed, int64_t chunk) {
-  return !allowed.has_value() || allowed->count(chunk) != 0;
+bool Allowed(const IdSelector* allowed, int64_t chunk) {
+  return allowed == nullptr || allowed->Contains(chunk);
 }
 
 Status KeywordArms(Engine& engine, std::string_view query, const SearchOptions& options, size_t depth,
-                   Intent intent, const ArmWeights& w, const std::optional<std::unordered_set<int64_t>>& allowed, bool vector_on,
+                   Intent intent, const ArmWeights& w, const IdSelector* allowed, bool vector_on,
                    Arms* arms) {
   auto t0 = Clock::now();
   SearchOptions ko = options;
@@ -134,20 +134,20 @@ namespace {
 // One vector arm per query vector (the query, then its LLM rewrites), each
 // weighted by its confidence when keyword arms run beside it.
 void AddVectorArms(const VectorQuery& vq, size_t depth, double weight, bool keyword_on,
-                   const std::optional<std::unordered_set<int64_t>>& allowed,
-                   const std::unordered_set<int64_t>& hidden, Arms* out) {
+                   const IdSelector* allowed, const IdNotInSelector* hidden, Arms* out) {
+  const IdAndSelector visible_allowed(allowed, hidden);
   Arms& arms = *out;
   const auto tv = Clock::now();
   for (size_t i = 0; i < vq.vectors.size(); ++i) {
     RankedList list{i == 0 ? "vector" : "vector:" + std::to_string(i), weight, {}, {}};
     const float* q = vq.vectors[i].data();
-    const auto neighbors = vq.arm->Search(q, depth, allowed ? &*allowed : nullptr, &hidden);
+    const auto neighbors = vq.arm->Search(q, depth, allowed == nullptr && hidden == nullptr ? nullptr : &visible_allowed);
     for (const auto& n : neighbors) list.ids.push_back(n.label);
     const double confidence =
         neighbors.empty() ? 0.0
                           : VectorConfidence(neighbors.front().score,
-                                             vq.arm->SampleCosines(q, kBackgroundSample, &hidden),
-                                             vq.arm->VisibleSize(&hidden));
+                                             vq.arm->SampleCosines(q, kBackgroundSample, hidden),
+                                             vq.arm->VisibleSize(hidden));
     // Alone (vector mode) the arm ranks whatever its confidence.
     if (keyword_on) list.weight *= confidence;
     arms.confidence.push_back({list.arm, confidence});
@@ -251,27 +251,28 @@ Result<SearchResponse> HybridSearch(Engine& engine, std::string_view query, cons
   const size_t depth = std::max<size_t>(limit * 2, 20);
   const size_t vector_depth = std::max<size_t>(limit * 5, 50);
 
-  std::optional<std::unordered_set<int64_t>> allowed;
+  std::optional<IdListSelector> allowed;
   if (!options.filter.Unrestricted()) {
     ChunkFilter f = options.filter;
     f.include_private = f.include_private && options.include_private;
     ENGRAM_ASSIGN_OR_RETURN(std::vector<int64_t> ids, engine.FilterChunks(f));
-    allowed.emplace(ids.begin(), ids.end());
+    allowed.emplace(std::move(ids));
   }
 
   // A caller who may not see private pages gets a vector arm, a chance
   // sample and a collection size without them: nothing it can observe
   // depends on private content.
-  std::unordered_set<int64_t> hidden;
+  std::optional<IdNotInSelector> hidden;
   if (vector_on && !options.include_private) {
     ENGRAM_ASSIGN_OR_RETURN(std::vector<int64_t> ids, engine.PrivateChunkIds());
-    hidden.insert(ids.begin(), ids.end());
+    hidden.emplace(std::move(ids));
   }
 
   Arms arms;
-  if (keyword_on) ENGRAM_RETURN_IF_ERROR(KeywordArms(engine, query, options, depth, intent, w, allowed, vector_on, &arms));
+  if (keyword_on) ENGRAM_RETURN_IF_ERROR(KeywordArms(engine, query, options, depth, intent, w, allowed ? &*allowed : nullptr, vector_on, &arms));
   if (vector_on) {
-    AddVectorArms(vq, vector_depth, w.vector, keyword_on, allowed, hidden, &arms);
+    AddVectorArms(vq, vector_depth, w.vector, keyword_on, allowed ? &*allowed : nullptr, hidden ? &*hidden : nullptr,
+                  &arms);
   } else {
     arms.notes.push_back("vector arm off: " + vq.off_reason);
   }

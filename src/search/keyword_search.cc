@@ -360,7 +360,7 @@ Result<ParsedQuery> ParseKeywordQuery(std::string_view query, const SearchOption
 // an entity question naming one ("who is Zhang San", "谁是张三"), puts that
 // page first: a person asking for a name wants that page.
 Status BoostNamedPages(Engine& engine, std::string_view query, const SearchOptions& options,
-                       const std::optional<std::unordered_set<int64_t>>& allowed, std::vector<PageScore>* ranked_out) {
+                       const IdSelector* allowed, std::vector<PageScore>* ranked_out) {
   std::vector<PageScore>& ranked = *ranked_out;
   std::string trimmed(query.substr(std::min(query.find_first_not_of(" \t\r\n"), query.size())));
   trimmed.erase(trimmed.find_last_not_of(" \t\r\n") + 1);
@@ -377,7 +377,7 @@ Status BoostNamedPages(Engine& engine, std::string_view query, const SearchOptio
                             engine.PagesNamed(options.Reading(), name.empty() ? trimmed : name));
     float best = ranked.empty() ? 0.0f : ranked.front().score;
     for (int64_t id : named) {
-      if (allowed && allowed->count(id) == 0) continue;
+      if (allowed != nullptr && !allowed->Contains(id)) continue;
       auto it = std::find_if(ranked.begin(), ranked.end(), [&](const PageScore& p) { return p.page_id == id; });
       if (it == ranked.end()) {
         ranked.push_back({});
@@ -437,12 +437,12 @@ Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, con
   KeywordQuery& kq = parsed.kq;
 
   // Filters (folder, tag, type, dates, source) narrow the pages every arm may return.
-  std::optional<std::unordered_set<int64_t>> allowed;
+  std::optional<IdListSelector> allowed;
   if (!options.filter.Unrestricted()) {
     ChunkFilter f = options.filter;
     f.include_private = options.include_private;
     ENGRAM_ASSIGN_OR_RETURN(std::vector<int64_t> pages, engine.FilterPages(f));
-    allowed.emplace(pages.begin(), pages.end());
+    allowed.emplace(std::move(pages));
     kq.allowed_pages = &*allowed;
   }
 
@@ -464,7 +464,7 @@ Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, con
     }
   }
 
-  ENGRAM_RETURN_IF_ERROR(BoostNamedPages(engine, query, options, allowed, &ranked));
+  ENGRAM_RETURN_IF_ERROR(BoostNamedPages(engine, query, options, kq.allowed_pages, &ranked));
   if (ranked.size() > limit) ranked.resize(limit);
   ENGRAM_ASSIGN_OR_RETURN(response.results, HitsOf(engine, ranked, options, parsed.explain_terms));
   response.took_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <unordered_set>
 
 #include "vector/distance.h"
 #include "vector/exact.h"
@@ -171,22 +172,19 @@ Result<std::unique_ptr<VectorArm>> VectorArm::Open(VectorStore& store, const std
   return arm;
 }
 
-std::vector<vector::Neighbor> VectorArm::Search(const float* q, size_t k, const std::unordered_set<int64_t>* allowed,
-                                                const std::unordered_set<int64_t>* excluded) const {
+std::vector<vector::Neighbor> VectorArm::Search(const float* q, size_t k, const IdSelector* selector) const {
   std::vector<vector::Neighbor> out;
   const size_t d = static_cast<size_t>(dims_);
-  if (excluded != nullptr && excluded->empty()) excluded = nullptr;
-  auto pass = [allowed, excluded](int64_t id) {
-    return (allowed == nullptr || allowed->count(id) != 0) && (excluded == nullptr || excluded->count(id) == 0);
-  };
-  const bool filtered = allowed != nullptr || excluded != nullptr;
-  if (hnsw_ && (allowed == nullptr || allowed->size() >= options_.exact_filter_max)) {
+  auto pass = [selector](int64_t id) { return selector == nullptr || selector->Contains(id); };
+  const bool filtered = selector != nullptr;
+  const std::vector<int64_t>* candidates = filtered ? selector->Candidates() : nullptr;
+  if (hnsw_ && (candidates == nullptr || candidates->size() >= options_.exact_filter_max)) {
     vector::LabelFilter filter = pass;
     return hnsw_->Search(q, k, static_cast<size_t>(std::max(options_.ef_search, static_cast<int>(k))),
                          filtered ? &filter : nullptr);
   }
-  if (hnsw_) {  // a selective filter: exact over the allowed ids
-    for (int64_t id : *allowed) {
+  if (hnsw_) {  // a selective filter: exact over its candidates
+    for (int64_t id : *candidates) {
       if (!pass(id)) continue;
       if (const float* v = hnsw_->Find(id)) out.push_back({id, vector::Dot(q, v, d)});
     }
@@ -203,28 +201,28 @@ std::vector<vector::Neighbor> VectorArm::Search(const float* q, size_t k, const 
   return out;
 }
 
-std::vector<float> VectorArm::SampleCosines(const float* q, size_t n, const std::unordered_set<int64_t>* excluded) const {
-  if (excluded != nullptr && excluded->empty()) excluded = nullptr;
+std::vector<float> VectorArm::SampleCosines(const float* q, size_t n, const IdNotInSelector* hidden) const {
+  if (hidden != nullptr && hidden->left_out().empty()) hidden = nullptr;
   if (hnsw_) {
-    vector::LabelFilter filter = [excluded](int64_t id) { return excluded->count(id) == 0; };
-    return hnsw_->SampleScores(q, n, excluded != nullptr ? &filter : nullptr);
+    vector::LabelFilter filter = [hidden](int64_t id) { return hidden->Contains(id); };
+    return hnsw_->SampleScores(q, n, hidden != nullptr ? &filter : nullptr);
   }
   std::vector<float> out;
   if (n == 0 || ids_.empty()) return out;
   const size_t d = static_cast<size_t>(dims_);
-  const size_t stride = std::max<size_t>(VisibleSize(excluded) / n, 1);
+  const size_t stride = std::max<size_t>(VisibleSize(hidden) / n, 1);
   size_t seen = 0;
   for (size_t row = 0; row < ids_.size() && out.size() < n; ++row) {
-    if (excluded != nullptr && excluded->count(ids_[row]) != 0) continue;
+    if (hidden != nullptr && !hidden->Contains(ids_[row])) continue;
     if (seen++ % stride == 0) out.push_back(vector::Dot(q, data_.data() + row * d, d));
   }
   return out;
 }
 
-size_t VectorArm::VisibleSize(const std::unordered_set<int64_t>* excluded) const {
+size_t VectorArm::VisibleSize(const IdNotInSelector* hidden) const {
   size_t n = size();
-  if (excluded == nullptr) return n;
-  for (int64_t id : *excluded) n -= Find(id) != nullptr ? 1 : 0;
+  if (hidden == nullptr) return n;
+  for (int64_t id : hidden->left_out()) n -= Find(id) != nullptr ? 1 : 0;
   return n;
 }
 

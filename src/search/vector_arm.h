@@ -6,8 +6,9 @@
 //     the database's vector generation. Opening catches up with the vector
 //     log since that generation; a file that is missing, damaged, of another
 //     version, model or dimension, or older than the log is rebuilt.
-// Filters: chunk ids allowed by the caller. A selective filter (fewer than
-// exact_filter_max allowed ids) is searched exactly over those ids only.
+// Filters: an IdSelector of the chunk ids the caller may get. A selective
+// one (its candidates fewer than exact_filter_max) is searched exactly over
+// those ids only.
 #pragma once
 
 #include <cstdint>
@@ -15,9 +16,9 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
+#include "engram/store/id_selector.h"
 #include "engram/store/vector_store.h"
 #include "engram/status.h"
 #include "vector/hnsw_index.h"
@@ -44,17 +45,15 @@ class VectorArm {
   size_t size() const;
   bool graph() const { return hnsw_ != nullptr; }
   int dims() const { return dims_; }
-  // The k chunks closest to q (unit length) by cosine, best first; allowed
-  // restricts the ids (nullptr: any), excluded removes ids (nullptr: none).
-  std::vector<vector::Neighbor> Search(const float* q, size_t k, const std::unordered_set<int64_t>* allowed,
-                                       const std::unordered_set<int64_t>* excluded = nullptr) const;
-  // q's cosines with up to n chunks spread over the collection less
-  // excluded: the scores a query gets by chance, against which its best hits
-  // are judged. Which chunks are drawn depends only on those not excluded.
-  std::vector<float> SampleCosines(const float* q, size_t n,
-                                   const std::unordered_set<int64_t>* excluded = nullptr) const;
-  // Vectors in the index that are not excluded.
-  size_t VisibleSize(const std::unordered_set<int64_t>* excluded) const;
+  // The k chunks closest to q (unit length) by cosine, best first, among
+  // those the selector contains (nullptr: any).
+  std::vector<vector::Neighbor> Search(const float* q, size_t k, const IdSelector* selector) const;
+  // q's cosines with up to n chunks spread over the collection less the
+  // hidden ones: the scores a query gets by chance, against which its best
+  // hits are judged. Which chunks are drawn depends only on those not hidden.
+  std::vector<float> SampleCosines(const float* q, size_t n, const IdNotInSelector* hidden = nullptr) const;
+  // Vectors in the index that are not hidden.
+  size_t VisibleSize(const IdNotInSelector* hidden) const;
   // cos(q, chunk) for a chunk of the index, else nothing.
   std::optional<float> Cosine(const float* q, int64_t chunk_id) const;
 

@@ -184,8 +184,9 @@ TEST(Bm25, PrunedTopKEqualsTheExhaustiveTopKUnderEveryFilter) {
     page_ids.push_back(*id);
   }
   ASSERT_TRUE(txn->Commit().ok());
-  std::unordered_set<int64_t> allowed;
-  for (size_t i = 0; i < page_ids.size(); i += 3) allowed.insert(page_ids[i]);
+  std::vector<int64_t> allowed_ids;
+  for (size_t i = 0; i < page_ids.size(); i += 3) allowed_ids.push_back(page_ids[i]);
+  const IdListSelector allowed(allowed_ids);
   for (int trial = 0; trial < 120; ++trial) {
     KeywordQuery q;
     for (int i = 0, n = 1 + trial % 7; i < n; ++i) q.terms.push_back({word(), i % 3 == 2 ? 0.05f : 1.0f});

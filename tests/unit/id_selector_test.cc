@@ -1,0 +1,52 @@
+// The id selectors every search arm takes, against a std::set oracle.
+#include "engram/store/id_selector.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+
+namespace engram {
+namespace {
+
+TEST(IdSelector, ListNotInAndAgreeWithSets) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 50; ++trial) {
+    std::vector<int64_t> a, b;
+    for (int i = 0; i < 40; ++i) a.push_back(static_cast<int64_t>(rng() % 100));  // duplicates and any order
+    for (int i = 0; i < 30; ++i) b.push_back(static_cast<int64_t>(rng() % 100));
+    const std::set<int64_t> sa(a.begin(), a.end()), sb(b.begin(), b.end());
+    const IdListSelector list(a);
+    const IdNotInSelector not_in(b);
+    const IdAndSelector both(&list, &not_in), left_only(&list, nullptr), none(nullptr, nullptr);
+    for (int64_t id = -1; id <= 100; ++id) {
+      EXPECT_EQ(list.Contains(id), sa.count(id) == 1) << id;
+      EXPECT_EQ(not_in.Contains(id), sb.count(id) == 0) << id;
+      EXPECT_EQ(both.Contains(id), sa.count(id) == 1 && sb.count(id) == 0) << id;
+      EXPECT_EQ(left_only.Contains(id), sa.count(id) == 1) << id;
+      EXPECT_TRUE(none.Contains(id));
+    }
+    ASSERT_NE(list.Candidates(), nullptr);
+    EXPECT_EQ(*list.Candidates(), std::vector<int64_t>(sa.begin(), sa.end())) << "sorted, distinct";
+    EXPECT_EQ(not_in.Candidates(), nullptr) << "an exclusion has no finite candidates";
+    EXPECT_EQ(both.Candidates(), list.Candidates());
+    EXPECT_EQ(none.Candidates(), nullptr);
+    const std::vector<int64_t> all = {1, 2, 3, 50, 99};
+    size_t out = 0;
+    for (int64_t id : all) out += sb.count(id);
+    EXPECT_EQ(not_in.CountOut(all), out);
+  }
+}
+
+TEST(IdSelector, TheShorterCandidateListIsWalked) {
+  const IdListSelector wide(std::vector<int64_t>{1, 2, 3, 4, 5, 6}), narrow(std::vector<int64_t>{4, 9});
+  const IdAndSelector a(&wide, &narrow), b(&narrow, &wide);
+  EXPECT_EQ(a.Candidates(), narrow.Candidates());
+  EXPECT_EQ(b.Candidates(), narrow.Candidates());
+  EXPECT_TRUE(a.Contains(4));
+  EXPECT_FALSE(a.Contains(9));
+  EXPECT_FALSE(a.Contains(1));
+}
+
+}  // namespace
+}  // namespace engram
