@@ -50,7 +50,7 @@ Json EvalJson(const EvalResult& r, const std::string& mode) {
 }
 
 int RunEval(EvalArgs a, bool json, const std::string& brain_dir) {
-  a.options.mode = a.mode;
+  a.options.mode = ParseSearchMode(a.mode).value_or(SearchMode::kDefault);  // kDefault is refused by RunEval
   auto root = Brain::Locate(brain_dir);
   if (root.ok()) {  // the brain's config, when run inside one
     auto brain = Brain::Open(*root);

@@ -130,11 +130,11 @@ int RunBenchSearch(const BenchArgs& a, bool json, const std::string& brain_dir) 
   const OperationContext ctx;
   SearchOptions so = brain.DefaultSearchOptions();
   so.limit = static_cast<size_t>(a.limit);
-  if (!a.mode.empty()) so.mode = a.mode;
+  if (!a.mode.empty()) so.mode = ParseSearchMode(a.mode).value_or(SearchMode::kDefault);  // CLI11 checked it
   std::string mode;
   for (const auto& q : *queries) {  // the warm-up
     auto r = brain.Search(ctx, q, so);
-    if (r.ok()) mode = r->mode;
+    if (r.ok()) mode = SearchModeName(r->mode);
   }
   std::vector<double> ms;
   auto t0 = std::chrono::steady_clock::now();

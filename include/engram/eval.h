@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engram/options.h"
+#include "engram/search.h"
 #include "engram/status.h"
 
 namespace engram {
@@ -17,7 +18,7 @@ struct EvalOptions {
   std::filesystem::path corpus;   // corpus.jsonl: {"_id", "title", "text"}
   std::filesystem::path queries;  // queries.jsonl: {"_id", "text"}
   std::filesystem::path qrels;    // qrels TSV: header, then query-id, corpus-id, score
-  std::string mode = "keyword";   // "keyword", "hybrid" or "vector"
+  SearchMode mode = SearchMode::kKeyword;  // keyword, hybrid or vector
   std::string embedder = "hash";  // hybrid/vector: "hash", "openai" (the [embedding] settings) or a model directory
   size_t depth = 100;             // results retrieved per query
   BrainOptions brain;             // chunking and BM25 settings

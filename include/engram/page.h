@@ -2,10 +2,31 @@
 // truth (current understanding) and timeline (append-only evidence log).
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace engram {
+
+// The part of a page a chunk comes from: the compiled truth (everything
+// above the timeline) or the timeline.
+enum class ChunkSource { kCompiledTruth, kTimeline };
+
+// "compiled_truth" / "timeline" (as stored and in JSON); "" for a value
+// that is neither.
+inline const char* ChunkSourceName(ChunkSource source) {
+  switch (source) {
+    case ChunkSource::kCompiledTruth: return "compiled_truth";
+    case ChunkSource::kTimeline: return "timeline";
+  }
+  return "";
+}
+inline std::optional<ChunkSource> ParseChunkSource(std::string_view name) {
+  if (name == "compiled_truth") return ChunkSource::kCompiledTruth;
+  if (name == "timeline") return ChunkSource::kTimeline;
+  return std::nullopt;
+}
 
 // One dated line of a page's timeline: "- **2026-04-07** | summary [Source: x]".
 struct TimelineEntry {

@@ -3,7 +3,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -31,6 +33,31 @@ struct ChunkFilter {
   }
 };
 
+// How a search ranks: keyword (BM25 arms), vector (the embedding arm
+// alone), hybrid (all arms fused). kDefault: the brain's search.mode, else
+// hybrid when the brain has an embedding model, else keyword.
+enum class SearchMode { kDefault, kKeyword, kVector, kHybrid };
+
+// "keyword", "vector", "hybrid" ("" for kDefault), as config.toml, the CLI
+// and JSON write them.
+inline const char* SearchModeName(SearchMode mode) {
+  switch (mode) {
+    case SearchMode::kKeyword: return "keyword";
+    case SearchMode::kVector: return "vector";
+    case SearchMode::kHybrid: return "hybrid";
+    case SearchMode::kDefault: break;
+  }
+  return "";
+}
+// The mode a name gives ("" is kDefault); nothing for another name.
+inline std::optional<SearchMode> ParseSearchMode(std::string_view name) {
+  if (name.empty()) return SearchMode::kDefault;
+  if (name == "keyword") return SearchMode::kKeyword;
+  if (name == "vector") return SearchMode::kVector;
+  if (name == "hybrid") return SearchMode::kHybrid;
+  return std::nullopt;
+}
+
 struct SearchOptions {
   size_t limit = 10;
   bool include_private = false;  // false for remote callers, always
@@ -40,9 +67,7 @@ struct SearchOptions {
   float bm25_k1 = 0.9f;
   float bm25_b = 0.4f;
   float title_weight = 0.5f;     // weight of the title/alias arm against the chunk arm (keyword mode)
-  // "keyword", "vector" or "hybrid"; "" = hybrid when the brain has an
-  // embedding model, else keyword.
-  std::string mode;
+  SearchMode mode = SearchMode::kDefault;
   ChunkFilter filter;            // every mode
   std::string source = "default";  // the source of the pages (entity timelines)
   // Keyword ranking deepens its arms until the top `limit` is provably
@@ -120,7 +145,7 @@ struct SearchHit {
   std::string title;
   std::string type;
   float score = 0;
-  std::string chunk_source;  // "compiled_truth" or "timeline"
+  ChunkSource chunk_source = ChunkSource::kCompiledTruth;
   std::string text;
   std::string path;
   int line_start = 0;
@@ -134,7 +159,7 @@ struct SearchHit {
 
 struct SearchResponse {
   std::string query;
-  std::string mode = "keyword";
+  SearchMode mode = SearchMode::kKeyword;  // the mode that ran (never kDefault)
   std::string intent;  // hybrid and vector modes
   // Hybrid and vector modes: milliseconds per stage ("keyword", "title",
   // "vector", "fusion" — fusion covers rescoring, dedup and boosts).

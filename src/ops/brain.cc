@@ -713,7 +713,7 @@ SearchOptions Brain::DefaultSearchOptions() const {
   o.bm25_k1 = static_cast<float>(options_.bm25_k1);
   o.bm25_b = static_cast<float>(options_.bm25_b);
   o.title_weight = static_cast<float>(options_.title_weight);
-  o.mode = options_.search_mode;
+  o.mode = ParseSearchMode(options_.search_mode).value_or(SearchMode::kDefault);  // config.cc checked it
   return o;
 }
 

@@ -196,7 +196,7 @@ struct VectorSide {
 // Hybrid and vector modes: embed the corpus, build the vector index in dir.
 Status OpenVectorSide(Engine& engine, const std::filesystem::path& dir, const EvalOptions& options,
                       VectorSide* side, EvalResult* result) {
-  if (options.mode == "keyword") return Status::Ok();
+  if (options.mode == SearchMode::kKeyword) return Status::Ok();
   const std::string& e = options.embedder;
   ENGRAM_ASSIGN_OR_RETURN(side->embedder, ops::OpenEmbedder(options.brain, e == "hash" || e == "openai" ? e : "bert",
                                                             e == "openai" ? options.brain.embedding_model : e));
@@ -307,8 +307,8 @@ Status RunQueries(Engine& engine, BeirSet& set, const VectorSide& side, const Se
 }  // namespace
 
 Result<EvalResult> RunEval(const EvalOptions& options) {
-  if (options.mode != "keyword" && options.mode != "hybrid" && options.mode != "vector") {
-    return Status::InvalidArgument("--mode must be keyword, hybrid or vector, not " + options.mode);
+  if (options.mode == SearchMode::kDefault) {
+    return Status::InvalidArgument("--mode must be keyword, hybrid or vector");
   }
   ENGRAM_ASSIGN_OR_RETURN(BeirSet set, LoadBeir(options.corpus, options.queries, options.qrels));
 

@@ -168,7 +168,7 @@ Param Filters() {
 SearchOptions SearchOptionsOf(Brain& brain, const Args& a) {
   SearchOptions o = brain.DefaultSearchOptions();
   o.limit = static_cast<size_t>(a.Int("limit", static_cast<int64_t>(o.limit)));
-  if (a.Has("mode")) o.mode = a.Str("mode");
+  if (a.Has("mode")) o.mode = ParseSearchMode(a.Str("mode")).value_or(SearchMode::kDefault);  // the table checked it
   o.explain = a.Bool("explain");
   Args f = a.Object("filters");
   o.filter.types = f.Strings("type");

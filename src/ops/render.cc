@@ -26,14 +26,14 @@ Json ToJson(const SearchResponse& r, bool explain) {
   for (const SearchHit& h : r.results) {
     Json j = {{"slug", h.slug},     {"title", h.title},         {"type", h.type}, {"chunk_id", h.chunk_id},
               {"date", h.date},
-              {"score", h.score},   {"chunk_source", h.chunk_source}, {"text", h.text},
+              {"score", h.score},   {"chunk_source", ChunkSourceName(h.chunk_source)}, {"text", h.text},
               {"path", h.path},     {"line_start", h.line_start}, {"line_end", h.line_end}};
     if (!h.timeline.empty()) {
       Json tl = Json::array();
       for (const auto& t : h.timeline) tl.push_back({{"date", t.date}, {"summary", t.summary}, {"source", t.source}});
       j["timeline"] = std::move(tl);
     }
-    if (explain && r.mode == "keyword") {
+    if (explain && r.mode == SearchMode::kKeyword) {
       j["explain"] = {{"chunk_bm25", h.explain.chunk_score}, {"title_bm25", h.explain.title_score},
                       {"chunk_rank", h.explain.chunk_rank},  {"title_rank", h.explain.title_rank},
                       {"name_match", h.explain.name_match},
@@ -54,7 +54,7 @@ Json ToJson(const SearchResponse& r, bool explain) {
   return {{"query", r.query},
           {"results", std::move(results)},
           {"meta",
-           {{"mode", r.mode},
+           {{"mode", SearchModeName(r.mode)},
             {"intent", r.intent.empty() ? Json(nullptr) : Json(r.intent)},
             {"stage_ms", [&] {
                Json j = Json::object();

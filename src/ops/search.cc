@@ -59,13 +59,11 @@ Result<search::VectorArm*> Brain::Vectors() {
 Result<SearchResponse> Brain::Search(const OperationContext& ctx, std::string_view query, SearchOptions options) {
   options.include_private = !ctx.remote;
   options.filter.include_private = options.include_private;
-  std::string mode = options.mode.empty() ? options_.search_mode : options.mode;
-  if (mode.empty()) mode = options_.embedding_provider == "none" ? "keyword" : "hybrid";
-  if (mode != "keyword" && mode != "vector" && mode != "hybrid") {
-    return Status::InvalidArgument("search mode must be keyword, vector or hybrid, not '" + mode + "'");
-  }
+  SearchMode mode = options.mode;
+  if (mode == SearchMode::kDefault) mode = ParseSearchMode(options_.search_mode).value_or(SearchMode::kDefault);
+  if (mode == SearchMode::kDefault) mode = options_.embedding_provider == "none" ? SearchMode::kKeyword : SearchMode::kHybrid;
   options.mode = mode;
-  if (mode == "keyword") return search::KeywordSearch(*engine_, query, options);
+  if (mode == SearchMode::kKeyword) return search::KeywordSearch(*engine_, query, options);
   search::VectorQuery vq;
   ENGRAM_ASSIGN_OR_RETURN(std::string incomplete, engine_->GetConfigValue(kIncompleteKey));
   auto arm = incomplete.empty() ? Vectors()

@@ -192,7 +192,7 @@ Status RankChunks(Engine& engine, const SearchOptions& options, const VectorQuer
     SearchExplain e;
     for (size_t li = 0; li < arms.lists.size(); ++li) e.arms.push_back({arms.lists[li].arm, f.rank[li], f.contribution[li]});
     e.rrf = f.rrf;
-    e.boost = intent == Intent::kEntity && r.chunk_source == "compiled_truth" ? kCompiledTruthBoost : 1.0;
+    e.boost = intent == Intent::kEntity && r.chunk_source == ChunkSource::kCompiledTruth ? kCompiledTruthBoost : 1.0;
     double score = f.rrf * e.boost;
     if (vector_on) {
       e.cosine_share = keyword_on ? kCosineWeight * arms.confidence.front().second : kCosineWeight;
@@ -202,7 +202,7 @@ Status RankChunks(Engine& engine, const SearchOptions& options, const VectorQuer
       }
       score = Rescore(score, e.cosine, e.cosine_share);  // a chunk without a vector yet counts cosine 0
     }
-    candidates.push_back({r.chunk_id, r.page_id, r.type, r.chunk_source == "compiled_truth", r.text, score});
+    candidates.push_back({r.chunk_id, r.page_id, r.type, r.chunk_source == ChunkSource::kCompiledTruth, r.text, score});
     scored.emplace(r.chunk_id, Scored{&f, &r, std::move(e)});
   }
   std::vector<DedupCandidate>& shown = out->shown;
@@ -237,7 +237,7 @@ Result<SearchResponse> HybridSearch(Engine& engine, std::string_view query, cons
   if (!common::IsValidUtf8(query)) return Status::InvalidArgument("query is not valid UTF-8");
   if (query.find_first_not_of(" \t\r\n") == std::string_view::npos) return Status::InvalidArgument("query is empty");
   const bool vector_on = vq.arm != nullptr && !vq.vectors.empty();
-  const bool keyword_on = options.mode != "vector";
+  const bool keyword_on = options.mode != SearchMode::kVector;
   if (!vector_on && !keyword_on) {
     return Status::FailedPrecondition("vector search needs embeddings: " + vq.off_reason);
   }

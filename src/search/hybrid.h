@@ -23,7 +23,7 @@ struct VectorQuery {
   std::string off_reason;                   // why the arm is off (a note on every response)
 };
 
-// options.mode is "hybrid" or "vector". Without a vector arm, hybrid runs on
+// options.mode is kHybrid or kVector. Without a vector arm, hybrid runs on
 // the keyword and title arms and says so; vector mode is then an error.
 Result<SearchResponse> HybridSearch(Engine& engine, std::string_view query, const SearchOptions& options,
                                     const VectorQuery& vq);

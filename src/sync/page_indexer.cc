@@ -32,7 +32,7 @@ TermVector BuildTermVector(std::string_view text) {
 
 namespace {
 
-void AddChunks(const std::string& section, int first_line, const char* source,
+void AddChunks(const std::string& section, int first_line, ChunkSource source,
                const text::ChunkerOptions& options, std::vector<ChunkWrite>* out) {
   // Chunk starts and ends both ascend: one counter each keeps this linear.
   text::LineCounter starts(section, first_line), ends(section, first_line);
@@ -63,8 +63,8 @@ Result<PageWrite> PreparePageOrThrow(std::string_view path, std::string_view con
   PageWrite w;
   w.content = std::string(content);
   w.content_hash = common::Sha256Hex(content);
-  AddChunks(page.compiled_truth, page.compiled_truth_line, "compiled_truth", options.chunker, &w.chunks);
-  AddChunks(page.timeline, page.timeline_line, "timeline", options.chunker, &w.chunks);
+  AddChunks(page.compiled_truth, page.compiled_truth_line, ChunkSource::kCompiledTruth, options.chunker, &w.chunks);
+  AddChunks(page.timeline, page.timeline_line, ChunkSource::kTimeline, options.chunker, &w.chunks);
   for (size_t i = 0; i < w.chunks.size(); ++i) w.chunks[i].ordinal = static_cast<int>(i);
   std::string title_text = page.title;
   for (const auto& a : page.aliases) title_text += "\n" + a;

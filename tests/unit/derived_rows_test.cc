@@ -81,7 +81,7 @@ TEST(DerivedRows, AFailedRewriteInsideABatchLeavesTheEarlierTitlePostings) {
   ASSERT_TRUE(txn.ok());
   ASSERT_TRUE(e->PutPage(Prepare("q.md", kTitled)).ok());
   PageWrite bad = Prepare("q.md", "---\ntitle: Quokka Facts\n---\nbroken\n");
-  bad.chunks[0].source = "bogus";  // fails after the removal was recorded
+  bad.chunks[0].source = static_cast<ChunkSource>(7);  // fails after the removal was recorded
   EXPECT_FALSE(e->PutPage(bad).ok());
   ASSERT_TRUE(txn->Commit().ok());
   EXPECT_EQ(TitleHits(*e, "quokka"), 1u);

@@ -227,7 +227,7 @@ TEST(SqliteEngine, AFailedWriteLeavesNothingBehind) {
   ASSERT_TRUE(e->PutPage(Prepare("a.md", "original text")).ok());
   PageWrite bad = Prepare("a.md", "replacement text with new words");
   bad.chunks.push_back(bad.chunks[0]);
-  bad.chunks.back().source = "bogus";  // violates the CHECK constraint after other rows were written
+  bad.chunks.back().source = static_cast<ChunkSource>(7);  // violates the CHECK constraint after other rows were written
   EXPECT_FALSE(e->PutPage(bad).ok());
   auto p = e->GetPage("default", "a");
   ASSERT_TRUE(p.ok());
@@ -248,7 +248,7 @@ TEST(SqliteEngine, BatchRollsBackOnlyTheFailedPage) {
   ASSERT_TRUE(txn.ok());
   ASSERT_TRUE(e->PutPage(Prepare("a.md", "alpha")).ok());
   PageWrite bad = Prepare("b.md", "beta");
-  bad.chunks[0].source = "bogus";
+  bad.chunks[0].source = static_cast<ChunkSource>(7);
   EXPECT_FALSE(e->PutPage(bad).ok());
   ASSERT_TRUE(e->PutPage(Prepare("c.md", "gamma")).ok());
   ASSERT_TRUE(txn->Commit().ok());

@@ -71,7 +71,7 @@ class HybridSearchTest : public ::testing::Test {
     VectorQuery vq;
     vq.arm = arm_.get();
     vq.vectors.push_back(v);
-    o.mode = "hybrid";
+    o.mode = SearchMode::kHybrid;
     return HybridSearch(*engine_, query, o, vq);
   }
   Result<SearchResponse> Run(const std::string& query, SearchOptions o, size_t exact_below) {
@@ -83,7 +83,7 @@ class HybridSearchTest : public ::testing::Test {
     VectorQuery vq;
     vq.arm = arm_.get();
     vq.vectors.push_back(*hash_->Embed({query}, embed::EmbedKind::kQuery));
-    if (o.mode.empty()) o.mode = "hybrid";
+    if (o.mode == SearchMode::kDefault) o.mode = SearchMode::kHybrid;
     return HybridSearch(*engine_, query, o, vq);
   }
   static constexpr const char* kModel = "hash:test";
@@ -97,7 +97,7 @@ TEST_F(HybridSearchTest, PrivatePagesStayOutOfEveryArm) {
   for (size_t exact_below : {size_t{1000}, size_t{1}}) {  // flat, then the HNSW graph
     for (const char* mode : {"hybrid", "vector"}) {
       SearchOptions o;
-      o.mode = mode;
+      o.mode = *ParseSearchMode(mode);
       o.include_private = false;
       auto r = Run("reciprocal rank fusion private notes", o, exact_below);
       ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -126,7 +126,7 @@ TEST_F(HybridSearchTest, FiltersApplyToEveryArm) {
 TEST_F(HybridSearchTest, VectorArmCatchesUpWithTheLog) {
   SearchOptions o;
   o.include_private = true;
-  o.mode = "vector";
+  o.mode = SearchMode::kVector;
   ASSERT_TRUE(Run("rank fusion", o, 1).ok());  // builds and saves the graph
   Put("notes/new.md", "---\ntitle: Quantum\n---\nQuantum annealing schedules.\n");
   EmbedAll();
@@ -141,13 +141,13 @@ TEST_F(HybridSearchTest, VectorArmCatchesUpWithTheLog) {
 
 TEST_F(HybridSearchTest, VectorModeWithoutVectorsIsAnError) {
   SearchOptions o;
-  o.mode = "vector";
+  o.mode = SearchMode::kVector;
   VectorQuery none;
   none.off_reason = "no model";
   auto r = HybridSearch(*engine_, "fusion", o, none);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("no model"), std::string::npos);
-  o.mode = "hybrid";
+  o.mode = SearchMode::kHybrid;
   r = HybridSearch(*engine_, "fusion", o, none);
   ASSERT_TRUE(r.ok());
   EXPECT_FALSE(r->notes.empty());

@@ -190,7 +190,7 @@ TEST_F(KeywordSearchTest, ReturnsTheBestChunkWithLines) {
   ASSERT_EQ(r->results.size(), 1u);
   EXPECT_NE(r->results[0].text.find("needle"), std::string::npos);
   EXPECT_EQ(r->results[0].line_end, 5);
-  EXPECT_EQ(r->results[0].chunk_source, "compiled_truth");
+  EXPECT_EQ(r->results[0].chunk_source, ChunkSource::kCompiledTruth);
 }
 
 TEST_F(KeywordSearchTest, EmptyAndStopWordQueriesAreClearErrors) {

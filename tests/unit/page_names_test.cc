@@ -89,7 +89,7 @@ TEST_F(VaultNames, TheFileNameIsTheTitleAndTypingItFindsTheNoteFirst) {
   for (const PageSummary& p : *listed) {
     std::string name = fs::path(p.path).stem().string();
     SearchOptions o = brain_->DefaultSearchOptions();
-    o.mode = "keyword";
+    o.mode = SearchMode::kKeyword;
     auto r = brain_->Search(local_, name, o);
     ASSERT_TRUE(r.ok()) << name << ": " << r.status().ToString();
     if (!r->results.empty() && r->results[0].slug == p.slug) ++first;

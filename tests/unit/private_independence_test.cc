@@ -77,7 +77,7 @@ struct Store {
   // What a remote caller sees of a search, ids left out.
   std::string Observe(const std::string& query, const std::string& mode, size_t exact_below) {
     SearchOptions o;
-    o.mode = mode;
+    o.mode = *ParseSearchMode(mode);
     o.include_private = false;
     o.explain = true;
     Result<SearchResponse> r = Status::Internal("not run");

@@ -122,7 +122,7 @@ TEST_F(TransactionTest, AFailedPageInsideIsRolledBackAlone) {
   ASSERT_TRUE(txn.ok());
   ASSERT_TRUE(engine_->PutPage(Prepare("a.md", "alpha")).ok());
   PageWrite bad = Prepare("b.md", "beta");
-  bad.chunks[0].source = "bogus";
+  bad.chunks[0].source = static_cast<ChunkSource>(7);
   EXPECT_FALSE(engine_->PutPage(bad).ok());
   ASSERT_TRUE(engine_->PutPage(Prepare("c.md", "gamma")).ok());
   ASSERT_TRUE(txn->Commit().ok());

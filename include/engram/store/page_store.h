@@ -38,7 +38,7 @@ struct TermVector {
 
 struct ChunkWrite {
   int ordinal = 0;
-  std::string source;  // "compiled_truth" or "timeline"
+  ChunkSource source = ChunkSource::kCompiledTruth;
   std::string text;
   int token_count = 0;
   int line_start = 0;  // 1-based file lines
@@ -123,7 +123,7 @@ struct ChunkRecord {
   std::string title;
   std::string type;
   std::string path;
-  std::string chunk_source;
+  ChunkSource chunk_source = ChunkSource::kCompiledTruth;
   std::string text;
   int line_start = 0;
   int line_end = 0;

@@ -57,7 +57,7 @@ ChunkRecord ReadChunk(const Stmt& q) {
   r.title = q.Text(3);
   r.type = q.Text(4);
   r.path = q.Text(5);
-  r.chunk_source = q.Text(6);
+  r.chunk_source = ParseChunkSource(q.Text(6)).value_or(ChunkSource::kCompiledTruth);  // the schema allows only the two
   r.text = q.Text(7);
   r.line_start = static_cast<int>(q.Int(8));
   r.line_end = static_cast<int>(q.Int(9));

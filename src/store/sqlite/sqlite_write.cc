@@ -354,7 +354,7 @@ Result<int64_t> SqliteEngine::WriteChunkRows(const PageWrite& w, int64_t id, con
       ENGRAM_ASSIGN_OR_RETURN(int64_t tid, TermId(term));
       ids.push_back(tid);
     }
-    cins->Bind(1, id).Bind(2, int64_t{c.ordinal}).Bind(3, c.source).Bind(4, c.text).Bind(5, int64_t{c.token_count});
+    cins->Bind(1, id).Bind(2, int64_t{c.ordinal}).Bind(3, std::string_view(ChunkSourceName(c.source))).Bind(4, c.text).Bind(5, int64_t{c.token_count});
     cins->Bind(6, int64_t{c.line_start}).Bind(7, int64_t{c.line_end}).BindBlob(8, store::EncodeIds(ids));
     cins->Bind(9, int64_t{c.terms.length});
     ENGRAM_RETURN_IF_ERROR(cins->Run());
