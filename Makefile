@@ -30,7 +30,8 @@ test: test-release test-sanitize
 test-release: build
 	@ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
 
-# The same tests under AddressSanitizer and UndefinedBehaviorSanitizer.
+# The same tests under AddressSanitizer and UndefinedBehaviorSanitizer, plus
+# the fuzz targets; the ranking-quality gates run in the release build only.
 test-sanitize: build-dev
 	@ctest --test-dir $(DEV_DIR) --output-on-failure -j $(JOBS)
 
