@@ -21,10 +21,6 @@ class IdSelector {
   // or nullptr when there is none: an arm may walk it instead of its whole
   // index when it is short (a selective filter).
   virtual const std::vector<int64_t>* Candidates() const { return nullptr; }
-  // How many ids of `ids` (sorted, distinct) the selector leaves out.
-  size_t CountOut(const std::vector<int64_t>& ids) const {
-    return static_cast<size_t>(std::count_if(ids.begin(), ids.end(), [this](int64_t id) { return !Contains(id); }));
-  }
 };
 
 // The ids of a list (a filter's matches).
@@ -36,7 +32,6 @@ class IdListSelector final : public IdSelector {
   }
   bool Contains(int64_t id) const override { return std::binary_search(ids_.begin(), ids_.end(), id); }
   const std::vector<int64_t>* Candidates() const override { return &ids_; }
-  const std::vector<int64_t>& ids() const { return ids_; }
 
  private:
   std::vector<int64_t> ids_;
