@@ -2,7 +2,8 @@
 //
 //   engram/store/page_store.h    pages and their derived rows
 //   engram/posting_store.h       posting lists and collection statistics (BM25 reads them; src/bm25 scores)
-//   engram/store/vector_store.h  embeddings, the query-vector cache, the vector change log
+//   engram/store/vector_store.h  embeddings, the query-vector cache
+//   engram/store/change_log.h    commit-ordered generations: what caches and indexes catch up from
 //   engram/store/sync_state.h    source roots, sync anchors, files that failed
 //   engram/store/log_store.h     audit and ingest logs
 //   engram/store/config_store.h  small named values kept with the data
@@ -27,6 +28,7 @@
 
 #include "engram/posting_store.h"
 #include "engram/status.h"
+#include "engram/store/change_log.h"
 #include "engram/store/config_store.h"
 #include "engram/store/log_store.h"
 #include "engram/store/page_store.h"
@@ -63,7 +65,12 @@ struct EngineOptions {
   int busy_timeout_ms = 5000;
 };
 
-class Engine : public PageStore, public VectorStore, public SyncStateStore, public LogStore, public ConfigStore {
+class Engine : public PageStore,
+               public VectorStore,
+               public ChangeLog,
+               public SyncStateStore,
+               public LogStore,
+               public ConfigStore {
  public:
   ~Engine() override = default;
   Engine(const Engine&) = delete;
@@ -74,19 +81,20 @@ class Engine : public PageStore, public VectorStore, public SyncStateStore, publ
   // holds the store past its busy time-out.
   Result<Transaction> Begin();
 
-  // Checks the database against itself: the storage's own check, rows whose page
-  // is gone, chunk and title posting lists that disagree with the chunks'
-  // and pages' term lists (terms, docs, lengths), corpus statistics against
-  // the sums over rows, and the vector log (its triggers, a log entry for
-  // every stored vector, none left visible for a vanished chunk, no vector
-  // of text that changed since it was embedded). Problems about one page
-  // name its path: writing the page again fixes them.
+  // Checks the database against itself: the storage's own check, rows whose
+  // page is gone, chunk and title posting lists that disagree with the
+  // chunks' and pages' term lists (terms, docs, lengths), corpus statistics
+  // against the sums over rows, and the change log's vector stream (its
+  // triggers and generation, an entry for every stored vector, none left
+  // visible for a vanished chunk, no vector of text that changed since it
+  // was embedded). Problems about one page name its path: writing the page
+  // again fixes them.
   virtual Result<std::vector<IntegrityProblem>> CheckIntegrity() = 0;
   // Removes what CheckIntegrity finds left over: rows of deleted pages,
   // postings of vanished chunks and pages, damaged lists; recomputes the
-  // corpus statistics; restores the vector log (triggers, missing entries)
-  // and drops vectors of changed text. Pages whose own rows disagree are
-  // fixed by writing them again.
+  // corpus statistics; restores the logging of vector changes (triggers,
+  // generation, missing entries) and drops vectors of changed text. Pages
+  // whose own rows disagree are fixed by writing them again.
   virtual Status Repair() = 0;
   // Ends any read transaction that a statement stepped but not yet reset
   // keeps open, so that the next read sees the latest commit and the next

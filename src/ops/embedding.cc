@@ -30,7 +30,7 @@ using ops::kIndexIdKey;
 using ops::kModelKey;
 using ops::kIncompleteKey;
 
-constexpr int64_t kVectorLogKeep = 200000;
+constexpr int64_t kChangeLogKeep = 200000;
 
 
 // The model id a brain records: provider and model, so that a hash brain and
@@ -155,9 +155,9 @@ Result<EmbedReport> Brain::EmbedLocked(bool all, const std::function<void(int64_
     after = tasks.back().chunk_id;
     if (progress) progress(r.embedded, total);
   }
-  // The vector log only needs to reach back as far as the oldest index file
+  // The change log only needs to reach back as far as the oldest index file
   // worth catching up; an older one is rebuilt.
-  ENGRAM_RETURN_IF_ERROR(engine_->TrimVectorLog(kVectorLogKeep));
+  ENGRAM_RETURN_IF_ERROR(engine_->TrimChangeLog(kChangeLogKeep));
   ENGRAM_ASSIGN_OR_RETURN(EmbeddingCounts now, engine_->CountEmbeddings(id));
   if (now.stale == 0) ENGRAM_RETURN_IF_ERROR(engine_->SetConfigValue(kIncompleteKey, ""));
   r.dims = e->info().dims;

@@ -211,7 +211,7 @@ Status OpenVectorSide(Engine& engine, const std::filesystem::path& dir, const Ev
   vo.m = options.brain.vector_m;
   vo.ef_construction = options.brain.vector_ef_construction;
   vo.ef_search = std::max(options.brain.vector_ef_search, static_cast<int>(options.depth));
-  ENGRAM_ASSIGN_OR_RETURN(side->arm, search::VectorArm::Open(engine, dir / "vectors.hnsw", model,
+  ENGRAM_ASSIGN_OR_RETURN(side->arm, search::VectorArm::Open(engine, engine, dir / "vectors.hnsw", model,
                                                              side->embedder->info().dims, vo));
   result->vector_index_seconds = std::chrono::duration<double>(Clock::now() - te).count();
   return Status::Ok();

@@ -51,7 +51,7 @@ Result<search::VectorArm*> Brain::Vectors() {
   vo.m = options_.vector_m;
   vo.ef_construction = options_.vector_ef_construction;
   vo.ef_search = options_.vector_ef_search;
-  ENGRAM_ASSIGN_OR_RETURN(vectors_, search::VectorArm::Open(*engine_, IndexFile(root_, model, index_id), model,
+  ENGRAM_ASSIGN_OR_RETURN(vectors_, search::VectorArm::Open(*engine_, *engine_, IndexFile(root_, model, index_id), model,
                                                             std::stoi(dims), vo, &vectors_note_));
   return vectors_.get();
 }

@@ -119,7 +119,7 @@ Status VectorArm::Apply(VectorStore& store, const std::vector<int64_t>& changed,
   return Status::Ok();
 }
 
-Result<std::unique_ptr<VectorArm>> VectorArm::Open(VectorStore& store, const std::filesystem::path& file,
+Result<std::unique_ptr<VectorArm>> VectorArm::Open(VectorStore& store, ChangeLog& log, const std::filesystem::path& file,
                                                    const std::string& model, int dims,
                                                    const VectorIndexOptions& options, std::string* note) {
   std::unique_ptr<VectorArm> arm(new VectorArm());
@@ -127,7 +127,7 @@ Result<std::unique_ptr<VectorArm>> VectorArm::Open(VectorStore& store, const std
   arm->dims_ = dims;
   arm->options_ = options;
   auto t0 = std::chrono::steady_clock::now();
-  ENGRAM_ASSIGN_OR_RETURN(int64_t generation, store.VectorGeneration());
+  ENGRAM_ASSIGN_OR_RETURN(int64_t generation, log.Generation());
   ENGRAM_ASSIGN_OR_RETURN(EmbeddingCounts counts, store.CountEmbeddings(model));
   if (static_cast<size_t>(counts.current) < options.exact_below) {
     ENGRAM_RETURN_IF_ERROR(arm->Rebuild(store));
@@ -144,9 +144,9 @@ Result<std::unique_ptr<VectorArm>> VectorArm::Open(VectorStore& store, const std
   } else if (static_cast<int64_t>(file_generation) > generation) {
     why = "index file newer than the database";
   } else {
-    ENGRAM_ASSIGN_OR_RETURN(auto changes, store.VectorChangesSince(static_cast<int64_t>(file_generation)));
+    ENGRAM_ASSIGN_OR_RETURN(auto changes, log.ChangesSince(ChangeStream::kVectors, static_cast<int64_t>(file_generation)));
     if (!changes.has_value()) {
-      why = "index file older than the vector log";
+      why = "index file older than the change log";
     } else {
       arm->hnsw_ = std::move(*loaded);
       ENGRAM_RETURN_IF_ERROR(arm->Apply(store, *changes, &changed));

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "engram/store/id_selector.h"
+#include "engram/store/change_log.h"
 #include "engram/store/vector_store.h"
 #include "engram/status.h"
 #include "vector/hnsw_index.h"
@@ -37,7 +38,9 @@ struct VectorIndexOptions {
 class VectorArm {
  public:
   // note (optional) receives what happened ("vector index built: 12000 vectors in 4.1 s").
-  static Result<std::unique_ptr<VectorArm>> Open(VectorStore& store, const std::filesystem::path& file,
+  // The index at file is caught up from log (its vector stream) when the
+  // log reaches back to the generation the file records, else rebuilt.
+  static Result<std::unique_ptr<VectorArm>> Open(VectorStore& store, ChangeLog& log, const std::filesystem::path& file,
                                                  const std::string& model, int dims, const VectorIndexOptions& options,
                                                  std::string* note = nullptr);
   ~VectorArm();

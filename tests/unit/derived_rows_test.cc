@@ -306,7 +306,7 @@ TEST_F(CheckAgainstRebuild, VectorLogDriftIsFoundAndRepaired) {
   EXPECT_TRUE(Has(r.problems, "", "left their vectors visible")) << All(r.problems);
   CheckReport repaired = Check({.repair = true, .full = true});
   EXPECT_TRUE(repaired.remaining.empty()) << All(repaired.remaining);
-  auto changes = e.VectorChangesSince(0);
+  auto changes = e.ChangesSince(ChangeStream::kVectors, 0);
   ASSERT_TRUE(changes.ok() && changes->has_value());
   EXPECT_NE(std::find((*changes)->begin(), (*changes)->end(), w.chunk_id), (*changes)->end());
   ExpectRowsEqualAFreshBuild();

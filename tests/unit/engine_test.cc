@@ -396,7 +396,7 @@ TEST(SqliteEngine, EmbeddingsSurviveOnlyUnchangedChunks) {
 TEST(SqliteEngine, VectorLogFiltersAndBacklinks) {
   TempDir dir;
   auto e = OpenFresh(dir);
-  EXPECT_EQ(*e->VectorGeneration(), 0);
+  EXPECT_EQ(*e->Generation(), 0);
   ASSERT_TRUE(e->PutPage(Prepare("concepts/hybrid.md", "---\ntitle: Hybrid\ntags: [search]\n---\nFusion of arms.\n")).ok());
   ASSERT_TRUE(e->PutPage(Prepare("people/ann.md", "---\ntitle: Ann\nvisibility: private\n---\nSee [[concepts/hybrid]].\n")).ok());
   auto tasks = e->ChunksToEmbed("m", false, 0, 100);
@@ -404,12 +404,12 @@ TEST(SqliteEngine, VectorLogFiltersAndBacklinks) {
   std::vector<EmbeddingWrite> rows;
   for (const auto& t : *tasks) rows.push_back({t.chunk_id, "m", EmbeddingTextHash(t.text), {0.6f, 0.8f}});
   ASSERT_TRUE(e->StoreEmbeddings(rows).ok());
-  const int64_t g1 = *e->VectorGeneration();
+  const int64_t g1 = *e->Generation();
   EXPECT_EQ(g1, 2);
-  auto changes = e->VectorChangesSince(0);
+  auto changes = e->ChangesSince(ChangeStream::kVectors, 0);
   ASSERT_TRUE(changes.ok() && changes->has_value());
   EXPECT_EQ(**changes, (std::vector<int64_t>{(*tasks)[0].chunk_id, (*tasks)[1].chunk_id}));
-  EXPECT_TRUE((*e->VectorChangesSince(g1))->empty());
+  EXPECT_TRUE((*e->ChangesSince(ChangeStream::kVectors, g1))->empty());
   auto vectors = e->ChunkVectors("m", 0, 10);
   ASSERT_EQ(vectors->size(), 2u);
   EXPECT_EQ((*vectors)[0].vector, (std::vector<float>{0.6f, 0.8f}));
@@ -417,15 +417,15 @@ TEST(SqliteEngine, VectorLogFiltersAndBacklinks) {
   EXPECT_EQ(e->ChunkVectorsById("m", {(*tasks)[1].chunk_id, 999})->size(), 1u);
   // Deleting a page logs its chunk's vector as gone.
   ASSERT_TRUE(e->DeletePage("default", "people/ann").ok());
-  EXPECT_GT(*e->VectorGeneration(), g1);
-  changes = e->VectorChangesSince(g1);
+  EXPECT_GT(*e->Generation(), g1);
+  changes = e->ChangesSince(ChangeStream::kVectors, g1);
   ASSERT_TRUE(changes->has_value());
   EXPECT_EQ((*changes)->size(), 1u);
   EXPECT_TRUE(e->ChunkVectorsById("m", **changes)->empty());
   // Trimmed: generation 0 can no longer catch up, the latest still can.
-  ASSERT_TRUE(e->TrimVectorLog(1).ok());
-  EXPECT_FALSE(e->VectorChangesSince(0)->has_value());
-  EXPECT_TRUE(e->VectorChangesSince(g1)->has_value());
+  ASSERT_TRUE(e->TrimChangeLog(1).ok());
+  EXPECT_FALSE(e->ChangesSince(ChangeStream::kVectors, 0)->has_value());
+  EXPECT_TRUE(e->ChangesSince(ChangeStream::kVectors, g1)->has_value());
   // Filters.
   ASSERT_TRUE(e->PutPage(Prepare("people/bob.md", "---\ntitle: Bob\nvisibility: private\n---\nBob on [[concepts/hybrid]].\n")).ok());
   ChunkFilter f;

@@ -65,7 +65,7 @@ class HybridSearchTest : public ::testing::Test {
     ASSERT_TRUE(engine_->StoreEmbeddings(rows).ok());
   }
   Result<SearchResponse> RunWith(const std::string& query, const std::vector<float>& v, SearchOptions o) {
-    auto arm = VectorArm::Open(*engine_, dir_.path() / "v.hnsw", kModel, 64, VectorIndexOptions{});
+    auto arm = VectorArm::Open(*engine_, *engine_, dir_.path() / "v.hnsw", kModel, 64, VectorIndexOptions{});
     EXPECT_TRUE(arm.ok()) << arm.status().ToString();
     arm_ = std::move(*arm);
     VectorQuery vq;
@@ -77,7 +77,7 @@ class HybridSearchTest : public ::testing::Test {
   Result<SearchResponse> Run(const std::string& query, SearchOptions o, size_t exact_below) {
     VectorIndexOptions vo;
     vo.exact_below = exact_below;
-    auto arm = VectorArm::Open(*engine_, dir_.path() / "v.hnsw", kModel, 64, vo);
+    auto arm = VectorArm::Open(*engine_, *engine_, dir_.path() / "v.hnsw", kModel, 64, vo);
     EXPECT_TRUE(arm.ok()) << arm.status().ToString();
     arm_ = std::move(*arm);
     VectorQuery vq;

@@ -87,7 +87,7 @@ struct Store {
     } else {
       VectorIndexOptions vo;
       vo.exact_below = exact_below;
-      auto opened = VectorArm::Open(*engine, dir.path() / "v.hnsw", kModel, 64, vo);
+      auto opened = VectorArm::Open(*engine, *engine, dir.path() / "v.hnsw", kModel, 64, vo);
       EXPECT_TRUE(opened.ok()) << opened.status().ToString();
       arm = std::move(*opened);
       VectorQuery vq;

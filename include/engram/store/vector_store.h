@@ -1,14 +1,10 @@
-// The vector-store contract: one embedding per chunk and model, the cache
-// of query embeddings, and the vector change log that vector indexes catch
-// up from. Part of engram/engine.h's Engine; the embedding pipeline and the
-// vector index take a VectorStore&.
+// The vector-store contract: one embedding per chunk and model, and the
+// cache of query embeddings. Part of engram/engine.h's Engine; the embedding
+// pipeline and the vector index take a VectorStore&.
 //
-// The change log: every change to a chunk's vector (stored, replaced, or
-// gone with its chunk) advances the store's vector generation, in commit
-// order, and is logged with it. An index built at generation g asks for the
-// changes after g and applies them; when the log no longer reaches back to
-// g (trimmed) it rebuilds. This is the one mechanism caches and indexes
-// catch up from.
+// Every change to a chunk's vector (stored, replaced, or gone with its
+// chunk) is logged in the store's change log (engram/store/change_log.h,
+// stream kVectors), which vector indexes catch up from.
 //
 // Errors: IOError / Unavailable when the store cannot be read or written,
 // Corruption when a stored vector is damaged (wrong size).
@@ -68,16 +64,6 @@ class VectorStore {
   virtual Result<std::optional<std::vector<float>>> CachedQueryVector(std::string_view model,
                                                                       std::string_view query) = 0;
   virtual Status CacheQueryVector(std::string_view model, std::string_view query, const std::vector<float>& v) = 0;
-
-  // Every change to a chunk's vector (stored, replaced, or gone with its
-  // chunk) advances the vector generation and is logged, so that a vector
-  // index built at generation g can catch up with the changes after g.
-  virtual Result<int64_t> VectorGeneration() = 0;
-  // Chunk ids whose vector changed after generation since (deduplicated,
-  // ascending); nothing when the log no longer reaches back that far.
-  virtual Result<std::optional<std::vector<int64_t>>> VectorChangesSince(int64_t since) = 0;
-  // Keeps the log's last keep entries (an index older than that rebuilds).
-  virtual Status TrimVectorLog(int64_t keep) = 0;
   // Vectors of model, for chunks with id > after_id (ascending, at most
   // limit), or for the given ids (those without a vector of model are absent).
   virtual Result<std::vector<ChunkVector>> ChunkVectors(std::string_view model, int64_t after_id, size_t limit) = 0;

@@ -1,5 +1,6 @@
 #include "store/sqlite/schema.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -10,7 +11,7 @@ namespace engram::store::sqlite {
 namespace {
 
 // Migration N is kMigrations[N-1]. Never edit a released migration: append.
-constexpr std::array<const char*, 9> kMigrations = {
+constexpr std::array<const char*, 10> kMigrations = {
     // 1: the foundation schema.
     R"sql(
 CREATE TABLE sources (
@@ -233,13 +234,49 @@ ALTER TABLE quarantine_audit ADD COLUMN line INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE pages ADD COLUMN indexed_at TEXT NOT NULL DEFAULT '';
 UPDATE pages SET indexed_at = updated_at;
 )sql",
+    // 10: the change log (engram/store/change_log.h) replaces the vector
+    // log: one counter row, the store's generation, that every logged change
+    // advances inside its transaction (commit order on any engine, which an
+    // AUTOINCREMENT or a sequence is not), and entries by stream. The vector
+    // log's entries move over with their seq as generation and the counter
+    // starts at its last seq, so existing index files catch up as before;
+    // trimmed_through is where the log stops reaching back.
+    R"sql(
+CREATE TABLE store_generation (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  value INTEGER NOT NULL,
+  trimmed_through INTEGER NOT NULL
+);
+INSERT INTO store_generation(id, value, trimmed_through) VALUES (1,
+  coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'vector_log'), 0),
+  coalesce((SELECT min(seq) - 1 FROM vector_log),
+           (SELECT seq FROM sqlite_sequence WHERE name = 'vector_log'), 0));
+CREATE TABLE change_log (
+  generation INTEGER NOT NULL,
+  stream INTEGER NOT NULL,
+  key INTEGER NOT NULL
+);
+CREATE INDEX change_log_stream ON change_log(stream, generation);
+CREATE INDEX change_log_generation ON change_log(generation);
+INSERT INTO change_log(generation, stream, key) SELECT seq, 1, chunk_id FROM vector_log;
+DROP TRIGGER chunks_vector_insert;
+DROP TRIGGER chunks_vector_update;
+DROP TRIGGER chunks_vector_delete;
+DROP TABLE vector_log;
+CREATE TRIGGER chunks_vector_insert AFTER INSERT ON chunks WHEN NEW.embedding IS NOT NULL
+BEGIN )sql" ENGRAM_LOG_CHANGE_SQL("1", "NEW.id") R"sql( END;
+CREATE TRIGGER chunks_vector_update AFTER UPDATE OF embedding, embedding_model ON chunks
+BEGIN )sql" ENGRAM_LOG_CHANGE_SQL("1", "NEW.id") R"sql( END;
+CREATE TRIGGER chunks_vector_delete AFTER DELETE ON chunks WHEN OLD.embedding IS NOT NULL
+BEGIN )sql" ENGRAM_LOG_CHANGE_SQL("1", "OLD.id") R"sql( END;
+)sql",
 };
 
 }  // namespace
 
 int LatestSchemaVersion() { return static_cast<int>(kMigrations.size()); }
 
-Status Migrate(sqlite3* db) {
+Status Migrate(sqlite3* db, int up_to) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt version, Prepare(db, "PRAGMA user_version"));
   int current = version.Step() ? static_cast<int>(version.Int(0)) : 0;
   ENGRAM_RETURN_IF_ERROR(version.status());
@@ -249,7 +286,7 @@ Status Migrate(sqlite3* db) {
                                       " is newer than this engram (" + std::to_string(LatestSchemaVersion()) +
                                       "); upgrade engram");
   }
-  for (int v = current + 1; v <= LatestSchemaVersion(); ++v) {
+  for (int v = current + 1; v <= std::min(up_to, LatestSchemaVersion()); ++v) {
     std::string sql = std::string("BEGIN IMMEDIATE;\n") + kMigrations[v - 1] +
                       "\nPRAGMA application_id = " + std::to_string(kApplicationId) +
                       ";\nPRAGMA user_version = " + std::to_string(v) + ";\nCOMMIT;";

@@ -4,32 +4,33 @@
 #include <set>
 #include <unordered_map>
 
+#include "store/sqlite/schema.h"
 #include "store/sqlite/sqlite_engine.h"
 
 namespace engram::store::sqlite {
 
 namespace {
 
-// The vector log's triggers, as migration 6 creates them (IF NOT EXISTS so a
-// repair can put back whichever is missing).
+// The triggers that log vector changes, as migration 10 creates them (IF NOT
+// EXISTS so a repair can put back whichever is missing).
 constexpr const char* kVectorTriggers[][2] = {
     {"chunks_vector_insert",
      "CREATE TRIGGER IF NOT EXISTS chunks_vector_insert AFTER INSERT ON chunks WHEN NEW.embedding IS NOT NULL "
-     "BEGIN INSERT INTO vector_log(chunk_id) VALUES (NEW.id); END;"},
+     "BEGIN " ENGRAM_LOG_CHANGE_SQL("1", "NEW.id") " END;"},
     {"chunks_vector_update",
      "CREATE TRIGGER IF NOT EXISTS chunks_vector_update AFTER UPDATE OF embedding, embedding_model ON chunks "
-     "BEGIN INSERT INTO vector_log(chunk_id) VALUES (NEW.id); END;"},
+     "BEGIN " ENGRAM_LOG_CHANGE_SQL("1", "NEW.id") " END;"},
     {"chunks_vector_delete",
      "CREATE TRIGGER IF NOT EXISTS chunks_vector_delete AFTER DELETE ON chunks WHEN OLD.embedding IS NOT NULL "
-     "BEGIN INSERT INTO vector_log(chunk_id) VALUES (OLD.id); END;"},
+     "BEGIN " ENGRAM_LOG_CHANGE_SQL("1", "OLD.id") " END;"},
 };
-
 }  // namespace
 
-// What the vector log says about chunks, for the check and the repair.
+// What the change log's vector stream says about chunks, for the check and the repair.
 struct SqliteEngine::VectorLogState {
   std::vector<std::string> missing_triggers;
-  int64_t beyond_generation = 0;           // entries with seq above the generation
+  bool missing_generation = false;         // the generation row is gone
+  int64_t beyond_generation = 0;           // entries with a generation above the store's
   std::vector<int64_t> ghosts;             // vanished chunks an index catching up would keep
   std::map<int64_t, std::string> unlogged;  // chunk id -> path: a stored vector the log never saw
   std::map<int64_t, std::string> stale;     // chunk id -> path: vector of text that changed since
@@ -44,13 +45,22 @@ Result<SqliteEngine::VectorLogState> SqliteEngine::ReadVectorLogState() {
     ENGRAM_RETURN_IF_ERROR(q->status());
     q->Reset();
   }
-  ENGRAM_ASSIGN_OR_RETURN(int64_t generation, VectorGeneration());
-  std::unordered_map<int64_t, int64_t> entries;  // chunk id -> log entries
-  int64_t oldest = 0;
+  int64_t generation = 0, trimmed_through = 0;
   {
-    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT seq, chunk_id FROM vector_log"));
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT value, trimmed_through FROM store_generation WHERE id = 1"));
+    if (q->Step()) {
+      generation = q->Int(0);
+      trimmed_through = q->Int(1);
+    } else if (q->status().ok()) {
+      st.missing_generation = true;
+    }
+    ENGRAM_RETURN_IF_ERROR(q->status());
+    q->Reset();
+  }
+  std::unordered_map<int64_t, int64_t> entries;  // chunk id -> log entries
+  {
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT generation, key FROM change_log WHERE stream = 1"));
     while (q->Step()) {
-      if (oldest == 0 || q->Int(0) < oldest) oldest = q->Int(0);
       if (q->Int(0) > generation) ++st.beyond_generation;
       ++entries[q->Int(1)];
     }
@@ -58,7 +68,7 @@ Result<SqliteEngine::VectorLogState> SqliteEngine::ReadVectorLogState() {
   }
   // Only a log that still reaches back to its first entry tells which
   // vectors it never saw; a trimmed one lost the entries of old vectors.
-  bool complete = entries.empty() ? generation == 0 : oldest == 1;
+  bool complete = trimmed_through == 0 && !st.missing_generation;
   std::set<int64_t> live;
   {
     ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT c.id, p.path, p.title, c.text, c.embedded_hash, "
@@ -247,10 +257,12 @@ Status SqliteEngine::CheckCorpusStats(const IndexTotals& totals, std::vector<Int
 void SqliteEngine::AddVectorLogProblems(const VectorLogState& vectors, std::vector<IntegrityProblem>* out) {
   std::vector<IntegrityProblem>& problems = *out;
   for (const std::string& name : vectors.missing_triggers) {
-    problems.push_back({"vector log trigger " + name + " is missing: vector changes go unlogged", ""});
+    problems.push_back({"change log trigger " + name + " is missing: vector changes go unlogged", ""});
   }
+  if (vectors.missing_generation) problems.push_back({"the store's generation row is missing: changes go unlogged", ""});
   if (vectors.beyond_generation > 0) {
-    problems.push_back({std::to_string(vectors.beyond_generation) + " vector log entries lie beyond the vector generation", ""});
+    problems.push_back({std::to_string(vectors.beyond_generation) + " change log entries lie beyond the store's generation",
+                        ""});
   }
   if (!vectors.ghosts.empty()) {
     problems.push_back({std::to_string(vectors.ghosts.size()) +
@@ -258,7 +270,7 @@ void SqliteEngine::AddVectorLogProblems(const VectorLogState& vectors, std::vect
                         ""});
   }
   for (const auto& [id, path] : vectors.unlogged) {
-    problems.push_back({"chunk " + std::to_string(id) + " has a vector the vector log never recorded", path});
+    problems.push_back({"chunk " + std::to_string(id) + " has a vector the change log never recorded", path});
   }
   for (const auto& [id, path] : vectors.stale) {
     problems.push_back({"chunk " + std::to_string(id) + " has a vector of text that changed since it was embedded", path});
@@ -310,17 +322,23 @@ Status SqliteEngine::Repair() {
         }
       }
     }
-    // The vector log: triggers back first, then an entry for each vector an
+    // Vector changes: triggers back first, then an entry for each vector an
     // index could hold wrongly, so that indexes catching up re-read it.
     for (const auto& [name, sql] : kVectorTriggers) ENGRAM_RETURN_IF_ERROR(Exec(db_.get(), sql));
     ENGRAM_ASSIGN_OR_RETURN(VectorLogState vectors, ReadVectorLogState());
-    ENGRAM_ASSIGN_OR_RETURN(Stmt * log, S("INSERT INTO vector_log(chunk_id) VALUES (?)"));
+    // The generation goes back above every entry (an index file that recorded
+    // a larger one rebuilds; one that recorded a smaller one catches up).
+    if (vectors.missing_generation) {
+      ENGRAM_RETURN_IF_ERROR(Exec(db_.get(), "INSERT INTO store_generation(id, value, trimmed_through) SELECT 1, "
+                                             "coalesce(max(generation), 0), coalesce(max(generation), 0) "
+                                             "FROM change_log"));
+    } else if (vectors.beyond_generation > 0) {
+      ENGRAM_RETURN_IF_ERROR(Exec(db_.get(), "UPDATE store_generation SET value = "
+                                             "(SELECT max(generation) FROM change_log) WHERE id = 1"));
+    }
     std::vector<int64_t> relog = vectors.ghosts;
     for (const auto& [id, path] : vectors.unlogged) relog.push_back(id);
-    for (int64_t id : relog) {
-      log->Bind(1, id);
-      ENGRAM_RETURN_IF_ERROR(log->Run());
-    }
+    for (int64_t id : relog) ENGRAM_RETURN_IF_ERROR(WriteChange(ChangeStream::kVectors, id));
     // A vector of changed text is dropped (logged by the trigger); the next embed redoes it.
     ENGRAM_ASSIGN_OR_RETURN(Stmt * drop, S("UPDATE chunks SET embedding = NULL, embedding_model = NULL, "
                                            "embedded_hash = NULL WHERE id = ?"));

@@ -105,40 +105,6 @@ Status SqliteEngine::CacheQueryVector(std::string_view model, std::string_view q
   return trim->Run();
 }
 
-Result<int64_t> SqliteEngine::VectorGeneration() {
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT seq FROM sqlite_sequence WHERE name = 'vector_log'"));
-  int64_t g = 0;
-  if (q->Step()) g = q->Int(0);
-  ENGRAM_RETURN_IF_ERROR(q->status());
-  q->Reset();
-  return g;
-}
-
-Result<std::optional<std::vector<int64_t>>> SqliteEngine::VectorChangesSince(int64_t since) {
-  ENGRAM_ASSIGN_OR_RETURN(int64_t generation, VectorGeneration());
-  std::optional<std::vector<int64_t>> out;
-  if (since >= generation) return std::optional<std::vector<int64_t>>(std::vector<int64_t>{});
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * first, S("SELECT min(seq) FROM vector_log"));
-  int64_t oldest = 0;
-  if (first->Step() && !first->IsNull(0)) oldest = first->Int(0);
-  ENGRAM_RETURN_IF_ERROR(first->status());
-  first->Reset();
-  if (oldest == 0 || oldest > since + 1) return out;  // trimmed past since
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT DISTINCT chunk_id FROM vector_log WHERE seq > ? ORDER BY chunk_id"));
-  q->Bind(1, since);
-  out.emplace();
-  while (q->Step()) out->push_back(q->Int(0));
-  ENGRAM_RETURN_IF_ERROR(q->status());
-  return out;
-}
-
-Status SqliteEngine::TrimVectorLog(int64_t keep) {
-  ENGRAM_ASSIGN_OR_RETURN(int64_t generation, VectorGeneration());
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("DELETE FROM vector_log WHERE seq <= ?"));
-  q->Bind(1, generation - keep);
-  return q->Run();
-}
-
 namespace {
 
 Result<std::vector<ChunkVector>> ReadVectors(Stmt* q) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <list>
 #include <map>
 #include <optional>
@@ -89,11 +90,13 @@ class SqliteEngine final : public Engine, public PostingStore {
   Status StoreEmbeddings(const std::vector<EmbeddingWrite>& rows) override;
   Result<EmbeddingCounts> CountEmbeddings(std::string_view model) override;
   Result<std::optional<std::vector<float>>> CachedQueryVector(std::string_view model, std::string_view query) override;
-  Result<int64_t> VectorGeneration() override;
-  Result<std::optional<std::vector<int64_t>>> VectorChangesSince(int64_t since) override;
-  Status TrimVectorLog(int64_t keep) override;
   Result<std::vector<ChunkVector>> ChunkVectors(std::string_view model, int64_t after_id, size_t limit) override;
   Result<std::vector<ChunkVector>> ChunkVectorsById(std::string_view model, const std::vector<int64_t>& ids) override;
+  // ChangeLog (sqlite_change_log.cc).
+  Result<int64_t> Generation() override;
+  Result<std::optional<std::vector<int64_t>>> ChangesSince(ChangeStream stream, int64_t since) override;
+  Status LogChange(ChangeStream stream, int64_t key) override;
+  Status TrimChangeLog(int64_t keep) override;
   Result<std::vector<int64_t>> FilterChunks(const ChunkFilter& filter) override;
   Result<std::vector<int64_t>> FilterPages(const ChunkFilter& filter) override;
   Result<std::map<int64_t, int64_t>> BacklinkCounts(const ReadScope& scope, const std::vector<int64_t>& page_ids) override;
@@ -117,6 +120,11 @@ class SqliteEngine final : public Engine, public PostingStore {
   // Returns a cached prepared statement for sql (a string literal).
   Result<Stmt*> S(const char* sql);
 
+  // Runs fn as part of the open Transaction, or else in a transaction of its
+  // own (committed when fn succeeds, rolled back when it fails).
+  Status Atomically(const std::function<Status()>& fn);
+  // LogChange's rows, in whatever transaction is open.
+  Status WriteChange(ChangeStream stream, int64_t key);
   // Runs fn inside a transaction (or a savepoint while a Transaction is open); on
   // failure everything fn wrote is rolled back.
   template <typename Fn>
