@@ -1,8 +1,14 @@
 // A brain: a folder of Markdown pages plus <root>/.engram/ (config.toml and
-// engram.db). Brain is the operation layer the CLI (and later HTTP and MCP)
-// call: every user-visible operation, once, with an OperationContext that
-// says whether the caller is local (owns the filesystem) or remote (an agent:
-// untrusted, never sees private pages).
+// engram.db). Brain carries out what the operations of src/ops/operations.h
+// ask, with an OperationContext that says whether the caller is local (owns
+// the filesystem) or remote (an agent: untrusted, never sees private pages).
+//
+// Who may call what is decided once, by the operation layer (ops::Call and
+// ops::Run: the caller's scope and the local-only flag); Brain does not check
+// it again. Remote callers (HTTP, MCP, `engram call --remote`) reach Brain
+// only through operations; methods without an operation (Watch, WatchImport,
+// Check, AuditLog, Hooks) are the local CLI's. What a remote caller may see
+// and write is still Brain's business: ReadScopeOf(ctx), the trust boundary.
 //
 // Threading: one Brain per thread.
 #pragma once

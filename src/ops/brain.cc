@@ -186,8 +186,7 @@ Result<fs::path> Brain::SourceRoot() {
   return root.empty() ? root_ : fs::path(root);
 }
 
-Result<ImportReport> Brain::Import(const OperationContext& ctx, const fs::path& dir, bool dry_run) {
-  if (ctx.remote) return Status::PermissionDenied("import is a local-only operation");
+Result<ImportReport> Brain::Import(const OperationContext&, const fs::path& dir, bool dry_run) {
   ENGRAM_ASSIGN_OR_RETURN(auto lock, LockForWrite("import"));
   std::error_code ec;
   fs::path abs = fs::canonical(dir, ec);
@@ -228,9 +227,8 @@ Result<std::unique_ptr<sync::WriteLock>> Brain::LockForWrite(std::string_view wh
   return sync::WriteLock::Acquire(root_ / ".engram" / "write.lock", what, options_.lock_timeout_ms);
 }
 
-Result<SyncReport> Brain::Sync(const OperationContext& ctx, bool full, bool worktree,
+Result<SyncReport> Brain::Sync(const OperationContext&, bool full, bool worktree,
                                std::function<void(size_t, size_t)> progress) {
-  if (ctx.remote) return Status::PermissionDenied("sync is a local-only operation");
   ENGRAM_ASSIGN_OR_RETURN(auto lock, LockForWrite("sync"));
   ENGRAM_ASSIGN_OR_RETURN(fs::path source_root, SourceRoot());
   if (source_root != root_) {
@@ -253,7 +251,6 @@ Result<SyncReport> Brain::Sync(const OperationContext& ctx, bool full, bool work
 
 Status Brain::Watch(const OperationContext& ctx, int interval_ms, bool worktree, const std::atomic<bool>& stop,
                     const std::function<void(const SyncReport&)>& on_sync) {
-  if (ctx.remote) return Status::PermissionDenied("watch is a local-only operation");
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<sync::GitRepo> repo, sync::GitRepo::Open(root_));
   std::unique_ptr<sync::TreeWatcher> watcher;
   if (worktree) {
@@ -282,7 +279,6 @@ Status Brain::Watch(const OperationContext& ctx, int interval_ms, bool worktree,
 
 Status Brain::WatchImport(const OperationContext& ctx, const fs::path& dir, int quiet_ms,
                           const std::atomic<bool>& stop, const std::function<void(const ImportReport&)>& on_import) {
-  if (ctx.remote) return Status::PermissionDenied("watch is a local-only operation");
   // Watching starts before the first import, so nothing saved meanwhile is missed.
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<sync::TreeWatcher> watcher, sync::TreeWatcher::Open(dir));
   for (bool first = true; !stop; first = false) {
@@ -320,8 +316,7 @@ Status ReindexFromStoredContent(Engine& engine, const std::set<std::string>& pat
 
 }  // namespace
 
-Result<CheckReport> Brain::Check(const OperationContext& ctx, const CheckOptions& options) {
-  if (ctx.remote) return Status::PermissionDenied("check is a local-only operation");
+Result<CheckReport> Brain::Check(const OperationContext&, const CheckOptions& options) {
   CheckReport report;
   auto repo = sync::GitRepo::Open(root_);
   std::set<std::string> reindex;
@@ -375,13 +370,11 @@ Result<CheckReport> Brain::Check(const OperationContext& ctx, const CheckOptions
   return report;
 }
 
-Result<std::vector<AuditEntry>> Brain::AuditLog(const OperationContext& ctx, size_t limit) {
-  if (ctx.remote) return Status::PermissionDenied("the audit log is local-only");
+Result<std::vector<AuditEntry>> Brain::AuditLog(const OperationContext&, size_t limit) {
   return engine_->Audit(limit);
 }
 
-Result<std::vector<HookInfo>> Brain::Hooks(const OperationContext& ctx, std::string_view action) {
-  if (ctx.remote) return Status::PermissionDenied("hook management is a local-only operation");
+Result<std::vector<HookInfo>> Brain::Hooks(const OperationContext&, std::string_view action) {
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<sync::GitRepo> repo, sync::GitRepo::Open(root_));
   ENGRAM_ASSIGN_OR_RETURN(fs::path dir, repo->HooksDir());
   Result<std::vector<sync::HookState>> states = Status::InvalidArgument("unknown hook action '" + std::string(action) +

@@ -1,10 +1,12 @@
 #include "ops/operations.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "common/utf8.h"
 #include "ops/render.h"
-#include "search/context_block.h"
 
 namespace engram::ops {
 
@@ -134,217 +136,21 @@ Json Schema(const Param& p) {
   return s;
 }
 
-// ---- the operations ----
-
-Param Slug(std::string description = "the page's slug, e.g. people/zhang-san") {
-  return {"slug", Type::kString, true, std::move(description), 0, 0, 1024, {}, {}};
-}
-
-Param Query() { return {"query", Type::kString, true, "what to look for (keywords or a question, any language)", 0, 0, 65536, {}, {}}; }
-Param Limit(int64_t max, const char* what) { return {"limit", Type::kInteger, false, what, 1, max, 0, {}, {}}; }
-Param Mode() {
-  return {"mode", Type::kString, false, "keyword, vector or hybrid (default: hybrid when a model is configured)", 0, 0, 0,
-          {"keyword", "vector", "hybrid"}, {}};
-}
-Param Filters() {
-  return {"filters",
-          Type::kObject,
-          false,
-          "restrict the pages searched (hybrid and vector modes)",
-          0,
-          0,
-          0,
-          {},
-          {{"type", Type::kStrings, false, "page types, e.g. person", 0, 0, 64, {}, {}},
-           {"tag", Type::kStrings, false, "pages with any of these tags", 0, 0, 64, {}, {}},
-           {"folder", Type::kString, false, "page path prefix, e.g. people/", 0, 0, 1024, {}, {}},
-           {"source", Type::kString, false, "pages of this source only (default: any)", 0, 0, 256, {}, {}},
-           {"since", Type::kString, false, "notes dated on or after this date (YYYY-MM-DD; the note's date)", 0, 0,
-            32, {}, {}},
-           {"until", Type::kString, false, "notes dated on or before this date (YYYY-MM-DD, the whole day)", 0, 0, 32,
-            {}, {}}}};
-}
-
-SearchOptions SearchOptionsOf(Brain& brain, const Args& a) {
-  SearchOptions o = brain.DefaultSearchOptions();
-  o.limit = static_cast<size_t>(a.Int("limit", static_cast<int64_t>(o.limit)));
-  if (a.Has("mode")) o.mode = ParseSearchMode(a.Str("mode")).value_or(SearchMode::kDefault);  // the table checked it
-  o.explain = a.Bool("explain");
-  Args f = a.Object("filters");
-  o.filter.types = f.Strings("type");
-  o.filter.tags = f.Strings("tag");
-  o.filter.folder = f.Str("folder");
-  if (f.Has("source")) o.filter.source = f.Str("source");
-  o.filter.since = f.Str("since");
-  o.filter.until = f.Str("until");
-  return o;
-}
-
-// Finding: search, and context for a prompt.
-void AddSearchOperations(std::vector<Operation>& ops) {
-  ops.push_back({"search",
-                 "Search the brain by keyword, meaning, entity and time; best chunks first with their page, "
-                 "file and lines.",
-                 Scope::kRead,
-                 false,
-                 {Query(), Limit(1000, "results (1-1000, default 10)"), Mode(), Filters(),
-                  {"explain", Type::kBoolean, false, "include each ranking stage's part per result", 0, 0, 0, {}, {}}},
-                 [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
-                   const SearchOptions o = SearchOptionsOf(b, a);
-                   ENGRAM_ASSIGN_OR_RETURN(SearchResponse r, b.Search(ctx, a.Str("query"), o));
-                   return ToJson(r, o.explain);
-                 }});
-  ops.push_back({"context",
-                 "Retrieve reference passages for a question as one <retrieved_context> block to put in a prompt "
-                 "(escaped, within a character budget).",
-                 Scope::kRead,
-                 false,
-                 {Query(), Limit(1000, "entries (1-1000, default 10)"), Mode(), Filters(),
-                  {"max_chars", Type::kInteger, false, "budget of the whole block in characters (default 2500)", 100,
-                   1000000, 0, {}, {}},
-                  {"memory", Type::kString, false, "preferences and facts (a MEMORY.md's text), put first in the block",
-                   0, 0, 1 << 20, {}, {}},
-                  {"memory_name", Type::kString, false, "the memory's name in its header (default: memory)", 0, 0, 255,
-                   {}, {}}},
-                 [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
-                   search::ContextOptions co;
-                   co.max_chars = static_cast<size_t>(a.Int("max_chars", 2500));
-                   co.memory = a.Str("memory");
-                   co.memory_name = a.Str("memory_name");
-                   ENGRAM_ASSIGN_OR_RETURN(ContextReport r, b.Context(ctx, a.Str("query"), SearchOptionsOf(b, a), co));
-                   return Json{{"query", a.Str("query")}, {"context", r.block}, {"count", r.count}};
-                 }});
-}
-
-// Whole pages: read, list, write, delete.
-void AddPageOperations(std::vector<Operation>& ops) {
-  ops.push_back({"get_page", "Read a page: its Markdown, frontmatter, compiled truth and timeline.", Scope::kRead, false,
-                 {Slug()},
-                 [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
-                   ENGRAM_ASSIGN_OR_RETURN(StoredPage p, b.Get(ctx, a.Str("slug")));
-                   return ToJson(p);
-                 }});
-  ops.push_back({"list_pages", "List pages, optionally of one type or tag.", Scope::kRead, false,
-                 {{"type", Type::kString, false, "only pages of this type", 0, 0, 64, {}, {}},
-                  {"tag", Type::kString, false, "only pages with this tag", 0, 0, 64, {}, {}},
-                  Limit(1000000, "pages (1-1000000, default 100)")},
-                 [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
-                   ListFilter f;
-                   f.type = a.Str("type");
-                   f.tag = a.Str("tag");
-                   f.limit = static_cast<size_t>(a.Int("limit", 100));
-                   ENGRAM_ASSIGN_OR_RETURN(std::vector<PageSummary> pages, b.List(ctx, f));
-                   return ToJson(pages);
-                 }});
-  ops.push_back({"put_page",
-                 "Create or replace a page with the whole Markdown file (frontmatter included). The file is "
-                 "written into the brain and indexed.",
-                 Scope::kWrite, false,
-                 {Slug("where the page goes, e.g. people/zhang-san (.md is added)"),
-                  {"content", Type::kString, true, "the whole Markdown file", 0, 0, 0, {}, {}}},
-                 [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
-                   ENGRAM_ASSIGN_OR_RETURN(PutReport r, b.Put(ctx, a.Str("slug"), a.Str("content")));
-                   return ToJson(r);
-                 }});
-  ops.push_back({"delete_page", "Delete a page and its Markdown file.", Scope::kWrite, false, {Slug()},
-                 [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
-                   ENGRAM_RETURN_IF_ERROR(b.Delete(ctx, a.Str("slug")));
-                   return Json{{"deleted", a.Str("slug")}};
-                 }});
-}
-
-// The parts of a page other operations read and edit on their own: its
-// backlinks, timeline, links and tags.
-void AddPagePartOperations(std::vector<Operation>& ops) {
-  ops.push_back({"get_backlinks", "Pages that link to a page, with the link's type and sentence.", Scope::kRead, false,
-                 {Slug()},
-                 [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
-                   ENGRAM_ASSIGN_OR_RETURN(std::vector<LinkRecord> links, b.Backlinks(ctx, a.Str("slug")));
-                   return Json{{"slug", a.Str("slug")}, {"backlinks", ToJson(links)}};
-                 }});
-  ops.push_back({"get_timeline", "A page's dated timeline entries, oldest first.", Scope::kRead, false, {Slug()},
-                 [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
-                   ENGRAM_ASSIGN_OR_RETURN(std::vector<TimelineEntry> t, b.Timeline(ctx, a.Str("slug")));
-                   return Json{{"slug", a.Str("slug")}, {"timeline", ToJson(t)}};
-                 }});
-  ops.push_back({"add_timeline_entry",
-                 "Append a dated entry to a page's timeline (the page's Markdown gets a line "
-                 "'- **DATE** | SUMMARY [Source: SOURCE]').",
-                 Scope::kWrite, false,
-                 {Slug(),
-                  {"date", Type::kString, true, "e.g. 2026-04-07, 2026-04 or 2026年4月7日", 0, 0, 64, {}, {}},
-                  {"summary", Type::kString, true, "one line", 0, 0, 2000, {}, {}},
-                  {"source", Type::kString, false, "where it comes from, e.g. [[meetings/2026-04-07]]", 0, 0, 500, {}, {}}},
-                 [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
-                   ENGRAM_ASSIGN_OR_RETURN(PutReport r, b.AddTimelineEntry(ctx, a.Str("slug"), a.Str("date"),
-                                                                          a.Str("summary"), a.Str("source")));
-                   return ToJson(r);
-                 }});
-  ops.push_back({"add_link",
-                 "Link a page to another (the page's Markdown gets a line such as '- Works at [[target]]').",
-                 Scope::kWrite, false,
-                 {Slug("the page the link goes from"),
-                  {"target", Type::kString, true, "the slug linked to", 0, 0, 1024, {}, {}},
-                  {"type", Type::kString, false, "default mentions", 0, 0, 0,
-                   {"mentions", "works_at", "founded", "invested_in", "attended"}, {}}},
-                 [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
-                   ENGRAM_ASSIGN_OR_RETURN(PutReport r, b.AddLink(ctx, a.Str("slug"), a.Str("target"), a.Str("type")));
-                   return ToJson(r);
-                 }});
-  ops.push_back({"get_tags", "A page's tags.", Scope::kRead, false, {Slug()},
-                 [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
-                   ENGRAM_ASSIGN_OR_RETURN(std::vector<std::string> tags, b.Tags(ctx, a.Str("slug")));
-                   return Json{{"slug", a.Str("slug")}, {"tags", tags}};
-                 }});
-  ops.push_back({"add_tag", "Add a tag to a page's frontmatter.", Scope::kWrite, false,
-                 {Slug(), {"tag", Type::kString, true, "letters, digits and - _ / .", 0, 0, 64, {}, {}}},
-                 [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
-                   ENGRAM_ASSIGN_OR_RETURN(PutReport r, b.AddTag(ctx, a.Str("slug"), a.Str("tag")));
-                   return ToJson(r);
-                 }});
-}
-
-// The brain as a whole: its status, syncing, importing and embedding.
-void AddBrainOperations(std::vector<Operation>& ops) {
-  ops.push_back({"status", "What the brain holds: pages, chunks, links, embeddings, the synced commit, recent problems.",
-                 Scope::kRead, false, {},
-                 [](Brain& b, const OperationContext& ctx, const Args&) -> Result<Json> {
-                   ENGRAM_ASSIGN_OR_RETURN(BrainStatus s, b.GetStatus(ctx));
-                   return ToJson(s);
-                 }});
-  ops.push_back({"sync", "Index what changed in the brain's git repository since the last sync.", Scope::kAdmin, true,
-                 {{"full", Type::kBoolean, false, "walk every file instead of the git diff", 0, 0, 0, {}, {}},
-                  {"worktree", Type::kBoolean, false, "include uncommitted changes", 0, 0, 0, {}, {}}},
-                 [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
-                   ENGRAM_ASSIGN_OR_RETURN(SyncReport r, b.Sync(ctx, a.Bool("full"), a.Bool("worktree"), ctx.progress));
-                   return ToJson(r);
-                 }});
-  ops.push_back({"import", "Index a folder of Markdown files (any folder on this machine).", Scope::kAdmin, true,
-                 {{"dir", Type::kString, true, "the folder", 0, 0, 4096, {}, {}},
-                  {"dry_run", Type::kBoolean, false, "report what would change", 0, 0, 0, {}, {}}},
-                 [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
-                   ENGRAM_ASSIGN_OR_RETURN(ImportReport r, b.Import(ctx, a.Str("dir"), a.Bool("dry_run")));
-                   return ToJson(r);
-                 }});
-  ops.push_back({"embed", "Embed the chunks that have no vector of the configured model yet (all with all).",
-                 Scope::kAdmin, false,
-                 {{"all", Type::kBoolean, false, "re-embed every chunk", 0, 0, 0, {}, {}}},
-                 [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
-                   ENGRAM_ASSIGN_OR_RETURN(EmbedReport r, b.Embed(ctx, a.Bool("all")));
-                   return Json{{"provider", r.provider}, {"model", r.model}, {"dims", r.dims},
-                               {"embedded", r.embedded}, {"chunks", r.chunks}, {"stale", r.stale},
-                               {"seconds", r.seconds}, {"index_note", r.index_note}};
-                 }});
-}
-
-// The whole table; its order is the order operations are listed in.
+// The whole table: each module adds its operations, in this order, which is
+// the order operations are listed in (MCP tools, OpenAPI, `engram call --list`).
+// A new module (kb, graph, jobs) writes its own *_operations.cc and adds its
+// registrar here.
 std::vector<Operation> Build() {
-  std::vector<Operation> ops;
-  AddSearchOperations(ops);
-  AddPageOperations(ops);
-  AddPagePartOperations(ops);
-  AddBrainOperations(ops);
-  return ops;
+  OperationTable table;
+  for (void (*add)(OperationTable&) : {AddSearchOperations, AddPageOperations, AddPagePartOperations,
+                                        AddBrainOperations}) {
+    add(table);
+  }
+  if (!table.error().empty()) {
+    std::fprintf(stderr, "engram: the operation table is inconsistent: %s\n", table.error().c_str());
+    std::abort();  // a programming error, found by any test that lists the operations
+  }
+  return table.Take();
 }
 
 }  // namespace
@@ -370,6 +176,22 @@ std::vector<std::string> Args::Strings(std::string_view name) const {
 }
 
 Args Args::Object(std::string_view name) const { return Args(Has(name) ? &j_->at(std::string(name)) : nullptr); }
+
+void OperationTable::Add(Operation op) {
+  std::string why;
+  if (op.name.empty()) {
+    why = "an operation without a name";
+  } else if (!op.run) {
+    why = "operation '" + op.name + "' has no handler";
+  } else if (std::any_of(ops_.begin(), ops_.end(), [&](const Operation& o) { return o.name == op.name; })) {
+    why = "operation '" + op.name + "' is added twice";
+  }
+  if (!why.empty()) {
+    if (error_.empty()) error_ = why;
+    return;
+  }
+  ops_.push_back(std::move(op));
+}
 
 const std::vector<Operation>& Operations() {
   static const std::vector<Operation> ops = Build();

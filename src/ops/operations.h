@@ -61,6 +61,30 @@ class Args {
   const nlohmann::json* j_;  // an object, or nullptr
 };
 
+// The table the operations are built into. Each module adds its own
+// (src/ops/search_operations.cc, page_operations.cc, brain_operations.cc):
+// a registrar `void AddXOperations(OperationTable&)`, listed once in
+// operations.cc. A nameless or handler-less operation, or a second one of a
+// name, is refused and kept as the table's error (a programming error: the
+// table aborts at startup, which any test listing operations finds).
+class OperationTable {
+ public:
+  void Add(Operation op);
+  const std::string& error() const { return error_; }
+  std::vector<Operation> Take() { return std::move(ops_); }
+
+ private:
+  std::vector<Operation> ops_;
+  std::string error_;
+};
+
+// The modules' registrars.
+void AddSearchOperations(OperationTable& table);     // search, context
+void AddPageOperations(OperationTable& table);       // get_page, list_pages, put_page, delete_page
+void AddPagePartOperations(OperationTable& table);   // backlinks, timeline, links, tags
+void AddBrainOperations(OperationTable& table);      // status, sync, import, embed
+
+// Every operation, in the order the registrars add them.
 const std::vector<Operation>& Operations();
 const Operation* FindOperation(std::string_view name);
 

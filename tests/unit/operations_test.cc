@@ -3,6 +3,8 @@
 // JSON Schema, and calls reach the brain (write, edit, read back).
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <nlohmann/json.hpp>
 
 #include "engram/brain.h"
@@ -45,6 +47,29 @@ TEST_F(OperationsTest, EveryOperationHasASchemaAndTheToolsAreThere) {
   EXPECT_TRUE(FindOperation("sync")->local_only);
   EXPECT_TRUE(FindOperation("import")->local_only);
   EXPECT_EQ(FindOperation("nope"), nullptr);
+}
+
+// Modules add their operations to one table; a nameless or handler-less
+// operation, or a second one of a name, is refused and kept as the error.
+TEST(OperationTable, RefusesDuplicatesAndIncompleteOperations) {
+  auto handler = [](Brain&, const OperationContext&, const Args&) -> Result<Json> { return Json::object(); };
+  OperationTable table;
+  table.Add({"first", "one", Scope::kRead, false, {}, handler});
+  EXPECT_TRUE(table.error().empty());
+  table.Add({"first", "again", Scope::kRead, false, {}, handler});
+  EXPECT_NE(table.error().find("'first' is added twice"), std::string::npos) << table.error();
+  OperationTable nameless;
+  nameless.Add({"", "none", Scope::kRead, false, {}, handler});
+  EXPECT_FALSE(nameless.error().empty());
+  OperationTable no_handler;
+  no_handler.Add({"x", "no handler", Scope::kRead, false, {}, nullptr});
+  EXPECT_NE(no_handler.error().find("no handler"), std::string::npos);
+  EXPECT_EQ(table.Take().size(), 1u);
+  // The real table: every module's operations, each once, in registrar order.
+  std::set<std::string> names;
+  for (const Operation& op : Operations()) EXPECT_TRUE(names.insert(op.name).second) << op.name;
+  EXPECT_EQ(Operations().front().name, "search");
+  EXPECT_EQ(Operations().back().name, "embed");
 }
 
 TEST_F(OperationsTest, BadArgumentsNameTheField) {

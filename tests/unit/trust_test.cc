@@ -12,7 +12,10 @@
 #include <vector>
 
 #include "engram/brain.h"
+#include "ops/operations.h"
 #include "ops/trust.h"
+
+#include <nlohmann/json.hpp>
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -254,11 +257,16 @@ TEST_F(TrustFs, RemoteCallersThroughTheBrain) {
   auto listed = (*brain)->List(remote, {});
   ASSERT_TRUE(listed.ok());
   for (const auto& p : *listed) EXPECT_NE(p.slug, "notes/diary");
-  // Local-only operations.
-  EXPECT_EQ((*brain)->Import(remote, outside_, false).status().code(), StatusCode::kPermissionDenied);
-  EXPECT_EQ((*brain)->Hooks(remote, "install").status().code(), StatusCode::kPermissionDenied);
-  EXPECT_EQ((*brain)->Check(remote, false).status().code(), StatusCode::kPermissionDenied);
-  EXPECT_EQ((*brain)->AuditLog(remote, 10).status().code(), StatusCode::kPermissionDenied);
+  // Local-only operations: refused by the operation layer, which is the only
+  // way in for a remote caller; check, hooks and the audit log have no operation.
+  OperationContext remote_admin{true, "test", "agent", Scope::kAdmin};
+  EXPECT_EQ(ops::Call(**brain, remote_admin, "import", {{"dir", outside_.string()}}).status().code(),
+            StatusCode::kPermissionDenied);
+  EXPECT_EQ(ops::Call(**brain, remote_admin, "sync", nlohmann::json::object()).status().code(),
+            StatusCode::kPermissionDenied);
+  for (const char* name : {"check", "hooks", "hook", "audit", "audit_log"}) {
+    EXPECT_EQ(ops::FindOperation(name), nullptr) << name << " must not be reachable remotely";
+  }
 }
 
 TEST_F(TrustFs, ARemoteWriteTouchesOnlyThePageItNamesAndMaySee) {
