@@ -54,7 +54,7 @@ int RunPut(const PageArgs& a, bool json, const std::string& brain_dir) {
   // The Markdown is read under the brain's file limit before the operation runs.
   auto brain = OpenBrain(brain_dir);
   if (!brain.ok()) return Fail(brain.status(), json);
-  const uint64_t max_bytes = (*brain)->options().import_max_file_bytes;
+  const uint64_t max_bytes = (*brain)->options().import.max_file_bytes;
   Result<std::string> content = a.file.empty() ? ReadStdin(max_bytes) : ReadInputFile(a.file, max_bytes);
   if (!content.ok()) return Fail(content.status(), json);
   auto r = CallOperation(**brain, "put_page", {{"slug", a.slug}, {"content", *content}});

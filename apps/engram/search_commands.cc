@@ -45,6 +45,7 @@ struct SearchArgs {
 struct ContextArgs {
   std::string query, memory, mode;
   size_t max_chars = 2500, limit = 0;
+  ChunkFilter filter;
 };
 
 struct BenchArgs {
@@ -52,20 +53,36 @@ struct BenchArgs {
   int limit = 10;
 };
 
+// The filter flags search and context share, and the operations' "filters" object from them.
+void AddFilterOptions(CLI::App* cmd, ChunkFilter* filter) {
+  cmd->add_option("--type", filter->types, "Only pages of this type (repeatable)");
+  cmd->add_option("--tag", filter->tags, "Only pages with this tag (repeatable)");
+  cmd->add_option("--folder", filter->folder, "Only pages whose path starts with this, e.g. people/");
+  cmd->add_option("--source", filter->source, "Only pages of this source (default: any)");
+  cmd->add_option("--since", filter->since,
+                  "Only notes dated on or after this date (YYYY-MM-DD): a note's date is its frontmatter "
+                  "updated/date/created, else its last commit (git brain), else its file's modification time");
+  cmd->add_option("--until", filter->until, "Only notes dated on or before this date (YYYY-MM-DD; see --since)");
+}
+
+void AddFiltersJson(const ChunkFilter& f, Json* args) {
+  Json filters = Json::object();
+  if (!f.types.empty()) filters["type"] = f.types;
+  if (!f.tags.empty()) filters["tag"] = f.tags;
+  if (!f.folder.empty()) filters["folder"] = f.folder;
+  if (!f.source.empty()) filters["source"] = f.source;
+  if (!f.since.empty()) filters["since"] = f.since;
+  if (!f.until.empty()) filters["until"] = f.until;
+  if (!filters.empty()) (*args)["filters"] = std::move(filters);
+}
+
 // The search operation's arguments from the flags.
 Json SearchArgsJson(const SearchArgs& a) {
   Json args = {{"query", a.query}};
   if (a.limit > 0) args["limit"] = a.limit;
   if (!a.mode.empty()) args["mode"] = a.mode;
   if (a.explain) args["explain"] = true;
-  Json filters = Json::object();
-  if (!a.filter.types.empty()) filters["type"] = a.filter.types;
-  if (!a.filter.tags.empty()) filters["tag"] = a.filter.tags;
-  if (!a.filter.folder.empty()) filters["folder"] = a.filter.folder;
-  if (!a.filter.source.empty()) filters["source"] = a.filter.source;
-  if (!a.filter.since.empty()) filters["since"] = a.filter.since;
-  if (!a.filter.until.empty()) filters["until"] = a.filter.until;
-  if (!filters.empty()) args["filters"] = std::move(filters);
+  AddFiltersJson(a.filter, &args);
   return args;
 }
 
@@ -85,6 +102,7 @@ int RunContext(const ContextArgs& a, bool json, const std::string& brain_dir) {
   Json args = {{"query", a.query}, {"max_chars", a.max_chars}};
   if (a.limit > 0) args["limit"] = a.limit;
   if (!a.mode.empty()) args["mode"] = a.mode;
+  AddFiltersJson(a.filter, &args);
   if (!a.memory.empty()) {  // read here, at query time: the operation takes the text
     auto text = common::ReadFile(a.memory, 1 << 20);
     if (!text.ok()) return Fail(text.status().WithContext("--memory"), json);
@@ -164,14 +182,7 @@ void AddSearch(CLI::App& app, const bool* json, const std::string* brain_dir, in
                      "keyword, vector or hybrid (default: search.mode; hybrid when a model is configured)")
       ->check(CLI::IsMember({"keyword", "vector", "hybrid"}));
   search->add_flag("--explain", a->explain, "Show how each result was scored, stage by stage");
-  search->add_option("--type", a->filter.types, "Only pages of this type (repeatable)");
-  search->add_option("--tag", a->filter.tags, "Only pages with this tag (repeatable)");
-  search->add_option("--folder", a->filter.folder, "Only pages whose path starts with this, e.g. people/");
-  search->add_option("--source", a->filter.source, "Only pages of this source (default: any)");
-  search->add_option("--since", a->filter.since,
-                     "Only notes dated on or after this date (YYYY-MM-DD): a note's date is its frontmatter "
-                     "updated/date/created, else its last commit (git brain), else its file's modification time");
-  search->add_option("--until", a->filter.until, "Only notes dated on or before this date (YYYY-MM-DD; see --since)");
+  AddFilterOptions(search, &a->filter);
   search->footer(kSearchFooter);
   search->callback([a, json, brain_dir, exit_code] { *exit_code = RunSearch(*a, *json, *brain_dir); });
 }
@@ -188,6 +199,7 @@ void AddContext(CLI::App& app, const bool* json, const std::string* brain_dir, i
                       "A MEMORY.md of preferences and facts, put first in the block (read at query time)");
   context->add_option("--mode", a->mode, "keyword, vector or hybrid (default as for search)")
       ->check(CLI::IsMember({"keyword", "vector", "hybrid"}));
+  AddFilterOptions(context, &a->filter);
   context->footer(kContextFooter);
   context->callback([a, json, brain_dir, exit_code] { *exit_code = RunContext(*a, *json, *brain_dir); });
 }

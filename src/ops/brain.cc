@@ -60,11 +60,11 @@ Result<bool> ExcludeFromGit(const fs::path& root) {
 
 sync::SensitiveRules SensitiveOf(const BrainOptions& o) {
   sync::SensitiveRules r = sync::SensitiveRules::Defaults();
-  r.path_components.insert(r.path_components.end(), o.quarantine_path_components.begin(),
-                           o.quarantine_path_components.end());
-  r.name_keywords.insert(r.name_keywords.end(), o.quarantine_name_keywords.begin(), o.quarantine_name_keywords.end());
-  r.allow = o.quarantine_allow;
-  r.disabled = o.quarantine_disable;
+  r.path_components.insert(r.path_components.end(), o.quarantine.path_components.begin(),
+                           o.quarantine.path_components.end());
+  r.name_keywords.insert(r.name_keywords.end(), o.quarantine.name_keywords.begin(), o.quarantine.name_keywords.end());
+  r.allow = o.quarantine.allow;
+  r.disabled = o.quarantine.disable;
   return r;
 }
 
@@ -78,7 +78,7 @@ void RecordSyncOutcome(Engine& engine, const Status& st) {
 
 sync::Scope ScopeOf(const BrainOptions& o) {
   // Validated when the configuration was loaded.
-  auto scope = sync::Scope::Make(o.scope_include, o.scope_exclude, o.scope_skip_files);
+  auto scope = sync::Scope::Make(o.scope.include, o.scope.exclude, o.scope.skip_files);
   return scope.ok() ? *scope : sync::Scope();
 }
 
@@ -97,7 +97,7 @@ sync::SyncOptions SyncOptionsOf(const BrainOptions& o, const fs::path& root) {
   sync::SyncOptions so;
   so.source = kSource;
   so.root = root;
-  so.max_file_bytes = o.import_max_file_bytes;
+  so.max_file_bytes = o.import.max_file_bytes;
   so.indexing = ops::IndexingOf(o);
   so.scope = ScopeOf(o);
   so.sensitive = SensitiveOf(o);
@@ -132,7 +132,7 @@ Result<InitReport> Brain::Init(const fs::path& dir) {
   ENGRAM_ASSIGN_OR_RETURN(BrainOptions options, ops::LoadConfig(config));
   EngineOptions eo;
   eo.create_if_missing = true;
-  eo.busy_timeout_ms = options.busy_timeout_ms;
+  eo.busy_timeout_ms = options.store.busy_timeout_ms;
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, OpenStore(StoreUri(report.root), eo));
   ENGRAM_ASSIGN_OR_RETURN(report.git_excluded, ExcludeFromGit(report.root));
   // A new brain's pages are all indexed under today's rules and settings.
@@ -170,7 +170,7 @@ Result<fs::path> Brain::Locate(const std::string& explicit_dir) {
 Result<std::unique_ptr<Brain>> Brain::Open(const fs::path& root) {
   ENGRAM_ASSIGN_OR_RETURN(BrainOptions options, ops::LoadConfig(root / ".engram" / "config.toml"));
   EngineOptions eo;
-  eo.busy_timeout_ms = options.busy_timeout_ms;
+  eo.busy_timeout_ms = options.store.busy_timeout_ms;
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, OpenStore(StoreUri(root), eo));
   return std::unique_ptr<Brain>(new Brain(root, options, std::move(engine)));
 }
@@ -206,7 +206,7 @@ Result<ImportReport> Brain::Import(const OperationContext&, const fs::path& dir,
   }
   sync::ImportOptions io;
   io.source = kSource;
-  io.max_file_bytes = options_.import_max_file_bytes;
+  io.max_file_bytes = options_.import.max_file_bytes;
   io.indexing = ops::IndexingOf(options_);
   io.dry_run = dry_run;
   io.scope = ScopeOf(options_);
@@ -224,7 +224,7 @@ Result<ImportReport> Brain::Import(const OperationContext&, const fs::path& dir,
 }
 
 Result<std::unique_ptr<sync::WriteLock>> Brain::LockForWrite(std::string_view what) {
-  return sync::WriteLock::Acquire(root_ / ".engram" / "write.lock", what, options_.lock_timeout_ms);
+  return sync::WriteLock::Acquire(root_ / ".engram" / "write.lock", what, options_.store.lock_timeout_ms);
 }
 
 Result<SyncReport> Brain::Sync(const OperationContext&, bool full, bool worktree,
@@ -475,7 +475,7 @@ Result<PageWrite> PreparePut(Engine& engine, const BrainOptions& options, std::s
     return Status::InvalidArgument(std::move(why));
   }
   *rel = PageFileName(slug);
-  if (content.size() > options.import_max_file_bytes) {
+  if (content.size() > options.import.max_file_bytes) {
     return Status::InvalidArgument("page is " + std::to_string(content.size()) + " bytes, over import.max_file_bytes");
   }
   const std::string path_slug = text::SlugFromPath(*rel);
@@ -702,11 +702,11 @@ Status Brain::DeleteCommitted(const OperationContext& ctx, ops::GitWrites& git, 
 
 SearchOptions Brain::DefaultSearchOptions() const {
   SearchOptions o;
-  o.limit = static_cast<size_t>(options_.search_limit);
-  o.bm25_k1 = static_cast<float>(options_.bm25_k1);
-  o.bm25_b = static_cast<float>(options_.bm25_b);
-  o.title_weight = static_cast<float>(options_.title_weight);
-  o.mode = ParseSearchMode(options_.search_mode).value_or(SearchMode::kDefault);  // config.cc checked it
+  o.limit = static_cast<size_t>(options_.search.limit);
+  o.bm25_k1 = static_cast<float>(options_.search.bm25_k1);
+  o.bm25_b = static_cast<float>(options_.search.bm25_b);
+  o.title_weight = static_cast<float>(options_.search.title_weight);
+  o.mode = ParseSearchMode(options_.search.mode).value_or(SearchMode::kDefault);  // config.cc checked it
   return o;
 }
 

@@ -29,46 +29,50 @@ struct Setting {
   std::function<double(const BrainOptions&)> get;
 };
 
-template <typename T>
-Setting Number(const char* section, const char* key, double min, double max, T BrainOptions::*field) {
+// A setting's field, reached through its section: ENGRAM_FIELD(chunker.target_words).
+#define ENGRAM_FIELD(path) [](auto& o) -> auto& { return o.path; }
+
+template <typename Field>
+Setting Number(const char* section, const char* key, double min, double max, Field field) {
+  using T = std::remove_cvref_t<decltype(field(std::declval<BrainOptions&>()))>;
   return {section, key, min, max, std::is_integral_v<T>,
-          [field](BrainOptions* o, double v) { o->*field = static_cast<T>(v); },
-          [field](const BrainOptions& o) { return static_cast<double>(o.*field); }};
+          [field](BrainOptions* o, double v) { field(*o) = static_cast<T>(v); },
+          [field](const BrainOptions& o) { return static_cast<double>(field(o)); }};
 }
 
 const std::vector<Setting>& Settings() {
   static const std::vector<Setting> kSettings = {
-      Number("import", "max_file_bytes", 1, 1e12, &BrainOptions::import_max_file_bytes),
-      Number("chunker", "target_words", 20, 10000, &BrainOptions::chunk_target_words),
-      Number("chunker", "overlap_words", 0, 5000, &BrainOptions::chunk_overlap_words),
-      Number("search", "limit", 1, 1000, &BrainOptions::search_limit),
-      Number("search", "bm25_k1", 0, 10, &BrainOptions::bm25_k1),
-      Number("search", "bm25_b", 0, 1, &BrainOptions::bm25_b),
-      Number("search", "title_weight", 0, 100, &BrainOptions::title_weight),
-      Number("search", "expansion", 0, 2, &BrainOptions::search_expansion),
-      Number("llm", "timeout_ms", 1, 600000, &BrainOptions::llm_timeout_ms),
-      Number("vector", "exact_below", 0, 1e9, &BrainOptions::vector_exact_below),
-      Number("vector", "exact_filter_max", 0, 1e9, &BrainOptions::vector_exact_filter_max),
-      Number("vector", "m", 2, 256, &BrainOptions::vector_m),
-      Number("vector", "ef_construction", 1, 100000, &BrainOptions::vector_ef_construction),
-      Number("vector", "ef_search", 1, 100000, &BrainOptions::vector_ef_search),
-      Number("embedding", "dimensions", 0, 65536, &BrainOptions::embedding_dimensions),
-      Number("embedding", "threads", 0, 256, &BrainOptions::embedding_threads),
-      Number("embedding", "max_batch", 1, 4096, &BrainOptions::embedding_max_batch),
-      Number("embedding", "max_batch_tokens", 1, 1000000, &BrainOptions::embedding_max_batch_tokens),
-      Number("embedding", "timeout_ms", 1, 3600000, &BrainOptions::embedding_timeout_ms),
-      Number("embedding", "max_retries", 0, 100, &BrainOptions::embedding_max_retries),
-      Number("embedding", "requests_per_minute", 0, 1e6, &BrainOptions::embedding_requests_per_minute),
-      Number("embedding", "inline_limit", 0, 1e7, &BrainOptions::embedding_inline_limit),
-      Number("server", "port", 0, 65535, &BrainOptions::server_port),
-      Number("server", "threads", 1, 1024, &BrainOptions::server_threads),
-      Number("server", "max_body_bytes", 1024, 1e10, &BrainOptions::server_max_body_bytes),
-      Number("server", "rate_limit", 0, 1e9, &BrainOptions::server_rate_limit),
-      Number("server", "timeout_ms", 100, 3600000, &BrainOptions::server_timeout_ms),
-      Number("server", "header_timeout_ms", 100, 600000, &BrainOptions::server_header_timeout_ms),
-      Number("server", "max_connections_per_peer", 1, 100000, &BrainOptions::server_max_connections_per_peer),
-      Number("store", "busy_timeout_ms", 0, 600000, &BrainOptions::busy_timeout_ms),
-      Number("store", "lock_timeout_ms", 0, 3600000, &BrainOptions::lock_timeout_ms),
+      Number("import", "max_file_bytes", 1, 1e12, ENGRAM_FIELD(import.max_file_bytes)),
+      Number("chunker", "target_words", 20, 10000, ENGRAM_FIELD(chunker.target_words)),
+      Number("chunker", "overlap_words", 0, 5000, ENGRAM_FIELD(chunker.overlap_words)),
+      Number("search", "limit", 1, 1000, ENGRAM_FIELD(search.limit)),
+      Number("search", "bm25_k1", 0, 10, ENGRAM_FIELD(search.bm25_k1)),
+      Number("search", "bm25_b", 0, 1, ENGRAM_FIELD(search.bm25_b)),
+      Number("search", "title_weight", 0, 100, ENGRAM_FIELD(search.title_weight)),
+      Number("search", "expansion", 0, 2, ENGRAM_FIELD(search.expansion)),
+      Number("llm", "timeout_ms", 1, 600000, ENGRAM_FIELD(llm.timeout_ms)),
+      Number("vector", "exact_below", 0, 1e9, ENGRAM_FIELD(vector.exact_below)),
+      Number("vector", "exact_filter_max", 0, 1e9, ENGRAM_FIELD(vector.exact_filter_max)),
+      Number("vector", "m", 2, 256, ENGRAM_FIELD(vector.m)),
+      Number("vector", "ef_construction", 1, 100000, ENGRAM_FIELD(vector.ef_construction)),
+      Number("vector", "ef_search", 1, 100000, ENGRAM_FIELD(vector.ef_search)),
+      Number("embedding", "dimensions", 0, 65536, ENGRAM_FIELD(embedding.dimensions)),
+      Number("embedding", "threads", 0, 256, ENGRAM_FIELD(embedding.threads)),
+      Number("embedding", "max_batch", 1, 4096, ENGRAM_FIELD(embedding.max_batch)),
+      Number("embedding", "max_batch_tokens", 1, 1000000, ENGRAM_FIELD(embedding.max_batch_tokens)),
+      Number("embedding", "timeout_ms", 1, 3600000, ENGRAM_FIELD(embedding.timeout_ms)),
+      Number("embedding", "max_retries", 0, 100, ENGRAM_FIELD(embedding.max_retries)),
+      Number("embedding", "requests_per_minute", 0, 1e6, ENGRAM_FIELD(embedding.requests_per_minute)),
+      Number("embedding", "inline_limit", 0, 1e7, ENGRAM_FIELD(embedding.inline_limit)),
+      Number("server", "port", 0, 65535, ENGRAM_FIELD(server.port)),
+      Number("server", "threads", 1, 1024, ENGRAM_FIELD(server.threads)),
+      Number("server", "max_body_bytes", 1024, 1e10, ENGRAM_FIELD(server.max_body_bytes)),
+      Number("server", "rate_limit", 0, 1e9, ENGRAM_FIELD(server.rate_limit)),
+      Number("server", "timeout_ms", 100, 3600000, ENGRAM_FIELD(server.timeout_ms)),
+      Number("server", "header_timeout_ms", 100, 600000, ENGRAM_FIELD(server.header_timeout_ms)),
+      Number("server", "max_connections_per_peer", 1, 100000, ENGRAM_FIELD(server.max_connections_per_peer)),
+      Number("store", "busy_timeout_ms", 0, 600000, ENGRAM_FIELD(store.busy_timeout_ms)),
+      Number("store", "lock_timeout_ms", 0, 3600000, ENGRAM_FIELD(store.lock_timeout_ms)),
   };
   return kSettings;
 }
@@ -78,26 +82,26 @@ const std::vector<Setting>& Settings() {
 struct TextSetting {
   const char* section;
   const char* key;
-  std::string BrainOptions::*field;
+  std::function<std::string&(BrainOptions&)> field;
   std::vector<std::string> allowed;
 };
 
 const std::vector<TextSetting>& TextSettings() {
   static const std::vector<TextSetting> kText = {
-      {"pages", "title", &BrainOptions::page_title, {"file_name", "heading"}},
-      {"search", "mode", &BrainOptions::search_mode, {"", "keyword", "vector", "hybrid"}},
-      {"llm", "base_url", &BrainOptions::llm_base_url, {}},
-      {"llm", "model", &BrainOptions::llm_model, {}},
-      {"llm", "api_key_env", &BrainOptions::llm_api_key_env, {}},
-      {"embedding", "provider", &BrainOptions::embedding_provider, {"none", "bert", "openai", "hash"}},
-      {"embedding", "model", &BrainOptions::embedding_model, {}},
-      {"embedding", "base_url", &BrainOptions::embedding_base_url, {}},
-      {"embedding", "api_key_env", &BrainOptions::embedding_api_key_env, {}},
-      {"embedding", "precision", &BrainOptions::embedding_precision, {"fp32", "bf16"}},
-      {"server", "host", &BrainOptions::server_host, {}},
-      {"git", "author_name", &BrainOptions::git_author_name, {}},
-      {"git", "author_email", &BrainOptions::git_author_email, {}},
-      {"git", "message", &BrainOptions::git_message, {}},
+      {"pages", "title", ENGRAM_FIELD(pages.title), {"file_name", "heading"}},
+      {"search", "mode", ENGRAM_FIELD(search.mode), {"", "keyword", "vector", "hybrid"}},
+      {"llm", "base_url", ENGRAM_FIELD(llm.base_url), {}},
+      {"llm", "model", ENGRAM_FIELD(llm.model), {}},
+      {"llm", "api_key_env", ENGRAM_FIELD(llm.api_key_env), {}},
+      {"embedding", "provider", ENGRAM_FIELD(embedding.provider), {"none", "bert", "openai", "hash"}},
+      {"embedding", "model", ENGRAM_FIELD(embedding.model), {}},
+      {"embedding", "base_url", ENGRAM_FIELD(embedding.base_url), {}},
+      {"embedding", "api_key_env", ENGRAM_FIELD(embedding.api_key_env), {}},
+      {"embedding", "precision", ENGRAM_FIELD(embedding.precision), {"fp32", "bf16"}},
+      {"server", "host", ENGRAM_FIELD(server.host), {}},
+      {"git", "author_name", ENGRAM_FIELD(git.author_name), {}},
+      {"git", "author_email", ENGRAM_FIELD(git.author_email), {}},
+      {"git", "message", ENGRAM_FIELD(git.message), {}},
   };
   return kText;
 }
@@ -107,21 +111,21 @@ const std::vector<TextSetting>& TextSettings() {
 struct ListSetting {
   const char* section;
   const char* key;
-  std::vector<std::string> BrainOptions::*field;
+  std::function<std::vector<std::string>&(BrainOptions&)> field;
   bool from_environment;
 };
 
 const std::vector<ListSetting>& ListSettings() {
   static const std::vector<ListSetting> kLists = {
-      {"scope", "include", &BrainOptions::scope_include, true},
-      {"scope", "exclude", &BrainOptions::scope_exclude, true},
-      {"scope", "skip_files", &BrainOptions::scope_skip_files, true},
-      {"quarantine", "path_components", &BrainOptions::quarantine_path_components, false},
-      {"quarantine", "name_keywords", &BrainOptions::quarantine_name_keywords, false},
-      {"quarantine", "allow", &BrainOptions::quarantine_allow, false},
-      {"quarantine", "disable", &BrainOptions::quarantine_disable, false},
-      {"server", "allowed_hosts", &BrainOptions::server_allowed_hosts, true},
-      {"server", "allowed_origins", &BrainOptions::server_allowed_origins, true},
+      {"scope", "include", ENGRAM_FIELD(scope.include), true},
+      {"scope", "exclude", ENGRAM_FIELD(scope.exclude), true},
+      {"scope", "skip_files", ENGRAM_FIELD(scope.skip_files), true},
+      {"quarantine", "path_components", ENGRAM_FIELD(quarantine.path_components), false},
+      {"quarantine", "name_keywords", ENGRAM_FIELD(quarantine.name_keywords), false},
+      {"quarantine", "allow", ENGRAM_FIELD(quarantine.allow), false},
+      {"quarantine", "disable", ENGRAM_FIELD(quarantine.disable), false},
+      {"server", "allowed_hosts", ENGRAM_FIELD(server.allowed_hosts), true},
+      {"server", "allowed_origins", ENGRAM_FIELD(server.allowed_origins), true},
   };
   return kLists;
 }
@@ -141,65 +145,6 @@ std::string EnvName(std::string_view section, std::string_view key) {
   name.append(key);
   for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return name;
-}
-
-Status Validate(const BrainOptions& o) {
-  const std::string& p = o.embedding_provider;
-  if (p != "none" && p != "bert" && p != "openai" && p != "hash") {
-    return Status::InvalidArgument("embedding.provider must be \"none\", \"bert\", \"openai\" or \"hash\", not \"" + p +
-                                   "\"");
-  }
-  if ((p == "bert" || p == "openai") && o.embedding_model.empty()) {
-    return Status::InvalidArgument("embedding.provider = \"" + p + "\" needs embedding.model");
-  }
-  if (o.page_title != "file_name" && o.page_title != "heading") {
-    return Status::InvalidArgument("pages.title must be \"file_name\" or \"heading\", not \"" + o.page_title + "\"");
-  }
-  if (!o.search_mode.empty() && o.search_mode != "keyword" && o.search_mode != "vector" && o.search_mode != "hybrid") {
-    return Status::InvalidArgument("search.mode must be \"keyword\", \"vector\" or \"hybrid\", not \"" +
-                                   o.search_mode + "\"");
-  }
-  if (o.search_expansion > 0 && o.llm_model.empty()) {
-    return Status::InvalidArgument("search.expansion needs llm.model (an OpenAI-compatible chat model)");
-  }
-  if (o.git_message.empty() || o.git_message.find_first_of("\r\n") != std::string::npos) {
-    return Status::InvalidArgument("git.message must be one non-empty line (the commit's first line)");
-  }
-  if (!embed::ParsePrecision(o.embedding_precision).ok()) {
-    return Status::InvalidArgument("embedding.precision must be \"fp32\" or \"bf16\", not \"" + o.embedding_precision +
-                                   "\"");
-  }
-  for (const std::string& id : o.quarantine_disable) {
-    const auto& ids = sync::ContentRuleIds();
-    bool known = std::find(ids.begin(), ids.end(), id) != ids.end() || id.rfind("path:", 0) == 0 ||
-                 id.rfind("name:", 0) == 0;
-    if (!known) {
-      return Status::InvalidArgument("quarantine.disable: unknown rule '" + id +
-                                     "' (content rules, or path:<folder> / name:<keyword>)");
-    }
-  }
-  ENGRAM_RETURN_IF_ERROR(sync::Scope::Make(o.scope_include, o.scope_exclude, o.scope_skip_files).status());
-  for (const std::string& h : o.server_allowed_hosts) {
-    if (h.empty() || h.find_first_of("/: \t") != std::string::npos || h == "*") {
-      return Status::InvalidArgument("server.allowed_hosts: '" + h +
-                                     "' must be a host name or IPv4 address, without scheme, port or wildcard");
-    }
-  }
-  for (const std::string& origin : o.server_allowed_origins) {
-    const size_t sep = origin.find("://");
-    const std::string scheme = sep == std::string::npos ? "" : origin.substr(0, sep);
-    if ((scheme != "http" && scheme != "https") || origin.size() == sep + 3 ||
-        origin.find_first_of("/?#* ", sep + 3) != std::string::npos) {
-      return Status::InvalidArgument("server.allowed_origins: '" + origin +
-                                     "' must be scheme://host[:port] (http or https, no path, no wildcard)");
-    }
-  }
-  if (o.chunk_overlap_words * 2 > o.chunk_target_words) {
-    return Status::InvalidArgument("chunker.overlap_words (" + std::to_string(o.chunk_overlap_words) +
-                                   ") must be at most half of chunker.target_words (" +
-                                   std::to_string(o.chunk_target_words) + ")");
-  }
-  return Status::Ok();
 }
 
 Status SetValue(BrainOptions* o, const Setting& s, double v, const std::string& where) {
@@ -395,13 +340,13 @@ Result<BrainOptions> ParseConfig(const std::string& text, const std::string& fil
       if (items == nullptr) {
         return Status::InvalidArgument(where + ": " + e.table + "." + e.key + " must be a list of \"strings\"");
       }
-      options.*(list->field) = *items;
+      list->field(options) = *items;
       continue;
     }
     if (const TextSetting* text_setting = FindRow(TextSettings(), e.table, e.key)) {
       const auto* text = std::get_if<std::string>(&e.value.value);
       if (text == nullptr) return Status::InvalidArgument(where + ": " + e.table + "." + e.key + " must be a \"string\"");
-      options.*(text_setting->field) = *text;
+      text_setting->field(options) = *text;
       continue;
     }
     const Setting* setting = FindRow(Settings(), e.table, e.key);
@@ -410,7 +355,7 @@ Result<BrainOptions> ParseConfig(const std::string& text, const std::string& fil
     if (number == nullptr) return Status::InvalidArgument(where + ": " + e.table + "." + e.key + " must be a number");
     ENGRAM_RETURN_IF_ERROR(SetValue(&options, *setting, *number, where));
   }
-  ENGRAM_RETURN_IF_ERROR(Validate(options).WithContext(file_name));
+  ENGRAM_RETURN_IF_ERROR(options.Validate().WithContext(file_name));
   return options;
 }
 
@@ -420,7 +365,7 @@ Status ApplyEnvironment(BrainOptions* options) {
     if (!l.from_environment) continue;
     const char* raw = std::getenv(EnvName(l.section, l.key).c_str());
     if (raw == nullptr) continue;
-    std::vector<std::string>* list = &(options->*(l.field));
+    std::vector<std::string>* list = &l.field(*options);
     list->clear();
     std::string all(raw);
     size_t start = 0;
@@ -433,7 +378,7 @@ Status ApplyEnvironment(BrainOptions* options) {
   }
   for (const TextSetting& t : TextSettings()) {
     const std::string name = EnvName(t.section, t.key);
-    if (const char* raw = std::getenv(name.c_str())) options->*(t.field) = raw;
+    if (const char* raw = std::getenv(name.c_str())) t.field(*options) = raw;
   }
   for (const Setting& s : Settings()) {
     const std::string name = EnvName(s.section, s.key);
@@ -444,7 +389,7 @@ Status ApplyEnvironment(BrainOptions* options) {
     if (end == raw || *end != '\0') return Status::InvalidArgument(name + "='" + raw + "' is not a number");
     ENGRAM_RETURN_IF_ERROR(SetValue(options, s, v, name));
   }
-  return Validate(*options);
+  return options->Validate();
 }
 
 Result<BrainOptions> LoadConfig(const std::filesystem::path& config_file) {
@@ -515,13 +460,14 @@ const std::vector<SettingInfo>& SettingCatalogue() {
 
 TomlValue SettingValue(const BrainOptions& options, const SettingInfo& setting) {
   TomlValue v;
+  BrainOptions copy = options;  // the text and list rows reach their field through a mutable reference
   if (const Setting* s = FindRow(Settings(), setting.section, setting.key)) {
     v.value = s->get(options);
     v.is_integer = s->integer;
   } else if (const TextSetting* t = FindRow(TextSettings(), setting.section, setting.key)) {
-    v.value = options.*(t->field);
+    v.value = t->field(copy);
   } else if (const ListSetting* l = FindRow(ListSettings(), setting.section, setting.key)) {
-    v.value = options.*(l->field);
+    v.value = l->field(copy);
   }
   return v;
 }

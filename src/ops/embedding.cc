@@ -43,26 +43,26 @@ namespace ops {
 
 Result<std::unique_ptr<embed::Embedder>> OpenEmbedder(const BrainOptions& o, const std::string& provider,
                                                       const std::string& model, int expected_dims) {
-  if (provider == "hash") return embed::NewHashEmbedder(o.embedding_dimensions > 0 ? o.embedding_dimensions : 256);
+  if (provider == "hash") return embed::NewHashEmbedder(o.embedding.dimensions > 0 ? o.embedding.dimensions : 256);
   if (provider == "bert") {
     ENGRAM_ASSIGN_OR_RETURN(std::filesystem::path dir, ResolveModelDir(model));
     embed::BertOptions bo;
-    bo.threads = o.embedding_threads;
-    ENGRAM_ASSIGN_OR_RETURN(bo.precision, embed::ParsePrecision(o.embedding_precision));
+    bo.threads = o.embedding.threads;
+    ENGRAM_ASSIGN_OR_RETURN(bo.precision, embed::ParsePrecision(o.embedding.precision));
     return embed::OpenBertEmbedder(dir, bo);
   }
   if (provider != "openai") return Status::InvalidArgument("unknown embedding provider '" + provider + "'");
   embed::OpenAiOptions ao;
-  ao.base_url = o.embedding_base_url;
+  ao.base_url = o.embedding.base_url;
   ao.model = model;
-  ao.api_key_env = o.embedding_api_key_env;
-  ao.dimensions = o.embedding_dimensions;
+  ao.api_key_env = o.embedding.api_key_env;
+  ao.dimensions = o.embedding.dimensions;
   ao.expected_dims = expected_dims;
-  ao.max_batch = o.embedding_max_batch;
-  ao.max_batch_tokens = o.embedding_max_batch_tokens;
-  ao.timeout_ms = o.embedding_timeout_ms;
-  ao.max_retries = o.embedding_max_retries;
-  ao.requests_per_minute = o.embedding_requests_per_minute;
+  ao.max_batch = o.embedding.max_batch;
+  ao.max_batch_tokens = o.embedding.max_batch_tokens;
+  ao.timeout_ms = o.embedding.timeout_ms;
+  ao.max_retries = o.embedding.max_retries;
+  ao.requests_per_minute = o.embedding.requests_per_minute;
   return embed::OpenOpenAiEmbedder(ao);
 }
 
@@ -71,24 +71,24 @@ Result<std::unique_ptr<embed::Embedder>> OpenEmbedder(const BrainOptions& o, con
 Result<embed::Embedder*> Brain::GetEmbedder() {
   if (embedder_) return embedder_.get();
   const BrainOptions& o = options_;
-  if (o.embedding_provider == "none") {
+  if (o.embedding.provider == "none") {
     return Status::FailedPrecondition("no embedding model is configured: run `engram model use NAME` or set "
                                       "[embedding] provider in .engram/config.toml");
   }
   int expected_dims = 0;
-  if (o.embedding_provider == "openai") {
+  if (o.embedding.provider == "openai") {
     ENGRAM_ASSIGN_OR_RETURN(std::string dims, engine_->GetConfigValue(kDimsKey));
     ENGRAM_ASSIGN_OR_RETURN(std::string recorded, engine_->GetConfigValue(kModelKey));
-    if (recorded == "openai:" + o.embedding_model && !dims.empty()) expected_dims = std::stoi(dims);
+    if (recorded == "openai:" + o.embedding.model && !dims.empty()) expected_dims = std::stoi(dims);
   }
-  ENGRAM_ASSIGN_OR_RETURN(embedder_, ops::OpenEmbedder(o, o.embedding_provider, o.embedding_model, expected_dims));
+  ENGRAM_ASSIGN_OR_RETURN(embedder_, ops::OpenEmbedder(o, o.embedding.provider, o.embedding.model, expected_dims));
   return embedder_.get();
 }
 
 Result<EmbeddingStatus> Brain::EmbeddingState() {
   EmbeddingStatus s;
-  s.provider = options_.embedding_provider;
-  s.model = options_.embedding_model;
+  s.provider = options_.embedding.provider;
+  s.model = options_.embedding.model;
   ENGRAM_ASSIGN_OR_RETURN(s.recorded_model, engine_->GetConfigValue(kModelKey));
   ENGRAM_ASSIGN_OR_RETURN(std::string dims, engine_->GetConfigValue(kDimsKey));
   s.recorded_dims = dims.empty() ? 0 : std::stoi(dims);
@@ -130,7 +130,7 @@ Result<EmbedReport> Brain::EmbedLocked(bool all, const std::function<void(int64_
   r.provider = e->info().provider;
   r.model = e->info().model;
   int64_t after = 0;
-  const size_t batch = static_cast<size_t>(std::max(1, options_.embedding_max_batch));
+  const size_t batch = static_cast<size_t>(std::max(1, options_.embedding.max_batch));
   if (progress) progress(0, total);
   for (;;) {
     ENGRAM_ASSIGN_OR_RETURN(std::vector<EmbeddingTask> tasks, engine_->ChunksToEmbed(id, all, after, batch));
@@ -179,13 +179,13 @@ Result<EmbedReport> Brain::Embed(const OperationContext&, bool all, std::functio
 }
 
 std::tuple<int64_t, int64_t, std::string> Brain::EmbedInline() {
-  if (options_.embedding_provider == "none") return {0, 0, ""};
+  if (options_.embedding.provider == "none") return {0, 0, ""};
   auto recorded = engine_->GetConfigValue(kModelKey);
   if (!recorded.ok()) return {0, 0, recorded.status().message()};
   auto counts = engine_->CountEmbeddings(*recorded);
   if (!counts.ok()) return {0, 0, counts.status().message()};
   if (counts->stale == 0) return {0, 0, ""};
-  if (counts->stale > options_.embedding_inline_limit) {
+  if (counts->stale > options_.embedding.inline_limit) {
     return {0, counts->stale, "run `engram embed --stale` to embed " + std::to_string(counts->stale) + " chunks"};
   }
   auto r = EmbedLocked(false, {});

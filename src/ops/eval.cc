@@ -199,7 +199,7 @@ Status OpenVectorSide(Engine& engine, const std::filesystem::path& dir, const Ev
   if (options.mode == SearchMode::kKeyword) return Status::Ok();
   const std::string& e = options.embedder;
   ENGRAM_ASSIGN_OR_RETURN(side->embedder, ops::OpenEmbedder(options.brain, e == "hash" || e == "openai" ? e : "bert",
-                                                            e == "openai" ? options.brain.embedding_model : e));
+                                                            e == "openai" ? options.brain.embedding.model : e));
   const std::string model = side->embedder->info().provider + ":" + side->embedder->info().model;
   result->embedder_model = model;
   auto te = Clock::now();
@@ -207,10 +207,10 @@ Status OpenVectorSide(Engine& engine, const std::filesystem::path& dir, const Ev
   result->embed_seconds = std::chrono::duration<double>(Clock::now() - te).count();
   te = Clock::now();
   search::VectorIndexOptions vo;
-  vo.exact_below = static_cast<size_t>(options.brain.vector_exact_below);
-  vo.m = options.brain.vector_m;
-  vo.ef_construction = options.brain.vector_ef_construction;
-  vo.ef_search = std::max(options.brain.vector_ef_search, static_cast<int>(options.depth));
+  vo.exact_below = static_cast<size_t>(options.brain.vector.exact_below);
+  vo.m = options.brain.vector.m;
+  vo.ef_construction = options.brain.vector.ef_construction;
+  vo.ef_search = std::max(options.brain.vector.ef_search, static_cast<int>(options.depth));
   ENGRAM_ASSIGN_OR_RETURN(side->arm, search::VectorArm::Open(engine, engine, dir / "vectors.hnsw", model,
                                                              side->embedder->info().dims, vo));
   result->vector_index_seconds = std::chrono::duration<double>(Clock::now() - te).count();
@@ -222,9 +222,9 @@ SearchOptions SearchOptionsOf(const EvalOptions& options) {
   so.mode = options.mode;
   so.limit = options.depth;
   so.include_private = true;
-  so.bm25_k1 = static_cast<float>(options.brain.bm25_k1);
-  so.bm25_b = static_cast<float>(options.brain.bm25_b);
-  so.title_weight = static_cast<float>(options.brain.title_weight);
+  so.bm25_k1 = static_cast<float>(options.brain.search.bm25_k1);
+  so.bm25_b = static_cast<float>(options.brain.search.bm25_b);
+  so.title_weight = static_cast<float>(options.brain.search.title_weight);
   return so;
 }
 

@@ -50,8 +50,8 @@ GitWrites::GitWrites(Engine& engine, std::string source, std::unique_ptr<sync::G
       committer_(std::move(committer)),
       head_(std::move(head)),
       worktree_(worktree),
-      message_template_(options.git_message),
-      who_{options.git_author_name, options.git_author_email} {}
+      message_template_(options.git.message),
+      who_{options.git.author_name, options.git.author_email} {}
 
 Status GitWrites::IndexCommitted(const std::string& commit, const std::function<Status()>& apply) {
   ENGRAM_ASSIGN_OR_RETURN(Transaction txn, engine_.Begin());

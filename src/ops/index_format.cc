@@ -20,13 +20,13 @@ std::string FormatKey(std::string_view source) { return "index_format:" + std::s
 
 sync::IndexOptions IndexingOf(const BrainOptions& o) {
   text::ParseOptions parse;
-  parse.title = o.page_title == "heading" ? text::TitleSource::kHeading : text::TitleSource::kFileName;
-  return {{static_cast<size_t>(o.chunk_target_words), static_cast<size_t>(o.chunk_overlap_words)}, parse};
+  parse.title = o.pages.title == "heading" ? text::TitleSource::kHeading : text::TitleSource::kFileName;
+  return {{static_cast<size_t>(o.chunker.target_words), static_cast<size_t>(o.chunker.overlap_words)}, parse};
 }
 
 std::string IndexFingerprint(const BrainOptions& o) {
-  return "rules=" + std::to_string(kIndexRules) + ";title=" + o.page_title +
-         ";chunk=" + std::to_string(o.chunk_target_words) + "/" + std::to_string(o.chunk_overlap_words);
+  return "rules=" + std::to_string(kIndexRules) + ";title=" + o.pages.title +
+         ";chunk=" + std::to_string(o.chunker.target_words) + "/" + std::to_string(o.chunker.overlap_words);
 }
 
 Result<bool> IndexFormatCurrent(Engine& engine, std::string_view source, std::string_view fingerprint) {

@@ -37,7 +37,7 @@ Result<search::VectorArm*> Brain::Vectors() {
   ENGRAM_ASSIGN_OR_RETURN(std::string dims, engine_->GetConfigValue(kDimsKey));
   ENGRAM_ASSIGN_OR_RETURN(std::string index_id, engine_->GetConfigValue(kIndexIdKey));
   if (model.empty() || dims.empty()) {
-    if (options_.embedding_provider == "none") {
+    if (options_.embedding.provider == "none") {
       return Status::FailedPrecondition(
           "no embedding model is configured: choose one with `engram model use NAME` (or [embedding] in "
           "config.toml), then run `engram embed`");
@@ -46,11 +46,11 @@ Result<search::VectorArm*> Brain::Vectors() {
   }
   if (vectors_ && vectors_->dims() == std::stoi(dims)) return vectors_.get();
   search::VectorIndexOptions vo;
-  vo.exact_below = static_cast<size_t>(options_.vector_exact_below);
-  vo.exact_filter_max = static_cast<size_t>(options_.vector_exact_filter_max);
-  vo.m = options_.vector_m;
-  vo.ef_construction = options_.vector_ef_construction;
-  vo.ef_search = options_.vector_ef_search;
+  vo.exact_below = static_cast<size_t>(options_.vector.exact_below);
+  vo.exact_filter_max = static_cast<size_t>(options_.vector.exact_filter_max);
+  vo.m = options_.vector.m;
+  vo.ef_construction = options_.vector.ef_construction;
+  vo.ef_search = options_.vector.ef_search;
   ENGRAM_ASSIGN_OR_RETURN(vectors_, search::VectorArm::Open(*engine_, *engine_, IndexFile(root_, model, index_id), model,
                                                             std::stoi(dims), vo, &vectors_note_));
   return vectors_.get();
@@ -60,8 +60,8 @@ Result<SearchResponse> Brain::Search(const OperationContext& ctx, std::string_vi
   options.include_private = !ctx.remote;
   options.filter.include_private = options.include_private;
   SearchMode mode = options.mode;
-  if (mode == SearchMode::kDefault) mode = ParseSearchMode(options_.search_mode).value_or(SearchMode::kDefault);
-  if (mode == SearchMode::kDefault) mode = options_.embedding_provider == "none" ? SearchMode::kKeyword : SearchMode::kHybrid;
+  if (mode == SearchMode::kDefault) mode = ParseSearchMode(options_.search.mode).value_or(SearchMode::kDefault);
+  if (mode == SearchMode::kDefault) mode = options_.embedding.provider == "none" ? SearchMode::kKeyword : SearchMode::kHybrid;
   options.mode = mode;
   if (mode == SearchMode::kKeyword) return search::KeywordSearch(*engine_, query, options);
   search::VectorQuery vq;
@@ -86,18 +86,18 @@ Result<SearchResponse> Brain::Search(const OperationContext& ctx, std::string_vi
   }
   // Optional LLM expansion: each sanitised variant gets its own vector arm.
   std::vector<std::string> notes;
-  if (vq.arm != nullptr && options_.search_expansion > 0) {
+  if (vq.arm != nullptr && options_.search.expansion > 0) {
     Status expanded = [&]() -> Status {
       if (!chat_) {
         llm::ChatOptions co;
-        co.base_url = options_.llm_base_url;
-        co.model = options_.llm_model;
-        co.api_key_env = options_.llm_api_key_env;
-        co.timeout_ms = options_.llm_timeout_ms;
+        co.base_url = options_.llm.base_url;
+        co.model = options_.llm.model;
+        co.api_key_env = options_.llm.api_key_env;
+        co.timeout_ms = options_.llm.timeout_ms;
         ENGRAM_ASSIGN_OR_RETURN(chat_, llm::OpenChatClient(co));
       }
       ENGRAM_ASSIGN_OR_RETURN(std::vector<std::string> variants,
-                              llm::ExpandQuery(*chat_, query, static_cast<size_t>(options_.search_expansion)));
+                              llm::ExpandQuery(*chat_, query, static_cast<size_t>(options_.search.expansion)));
       for (const std::string& variant : variants) {
         ENGRAM_ASSIGN_OR_RETURN(std::vector<float> v, EmbedQuery(variant));
         vq.vectors.push_back(std::move(v));

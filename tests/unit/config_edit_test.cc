@@ -192,9 +192,9 @@ TEST(ConfigEdit, HostileStringsCannotInjectKeysOrSections) {
     std::string edited = Set(DefaultConfigToml(), "llm.model", h);
     auto loaded = ParseConfig(edited, "c");
     ASSERT_TRUE(loaded.ok()) << h << ": " << loaded.status().ToString();
-    EXPECT_EQ(loaded->llm_model, h);
-    EXPECT_EQ(loaded->search_limit, 10) << h;
-    EXPECT_EQ(loaded->server_host, "127.0.0.1") << h;
+    EXPECT_EQ(loaded->llm.model, h);
+    EXPECT_EQ(loaded->search.limit, 10) << h;
+    EXPECT_EQ(loaded->server.host, "127.0.0.1") << h;
     EXPECT_EQ(Lines(edited).size(), Lines(DefaultConfigToml()).size()) << h;
     // The same inside a list.
     std::string list = "[\"ok\", ";
@@ -202,7 +202,7 @@ TEST(ConfigEdit, HostileStringsCannotInjectKeysOrSections) {
     edited = Set(DefaultConfigToml(), "scope.skip_files", list);
     loaded = ParseConfig(edited, "c");
     ASSERT_TRUE(loaded.ok()) << h << ": " << loaded.status().ToString();
-    EXPECT_EQ(loaded->scope_skip_files, (std::vector<std::string>{"ok", h}));
+    EXPECT_EQ(loaded->scope.skip_files, (std::vector<std::string>{"ok", h}));
   }
 }
 
@@ -288,9 +288,9 @@ TEST_F(ConfigFileTest, SetThenLoadGivesTheValue) {
   ASSERT_TRUE(SetSetting(file_, Info("embedding.base_url"), "http://127.0.0.1:8080/v1").ok());
   auto o = LoadConfig(file_);
   ASSERT_TRUE(o.ok()) << o.status().ToString();
-  EXPECT_EQ(o->embedding_provider, "openai");
-  EXPECT_EQ(o->embedding_model, "text-embedding-3-small");
-  EXPECT_EQ(o->embedding_base_url, "http://127.0.0.1:8080/v1");
+  EXPECT_EQ(o->embedding.provider, "openai");
+  EXPECT_EQ(o->embedding.model, "text-embedding-3-small");
+  EXPECT_EQ(o->embedding.base_url, "http://127.0.0.1:8080/v1");
   auto again = SetSetting(file_, Info("embedding.provider"), "openai");
   ASSERT_TRUE(again.ok());
   EXPECT_FALSE(again->changed);
@@ -343,7 +343,7 @@ TEST_F(ConfigFileTest, UnsetOfASettingAnotherNeedsIsRefused) {
   ASSERT_TRUE(UnsetSetting(file_, Info("embedding.model")).ok());
   auto o = LoadConfig(file_);
   ASSERT_TRUE(o.ok());
-  EXPECT_EQ(o->embedding_provider, "none");
+  EXPECT_EQ(o->embedding.provider, "none");
 }
 
 TEST_F(ConfigFileTest, AFileThatDoesNotParseIsRefusedUntouched) {

@@ -10,23 +10,23 @@ TEST(Config, DefaultFileParsesToTheBuiltInDefaults) {
   auto o = ParseConfig(DefaultConfigToml(), "config.toml");
   ASSERT_TRUE(o.ok()) << o.status().ToString();
   BrainOptions d;
-  EXPECT_EQ(o->import_max_file_bytes, d.import_max_file_bytes);
-  EXPECT_EQ(o->chunk_target_words, d.chunk_target_words);
-  EXPECT_EQ(o->chunk_overlap_words, d.chunk_overlap_words);
-  EXPECT_EQ(o->search_limit, d.search_limit);
-  EXPECT_DOUBLE_EQ(o->bm25_k1, d.bm25_k1);
-  EXPECT_DOUBLE_EQ(o->bm25_b, d.bm25_b);
-  EXPECT_DOUBLE_EQ(o->title_weight, d.title_weight);
-  EXPECT_EQ(o->busy_timeout_ms, d.busy_timeout_ms);
-  EXPECT_EQ(o->lock_timeout_ms, d.lock_timeout_ms);
+  EXPECT_EQ(o->import.max_file_bytes, d.import.max_file_bytes);
+  EXPECT_EQ(o->chunker.target_words, d.chunker.target_words);
+  EXPECT_EQ(o->chunker.overlap_words, d.chunker.overlap_words);
+  EXPECT_EQ(o->search.limit, d.search.limit);
+  EXPECT_DOUBLE_EQ(o->search.bm25_k1, d.search.bm25_k1);
+  EXPECT_DOUBLE_EQ(o->search.bm25_b, d.search.bm25_b);
+  EXPECT_DOUBLE_EQ(o->search.title_weight, d.search.title_weight);
+  EXPECT_EQ(o->store.busy_timeout_ms, d.store.busy_timeout_ms);
+  EXPECT_EQ(o->store.lock_timeout_ms, d.store.lock_timeout_ms);
 }
 
 TEST(Config, ValuesTakeEffect) {
   auto o = ParseConfig("[search]\nlimit = 25\nbm25_k1 = 1.2\n[chunker]\ntarget_words = 100\noverlap_words = 10\n", "c");
   ASSERT_TRUE(o.ok());
-  EXPECT_EQ(o->search_limit, 25);
-  EXPECT_DOUBLE_EQ(o->bm25_k1, 1.2);
-  EXPECT_EQ(o->chunk_target_words, 100);
+  EXPECT_EQ(o->search.limit, 25);
+  EXPECT_DOUBLE_EQ(o->search.bm25_k1, 1.2);
+  EXPECT_EQ(o->chunker.target_words, 100);
 }
 
 TEST(Config, UnknownKeyIsAnErrorNamingFileAndLine) {
@@ -50,9 +50,9 @@ TEST(Config, WrongTypesAndRangesAreErrors) {
 TEST(Config, ScopeListsTakeEffectAndAreValidated) {
   auto o = ParseConfig("[scope]\ninclude = [\"01_Projects\"]\nexclude = [\"04_Archive\", \"00_Inbox\"]\n", "c");
   ASSERT_TRUE(o.ok()) << o.status().ToString();
-  EXPECT_EQ(o->scope_include, (std::vector<std::string>{"01_Projects"}));
-  EXPECT_EQ(o->scope_exclude, (std::vector<std::string>{"04_Archive", "00_Inbox"}));
-  EXPECT_EQ(o->scope_skip_files.size(), 5u) << "defaults kept when not set";
+  EXPECT_EQ(o->scope.include, (std::vector<std::string>{"01_Projects"}));
+  EXPECT_EQ(o->scope.exclude, (std::vector<std::string>{"04_Archive", "00_Inbox"}));
+  EXPECT_EQ(o->scope.skip_files.size(), 5u) << "defaults kept when not set";
   EXPECT_FALSE(ParseConfig("[scope]\nexclude = \"04_Archive\"\n", "c").ok()) << "a list is required";
   EXPECT_FALSE(ParseConfig("[scope]\nexclude = [\"../x\"]\n", "c").ok());
   EXPECT_FALSE(ParseConfig("[scope]\nexclud = []\n", "c").ok());
@@ -69,10 +69,48 @@ TEST(Config, EnvironmentOverridesTheFile) {
   ::setenv("ENGRAM_SEARCH_LIMIT", "42", 1);
   BrainOptions o;
   EXPECT_TRUE(ApplyEnvironment(&o).ok());
-  EXPECT_EQ(o.search_limit, 42);
+  EXPECT_EQ(o.search.limit, 42);
   ::setenv("ENGRAM_SEARCH_LIMIT", "lots", 1);
   EXPECT_FALSE(ApplyEnvironment(&o).ok());
   ::unsetenv("ENGRAM_SEARCH_LIMIT");
+}
+
+// Each section checks itself (defaults are valid); the brain's Validate()
+// runs them all and adds what spans sections.
+TEST(Config, EachSectionValidatesItself) {
+  BrainOptions o;
+  EXPECT_TRUE(o.Validate().ok());
+  EmbeddingOptions e;
+  e.provider = "bert";
+  EXPECT_NE(e.Validate().message().find("embedding.model"), std::string::npos);
+  e.model = "bge-small-zh-v1.5";
+  e.precision = "fp8";
+  EXPECT_NE(e.Validate().message().find("embedding.precision"), std::string::npos);
+  PagesOptions p;
+  p.title = "h1";
+  EXPECT_NE(p.Validate().message().find("pages.title"), std::string::npos);
+  ChunkerOptions c;
+  c.overlap_words = c.target_words;
+  EXPECT_NE(c.Validate().message().find("chunker.overlap_words"), std::string::npos);
+  SearchSettings s;
+  s.mode = "fuzzy";
+  EXPECT_NE(s.Validate().message().find("search.mode"), std::string::npos);
+  GitOptions g;
+  g.message = "two\nlines";
+  EXPECT_NE(g.Validate().message().find("git.message"), std::string::npos);
+  QuarantineOptions q;
+  q.disable = {"no_such_rule"};
+  EXPECT_NE(q.Validate().message().find("quarantine.disable"), std::string::npos);
+  ServerOptions v;
+  v.allowed_origins = {"example.com"};
+  EXPECT_NE(v.Validate().message().find("server.allowed_origins"), std::string::npos);
+  ScopeOptions sc;
+  sc.include = {"../outside"};
+  EXPECT_FALSE(sc.Validate().ok());
+  o.search.expansion = 1;
+  EXPECT_NE(o.Validate().message().find("llm.model"), std::string::npos) << "spans [search] and [llm]";
+  o.llm.model = "qwen";
+  EXPECT_TRUE(o.Validate().ok());
 }
 
 }  // namespace
