@@ -326,11 +326,13 @@ Status SqliteEngine::Repair() {
     // index could hold wrongly, so that indexes catching up re-read it.
     for (const auto& [name, sql] : kVectorTriggers) ENGRAM_RETURN_IF_ERROR(Exec(db_.get(), sql));
     ENGRAM_ASSIGN_OR_RETURN(VectorLogState vectors, ReadVectorLogState());
-    // The generation goes back above every entry (an index file that recorded
-    // a larger one rebuilds; one that recorded a smaller one catches up).
+    // A lost generation row comes back one above every entry and marks the
+    // log as reaching back no further: changes made while it was gone went
+    // unlogged, so every index built before rebuilds. Entries beyond the
+    // generation lift it to theirs (an index that recorded less catches up).
     if (vectors.missing_generation) {
       ENGRAM_RETURN_IF_ERROR(Exec(db_.get(), "INSERT INTO store_generation(id, value, trimmed_through) SELECT 1, "
-                                             "coalesce(max(generation), 0), coalesce(max(generation), 0) "
+                                             "coalesce(max(generation), 0) + 1, coalesce(max(generation), 0) + 1 "
                                              "FROM change_log"));
     } else if (vectors.beyond_generation > 0) {
       ENGRAM_RETURN_IF_ERROR(Exec(db_.get(), "UPDATE store_generation SET value = "
