@@ -8,6 +8,8 @@
 //   keyword_bench --corpus C --queries Q --qrels R [--rounds N] [--name NAME]
 //   keyword_bench --synthetic 100000 [--rounds N]
 //   --serial 1 indexes engram on one thread (default: analysis and writes pipelined on two)
+//   --engram-db PATH keeps engram's index at PATH and, when PATH exists, queries it without indexing
+//     (for profiling the query path; the index time is then 0)
 // Prints one JSON object per engine and order per line ("order": "alone" or "interleaved").
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -34,6 +36,7 @@
 #include "search/keyword_search.h"
 #include "search/metrics.h"
 #include "sync/page_indexer.h"
+#include "text/slug.h"
 
 namespace {
 
@@ -44,6 +47,7 @@ using Json = nlohmann::json;
 namespace fs = std::filesystem;
 
 bool g_serial = false;  // --serial: index on one thread
+std::string g_engram_db;  // --engram-db: keep engram's index here, and reuse it when it exists
 
 double Seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
@@ -112,8 +116,14 @@ Runner EngramRunner(Scratch& scratch) {
   r.build = [state, &scratch](const BeirSet& set) {
     engram::EngineOptions o;
     o.create_if_missing = true;
-    state->first = std::move(engram::OpenSqliteStore(scratch.path / "engram.db", o)).value();
+    const fs::path db = g_engram_db.empty() ? scratch.path / "engram.db" : fs::path(g_engram_db);
+    const bool reuse = !g_engram_db.empty() && fs::exists(db);
+    state->first = std::move(engram::OpenSqliteStore(db, o)).value();
     engram::Engine& e = *state->first;
+    if (reuse) {  // the docs' slugs, as PreparePage makes them
+      for (const BeirDoc& d : set.docs) state->second[engram::text::SlugFromPath("docs/" + d.id + ".md")] = d.id;
+      return;
+    }
     // As `engram import` and `engram eval` do: analysis on a worker thread,
     // writes on this one.
     auto txn = e.Begin();
@@ -305,6 +315,7 @@ int main(int argc, char** argv) {
     else if (a == "--rounds") rounds = std::stoi(v);
     else if (a == "--engine") only = v;
     else if (a == "--serial") g_serial = v == "1";
+    else if (a == "--engram-db") g_engram_db = v;
     else {
       std::fprintf(stderr, "unknown flag %s\n", a.c_str());
       return 2;
