@@ -5,6 +5,7 @@
 // answer the same, and `check` can rebuild one page alone.
 #include <map>
 
+#include "store/sqlite/link_queries.h"
 #include "store/sqlite/sqlite_engine.h"
 #include "text/page_links.h"
 
@@ -24,13 +25,12 @@ Result<std::optional<int64_t>> SqliteEngine::ResolveLink(int64_t source_id, std:
   // 1. The path from the root ("[[people/zhang-san]]"), 2. the page's own
   // slug (engram's name for a page whose frontmatter sets one), 3. the path
   // from the linking page's folder.
-  ENGRAM_ASSIGN_OR_RETURN(auto exact, one("SELECT id FROM pages WHERE source_id = ? AND path_key = ? ORDER BY path", target));
+  ENGRAM_ASSIGN_OR_RETURN(auto exact, one(kPageByPathKeySql, target));
   if (exact) return exact;
   ENGRAM_ASSIGN_OR_RETURN(auto by_slug, one("SELECT id FROM pages WHERE source_id = ? AND slug = ?", target));
   if (by_slug) return by_slug;
   if (!from_folder.empty()) {
-    ENGRAM_ASSIGN_OR_RETURN(auto relative, one("SELECT id FROM pages WHERE source_id = ? AND path_key = ? ORDER BY path",
-                                               std::string(from_folder) + "/" + std::string(target)));
+    ENGRAM_ASSIGN_OR_RETURN(auto relative, one(kPageByPathKeySql, std::string(from_folder) + "/" + std::string(target)));
     if (relative) return relative;
   }
   // 4. By file name: the same folder first, then the shortest path.
@@ -45,10 +45,7 @@ Result<std::optional<int64_t>> SqliteEngine::ResolveLink(int64_t source_id, std:
 
 Result<std::vector<SqliteEngine::InboundLink>> SqliteEngine::InboundLinks(int64_t source_id, std::string_view slug,
                                                                           std::string_view name_key) {
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT l.from_page, f.slug, f.visibility, f.path, l.to_slug, l.type, l.context "
-                                      "FROM links l JOIN pages f ON f.id = l.from_page WHERE f.source_id = ?1 AND "
-                                      "l.type != 'attachment' AND (l.to_slug = ?2 OR l.to_name = ?3) "
-                                      "ORDER BY f.slug, l.id"));
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(kInboundLinksSql));
   q->Bind(1, source_id).Bind(2, slug).Bind(3, name_key);
   std::vector<InboundLink> out;
   std::vector<std::string> folders;
