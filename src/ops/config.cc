@@ -8,10 +8,7 @@
 #include <vector>
 
 #include "common/files.h"
-#include "embed/embedder.h"
 #include "ops/toml_subset.h"
-#include "sync/scope.h"
-#include "sync/sensitive.h"
 
 namespace engram::ops {
 

@@ -6,7 +6,6 @@
 #include <nlohmann/json.hpp>
 
 #include "common/utf8.h"
-#include "ops/render.h"
 
 namespace engram::ops {
 

@@ -19,12 +19,13 @@ struct GenerationRow {
 
 Status SqliteEngine::Atomically(const std::function<Status()>& fn) {
   if (in_transaction_) return fn();  // lands with the open transaction
-  FinishReads();
-  ENGRAM_RETURN_IF_ERROR(Exec(db_.get(), "BEGIN IMMEDIATE"));
+  ENGRAM_RETURN_IF_ERROR(BeginTransaction());
   Status st = fn();
-  if (st.ok()) st = Exec(db_.get(), "COMMIT");
-  if (!st.ok()) (void)Exec(db_.get(), "ROLLBACK");
-  return st;
+  if (!st.ok()) {
+    RollbackTransaction();
+    return st;
+  }
+  return CommitTransaction();
 }
 
 Result<int64_t> SqliteEngine::Generation() {

@@ -48,9 +48,7 @@ Result<std::vector<EmbeddingTask>> SqliteEngine::ChunksToEmbed(std::string_view 
 }
 
 Status SqliteEngine::StoreEmbeddings(const std::vector<EmbeddingWrite>& rows) {
-  const bool own = !in_transaction_;
-  if (own) ENGRAM_RETURN_IF_ERROR(BeginTransaction());
-  auto st = [&]() -> Status {
+  return Atomically([&]() -> Status {
     ENGRAM_ASSIGN_OR_RETURN(
         Stmt * u, S("UPDATE chunks SET embedding = ?, embedding_model = ?, embedded_hash = ? WHERE id = ?"));
     for (const EmbeddingWrite& r : rows) {
@@ -58,13 +56,7 @@ Status SqliteEngine::StoreEmbeddings(const std::vector<EmbeddingWrite>& rows) {
       ENGRAM_RETURN_IF_ERROR(u->Run());
     }
     return Status::Ok();
-  }();
-  if (!own) return st;
-  if (!st.ok()) {
-    RollbackTransaction();
-    return st;
-  }
-  return CommitTransaction();
+  });
 }
 
 Result<EmbeddingCounts> SqliteEngine::CountEmbeddings(std::string_view model) {

@@ -121,7 +121,8 @@ class SqliteEngine final : public Engine, public PostingStore {
   Result<Stmt*> S(const char* sql);
 
   // Runs fn as part of the open Transaction, or else in a transaction of its
-  // own (committed when fn succeeds, rolled back when it fails).
+  // own through the transaction primitives (committed when fn succeeds,
+  // rolled back when it fails).
   Status Atomically(const std::function<Status()>& fn);
   // LogChange's rows, in whatever transaction is open.
   Status WriteChange(ChangeStream stream, int64_t key);
