@@ -31,6 +31,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engram/ids.h"
 #include "engram/status.h"
 
 namespace engram {
@@ -83,11 +84,11 @@ class PostingStore {
 
   // Ids of the private pages, ascending (what a caller who may not see them
   // must never get back). Cost: an index scan over the private pages.
-  virtual Result<std::vector<int64_t>> PrivatePageIds() = 0;
+  virtual Result<std::vector<PageId>> PrivatePageIds() = 0;
 
   // Ids of a page's chunks (its docs in the chunk field), ascending; none
   // for an unknown page. Cost: one indexed look-up.
-  virtual Result<std::vector<int64_t>> PageChunkIds(int64_t page_id) = 0;
+  virtual Result<std::vector<ChunkId>> PageChunkIds(PageId page_id) = 0;
 
  protected:
   PostingStore() = default;

@@ -103,14 +103,14 @@ struct KeywordQuery {
   size_t chunks_per_page = 1;   // best chunks kept per page
   bool include_private = false;
   // Only pages it contains may be returned (nullptr: any); owned by the caller.
-  const IdSelector* allowed_pages = nullptr;
+  const PageSelector* allowed_pages = nullptr;
   float k1 = 0.9f;
   float b = 0.4f;
 };
 
 struct KeywordHit {
-  int64_t page_id = 0;
-  int64_t chunk_id = 0;  // 0 for title hits
+  PageId page_id;
+  ChunkId chunk_id;  // 0 for title hits
   float score = 0;
 };
 
@@ -139,8 +139,8 @@ struct SearchExplain {
 };
 
 struct SearchHit {
-  int64_t chunk_id = 0;
-  int64_t page_id = 0;
+  ChunkId chunk_id;
+  PageId page_id;
   std::string slug;
   std::string title;
   std::string type;

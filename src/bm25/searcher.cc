@@ -22,9 +22,12 @@ using store::PostingCursor;
 
 // A page a query may not return: dropped (excluded words, private), or
 // outside the filter's allowed pages (nullptr: none is).
-bool Out(const std::unordered_set<int64_t>& dropped, const IdSelector* allowed, int64_t page) {
-  return (!dropped.empty() && dropped.count(page) != 0) || (allowed != nullptr && !allowed->Contains(page));
+bool Out(const std::unordered_set<int64_t>& dropped, const PageSelector* allowed, int64_t page) {
+  return (!dropped.empty() && dropped.count(page) != 0) || (allowed != nullptr && !allowed->Contains(PageId(page)));
 }
+
+// A hit from the module's raw doc ids (a title hit has chunk 0).
+KeywordHit Hit(int64_t page, int64_t chunk, float score) { return {PageId(page), ChunkId(chunk), score}; }
 
 std::string ListContext(const std::string& term) {
   std::string s = "posting list of '";
@@ -81,7 +84,7 @@ class TopPages {
   std::vector<KeywordHit> Hits(bool titles) const {
     std::vector<KeywordHit> hits;
     hits.reserve(order_.size());
-    for (const Entry& e : order_) hits.push_back({e.page, titles ? 0 : e.doc, e.score});
+    for (const Entry& e : order_) hits.push_back(Hit(e.page, titles ? 0 : e.doc, e.score));
     std::sort(hits.begin(), hits.end(), Better);
     return hits;
   }
@@ -137,8 +140,8 @@ Status Searcher::DroppedPages(const KeywordQuery& query, PostingField field, std
     }
   }
   if (!query.include_private) {
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<int64_t> hidden, store_.PrivatePageIds());
-    dropped->insert(hidden.begin(), hidden.end());
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<PageId> hidden, store_.PrivatePageIds());
+    for (const PageId page : hidden) dropped->insert(page.value());
   }
   return Status::Ok();
 }
@@ -289,7 +292,7 @@ Result<std::vector<KeywordHit>> Searcher::SearchExhaustive(const PreparedQuery& 
     const Acc& a = acc_[doc];
     bool complete = (a.required & pq.all_required) == pq.all_required;
     if (!complete || Out(dropped, query.allowed_pages, a.page)) continue;
-    cand.push_back({a.page, titles ? 0 : doc, a.score});
+    cand.push_back(Hit(a.page, titles ? 0 : doc, a.score));
   }
   acc_.Clear(touched_);
   touched_.clear();
@@ -309,11 +312,11 @@ Result<std::vector<KeywordHit>> Searcher::SearchExhaustive(const PreparedQuery& 
       std::sort(cand.begin() + static_cast<long>(head), cand.end(), Better);
     }
     const KeywordHit& h = cand[i];
-    uint32_t& n = page_counts_[h.page_id];
+    uint32_t& n = page_counts_[h.page_id.value()];
     if (n == 0) {
       if (pages == query.limit) continue;
       ++pages;
-      counted.push_back(h.page_id);
+      counted.push_back(h.page_id.value());
     }
     if (n >= per_page_limit) continue;
     ++n;
@@ -323,7 +326,7 @@ Result<std::vector<KeywordHit>> Searcher::SearchExhaustive(const PreparedQuery& 
   return hits;
 }
 
-Result<std::vector<KeywordHit>> Searcher::ScorePages(const KeywordQuery& query, const std::vector<int64_t>& page_ids,
+Result<std::vector<KeywordHit>> Searcher::ScorePages(const KeywordQuery& query, const std::vector<PageId>& page_ids,
                                                      PostingField field) {
   const bool titles = field == PostingField::kTitles;
   std::vector<KeywordHit> hits;
@@ -341,14 +344,15 @@ Result<std::vector<KeywordHit>> Searcher::ScorePages(const KeywordQuery& query, 
     uint64_t required = 0;
   };
   std::vector<Doc> docs;
-  for (int64_t page : page_ids) {
+  for (const PageId page_id : page_ids) {
+    const int64_t page = page_id.value();
     if (Out(dropped, query.allowed_pages, page)) continue;
     if (titles) {
       docs.push_back({page, page});
       continue;
     }
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<int64_t> chunks, store_.PageChunkIds(page));
-    for (int64_t chunk : chunks) docs.push_back({chunk, page});
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkId> chunks, store_.PageChunkIds(page_id));
+    for (const ChunkId chunk : chunks) docs.push_back({chunk.value(), page});
   }
   std::sort(docs.begin(), docs.end(), [](const Doc& a, const Doc& b) { return a.doc < b.doc; });
   PostingCursor cursor;
@@ -367,13 +371,13 @@ Result<std::vector<KeywordHit>> Searcher::ScorePages(const KeywordQuery& query, 
   std::unordered_map<int64_t, KeywordHit> best;
   for (const Doc& d : docs) {
     if (d.score <= 0 || (d.required & pq.all_required) != pq.all_required) continue;
-    auto [it, inserted] = best.try_emplace(d.page, KeywordHit{d.page, titles ? 0 : d.doc, d.score});
-    if (!inserted && (d.score > it->second.score || (d.score == it->second.score && d.doc < it->second.chunk_id))) {
-      it->second = {d.page, titles ? 0 : d.doc, d.score};
+    auto [it, inserted] = best.try_emplace(d.page, Hit(d.page, titles ? 0 : d.doc, d.score));
+    if (!inserted && (d.score > it->second.score || (d.score == it->second.score && d.doc < it->second.chunk_id.value()))) {
+      it->second = Hit(d.page, titles ? 0 : d.doc, d.score);
     }
   }
-  for (int64_t page : page_ids) {
-    auto it = best.find(page);
+  for (const PageId page : page_ids) {
+    auto it = best.find(page.value());
     if (it != best.end()) hits.push_back(it->second);
   }
   return hits;

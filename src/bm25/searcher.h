@@ -67,7 +67,7 @@ class Searcher {
   // (required terms present, not excluded, visible, allowed), in page_ids
   // order. Completes a fusion of two shallow arms. Cost: the query's lists
   // are probed for the pages' docs only.
-  Result<std::vector<KeywordHit>> ScorePages(const KeywordQuery& query, const std::vector<int64_t>& page_ids,
+  Result<std::vector<KeywordHit>> ScorePages(const KeywordQuery& query, const std::vector<PageId>& page_ids,
                                              PostingField field);
 
  private:

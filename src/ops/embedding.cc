@@ -129,7 +129,7 @@ Result<EmbedReport> Brain::EmbedLocked(bool all, const std::function<void(int64_
   EmbedReport r;
   r.provider = e->info().provider;
   r.model = e->info().model;
-  int64_t after = 0;
+  ChunkId after;
   const size_t batch = static_cast<size_t>(std::max(1, options_.embedding.max_batch));
   if (progress) progress(0, total);
   for (;;) {

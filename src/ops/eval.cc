@@ -168,7 +168,7 @@ Status IndexCorpus(Engine& engine, const BeirSet& set, const EvalOptions& option
 
 // Stores an embedding under model for every chunk without one, 256 at a time.
 Status EmbedCorpus(Engine& engine, embed::Embedder& embedder, const std::string& model) {
-  for (int64_t after = 0;;) {
+  for (ChunkId after;;) {
     ENGRAM_ASSIGN_OR_RETURN(std::vector<EmbeddingTask> tasks, engine.ChunksToEmbed(model, false, after, 256));
     if (tasks.empty()) break;
     std::vector<std::string> texts;

@@ -24,7 +24,7 @@ Json Quarantined(const std::vector<ImportIssue>& issues) {
 Json ToJson(const SearchResponse& r, bool explain) {
   Json results = Json::array();
   for (const SearchHit& h : r.results) {
-    Json j = {{"slug", h.slug},     {"title", h.title},         {"type", h.type}, {"chunk_id", h.chunk_id},
+    Json j = {{"slug", h.slug},     {"title", h.title},         {"type", h.type}, {"chunk_id", h.chunk_id.value()},
               {"date", h.date},
               {"score", h.score},   {"chunk_source", ChunkSourceName(h.chunk_source)}, {"text", h.text},
               {"path", h.path},     {"line_start", h.line_start}, {"line_end", h.line_end}};

@@ -33,18 +33,18 @@ double MsSince(Clock::time_point t0) {
 struct Arms {
   std::vector<RankedList> lists;
   std::vector<std::pair<std::string, double>> stage_ms;
-  std::unordered_map<int64_t, int64_t> page_chunk;  // page -> its best chunk in the keyword arm
-  std::unordered_map<int64_t, std::string> page_title;  // page -> its title, for pages of the keyword arm
+  std::unordered_map<PageId, ChunkId> page_chunk;  // page -> its best chunk in the keyword arm
+  std::unordered_map<PageId, std::string> page_title;  // page -> its title, for pages of the keyword arm
   std::vector<std::pair<std::string, double>> confidence;
   std::vector<std::string> notes;
 };
 
-bool Allowed(const IdSelector* allowed, int64_t chunk) {
+bool Allowed(const ChunkSelector* allowed, ChunkId chunk) {
   return allowed == nullptr || allowed->Contains(chunk);
 }
 
 Status KeywordArms(Engine& engine, std::string_view query, const SearchOptions& options, size_t depth,
-                   Intent intent, const ArmWeights& w, const IdSelector* allowed, bool vector_on,
+                   Intent intent, const ArmWeights& w, const ChunkSelector* allowed, bool vector_on,
                    Arms* arms) {
   auto t0 = Clock::now();
   SearchOptions ko = options;
@@ -67,11 +67,11 @@ Status KeywordArms(Engine& engine, std::string_view query, const SearchOptions& 
   if (intent == Intent::kEntity) {
     const std::string name = EntityName(query);
     if (!name.empty()) {
-      ENGRAM_ASSIGN_OR_RETURN(std::vector<int64_t> named, engine.PagesNamed(options.Reading(), name));
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<PageId> named, engine.PagesNamed(options.Reading(), name));
       RankedList list{"name", kNameWeight, {}, {}};
-      for (int64_t page : named) {
+      for (const PageId page : named) {
         ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, engine.GetPageChunks(page));
-        if (!chunks.empty() && Allowed(allowed, chunks.front().chunk_id)) list.ids.push_back(chunks.front().chunk_id);
+        if (!chunks.empty() && Allowed(allowed, chunks.front().chunk_id)) list.ids.push_back(chunks.front().chunk_id.value());
       }
       if (!list.ids.empty()) arms->lists.push_back(std::move(list));
     }
@@ -79,7 +79,7 @@ Status KeywordArms(Engine& engine, std::string_view query, const SearchOptions& 
   RankedList keyword{"keyword", w.keyword, {}, {}};
   for (const SearchHit& h : kr->results) {
     if (!Allowed(allowed, h.chunk_id)) continue;
-    keyword.ids.push_back(h.chunk_id);
+    keyword.ids.push_back(h.chunk_id.value());
     arms->page_chunk.emplace(h.page_id, h.chunk_id);
     arms->page_title.emplace(h.page_id, h.title);
   }
@@ -102,7 +102,7 @@ Status KeywordArms(Engine& engine, std::string_view query, const SearchOptions& 
   std::vector<std::string> query_terms;
   for (const QueryTerm& t : tq.terms) query_terms.push_back(t.term);
   for (const KeywordHit& h : titles) {
-    int64_t chunk = 0;
+    ChunkId chunk;
     std::string page_title;
     if (auto it = arms->page_chunk.find(h.page_id); it != arms->page_chunk.end()) {
       chunk = it->second;
@@ -119,7 +119,7 @@ Status KeywordArms(Engine& engine, std::string_view query, const SearchOptions& 
     for (const std::string& alias : aliases) names.push_back(text::AnalyzeTerms(alias));
     const double confidence = TitleConfidence(query_terms, names);
     if (confidence <= 0) continue;  // the query does not name this page
-    title.ids.push_back(chunk);
+    title.ids.push_back(chunk.value());
     title.confidence.push_back(confidence);
   }
   arms->lists.push_back(std::move(title));
@@ -134,8 +134,8 @@ namespace {
 // One vector arm per query vector (the query, then its LLM rewrites), each
 // weighted by its confidence when keyword arms run beside it.
 void AddVectorArms(const VectorQuery& vq, size_t depth, double weight, bool keyword_on,
-                   const IdSelector* allowed, const IdNotInSelector* hidden, Arms* out) {
-  const IdAndSelector visible_allowed(allowed, hidden);
+                   const ChunkSelector* allowed, const IdNotInSelector<ChunkId>* hidden, Arms* out) {
+  const IdAndSelector<ChunkId> visible_allowed(allowed, hidden);
   Arms& arms = *out;
   const auto tv = Clock::now();
   for (size_t i = 0; i < vq.vectors.size(); ++i) {
@@ -176,12 +176,12 @@ Status RankChunks(Engine& engine, const SearchOptions& options, const VectorQuer
                   bool vector_on, bool keyword_on, const Arms& arms, size_t limit, Ranking* out) {
   out->fused = ReciprocalRankFusion(arms.lists);
   const std::vector<Fused>& fused = out->fused;
-  std::vector<int64_t> ids;
-  for (const Fused& f : fused) ids.push_back(f.id);
+  std::vector<ChunkId> ids;
+  for (const Fused& f : fused) ids.emplace_back(f.id);
   ENGRAM_ASSIGN_OR_RETURN(out->records, engine.GetChunks(options.Reading(), ids));
   const std::vector<ChunkRecord>& records = out->records;
   std::unordered_map<int64_t, const ChunkRecord*> by_id;
-  for (const ChunkRecord& r : records) by_id[r.chunk_id] = &r;
+  for (const ChunkRecord& r : records) by_id[r.chunk_id.value()] = &r;
 
   std::unordered_map<int64_t, Scored>& scored = out->scored;
   std::vector<DedupCandidate> candidates;
@@ -202,16 +202,16 @@ Status RankChunks(Engine& engine, const SearchOptions& options, const VectorQuer
       }
       score = Rescore(score, e.cosine, e.cosine_share);  // a chunk without a vector yet counts cosine 0
     }
-    candidates.push_back({r.chunk_id, r.page_id, r.type, r.chunk_source == ChunkSource::kCompiledTruth, r.text, score});
-    scored.emplace(r.chunk_id, Scored{&f, &r, std::move(e)});
+    candidates.push_back({r.chunk_id.value(), r.page_id.value(), r.type, r.chunk_source == ChunkSource::kCompiledTruth, r.text, score});
+    scored.emplace(r.chunk_id.value(), Scored{&f, &r, std::move(e)});
   }
   std::vector<DedupCandidate>& shown = out->shown;
   shown = Dedup(std::move(candidates), limit);
-  std::vector<int64_t> pages;
-  for (const auto& c : shown) pages.push_back(c.page_id);
+  std::vector<PageId> pages;
+  for (const auto& c : shown) pages.emplace_back(c.page_id);
   ENGRAM_ASSIGN_OR_RETURN(auto backlinks, engine.BacklinkCounts(options.Reading(), pages));
   for (auto& c : shown) {
-    auto it = backlinks.find(c.page_id);
+    auto it = backlinks.find(PageId(c.page_id));
     const int64_t n = it == backlinks.end() ? 0 : it->second;
     const double boosted = BacklinkBoost(c.score, n);
     SearchExplain& e = scored.at(c.chunk_id).explain;
@@ -251,20 +251,20 @@ Result<SearchResponse> HybridSearch(Engine& engine, std::string_view query, cons
   const size_t depth = std::max<size_t>(limit * 2, 20);
   const size_t vector_depth = std::max<size_t>(limit * 5, 50);
 
-  std::optional<IdListSelector> allowed;
+  std::optional<IdListSelector<ChunkId>> allowed;
   if (!options.filter.Unrestricted()) {
     ChunkFilter f = options.filter;
     f.include_private = f.include_private && options.include_private;
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<int64_t> ids, engine.FilterChunks(f));
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkId> ids, engine.FilterChunks(f));
     allowed.emplace(std::move(ids));
   }
 
   // A caller who may not see private pages gets a vector arm, a chance
   // sample and a collection size without them: nothing it can observe
   // depends on private content.
-  std::optional<IdNotInSelector> hidden;
+  std::optional<IdNotInSelector<ChunkId>> hidden;
   if (vector_on && !options.include_private) {
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<int64_t> ids, engine.PrivateChunkIds());
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkId> ids, engine.PrivateChunkIds());
     hidden.emplace(std::move(ids));
   }
 

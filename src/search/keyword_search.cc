@@ -104,8 +104,8 @@ void AddPhrase(std::vector<std::vector<text::Token>>* phrases, std::vector<text:
 }
 
 struct PageScore {
-  int64_t page_id = 0;
-  int64_t chunk_id = 0;
+  PageId page_id;
+  ChunkId chunk_id;
   float chunk_score = 0;
   float title_score = 0;
   int chunk_rank = -1;
@@ -146,10 +146,10 @@ struct FusedArms {
 Result<std::vector<KeywordHit>> WithEveryPhrase(Engine& engine, const ReadScope& scope,
                                                 const std::vector<std::vector<text::Token>>& phrases,
                                                 std::vector<KeywordHit> hits) {
-  std::vector<int64_t> ids;
+  std::vector<ChunkId> ids;
   for (const auto& h : hits) ids.push_back(h.chunk_id);
   ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkRecord> records, engine.GetChunks(scope, ids));
-  std::unordered_map<int64_t, const ChunkRecord*> by_id;
+  std::unordered_map<ChunkId, const ChunkRecord*> by_id;
   for (const auto& r : records) by_id[r.chunk_id] = &r;
   std::vector<KeywordHit> kept;
   for (const auto& h : hits) {
@@ -162,7 +162,7 @@ Result<std::vector<KeywordHit>> WithEveryPhrase(Engine& engine, const ReadScope&
 }
 
 // Whether any chunk of the page holds one of the phrases.
-Result<bool> HasAnyPhrase(Engine& engine, const std::vector<std::vector<text::Token>>& phrases, int64_t page_id) {
+Result<bool> HasAnyPhrase(Engine& engine, const std::vector<std::vector<text::Token>>& phrases, PageId page_id) {
   ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkRecord> chunks, engine.GetPageChunks(page_id));
   return std::any_of(chunks.begin(), chunks.end(), [&](const ChunkRecord& c) {
     const PhraseIndex text(c.text);
@@ -181,7 +181,7 @@ Result<FusedArms> FuseArms(Engine& engine, bm25::Searcher& bm25, const QueryPlan
   kq.limit = check_order ? depth * 3 : depth;
   kq.chunks_per_page = plan.phrases->empty() ? 1 : 3;
   ENGRAM_ASSIGN_OR_RETURN(std::vector<KeywordHit> chunk_hits, bm25.SearchChunks(kq));
-  std::set<int64_t> chunk_pages_seen;
+  std::set<PageId> chunk_pages_seen;
   for (const auto& h : chunk_hits) chunk_pages_seen.insert(h.page_id);
   float chunk_floor = 0;
   if (chunk_pages_seen.size() >= kq.limit && !chunk_hits.empty()) {
@@ -191,9 +191,9 @@ Result<FusedArms> FuseArms(Engine& engine, bm25::Searcher& bm25, const QueryPlan
   if (!plan.phrases->empty()) {
     ENGRAM_ASSIGN_OR_RETURN(chunk_hits, WithEveryPhrase(engine, ReadScope{"", kq.include_private}, *plan.phrases, std::move(chunk_hits)));
   }
-  std::unordered_map<int64_t, PageScore> pages;
+  std::unordered_map<PageId, PageScore> pages;
   pages.reserve(chunk_hits.size() * 2 + 16);
-  std::vector<int64_t> order;
+  std::vector<PageId> order;
   int rank = 0;
   for (const auto& h : chunk_hits) {
     auto [it, inserted] = pages.try_emplace(h.page_id);
@@ -219,7 +219,7 @@ Result<FusedArms> FuseArms(Engine& engine, bm25::Searcher& bm25, const QueryPlan
       out.truncated = true;
       title_floor = title_hits.back().score;
     }
-    std::vector<int64_t> title_only;
+    std::vector<PageId> title_only;
     int trank = 0;
     for (const auto& h : title_hits) {
       auto it = pages.find(h.page_id);
@@ -241,7 +241,7 @@ Result<FusedArms> FuseArms(Engine& engine, bm25::Searcher& bm25, const QueryPlan
       pages[h.page_id].chunk_score = h.score;
     }
     if (title_floor > 0) {
-      std::vector<int64_t> text_only;
+      std::vector<PageId> text_only;
       for (size_t i = 0; i < chunk_pages; ++i) {
         if (pages[order[i]].title_rank < 0) text_only.push_back(order[i]);
       }
@@ -252,7 +252,7 @@ Result<FusedArms> FuseArms(Engine& engine, bm25::Searcher& bm25, const QueryPlan
   }
   out.unseen_bound = chunk_floor + plan.title_weight * title_floor;
 
-  for (int64_t id : order) {
+  for (const PageId id : order) {
     PageScore p = pages[id];
     p.score = p.chunk_score + plan.title_weight * p.title_score;
     if (!plan.excluded_phrases->empty()) {
@@ -360,7 +360,7 @@ Result<ParsedQuery> ParseKeywordQuery(std::string_view query, const SearchOption
 // an entity question naming one ("who is Zhang San", "谁是张三"), puts that
 // page first: a person asking for a name wants that page.
 Status BoostNamedPages(Engine& engine, std::string_view query, const SearchOptions& options,
-                       const IdSelector* allowed, std::vector<PageScore>* ranked_out) {
+                       const PageSelector* allowed, std::vector<PageScore>* ranked_out) {
   std::vector<PageScore>& ranked = *ranked_out;
   std::string trimmed(query.substr(std::min(query.find_first_not_of(" \t\r\n"), query.size())));
   trimmed.erase(trimmed.find_last_not_of(" \t\r\n") + 1);
@@ -373,10 +373,10 @@ Status BoostNamedPages(Engine& engine, std::string_view query, const SearchOptio
   if (!trimmed.empty() && !syntax) {
     // "<name>是什么" / "what is <name>" names the page as much as "<name>" does.
     const std::string name = ClassifyIntent(trimmed) == Intent::kEntity ? EntityName(trimmed) : QuestionSubject(trimmed);
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<int64_t> named,
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<PageId> named,
                             engine.PagesNamed(options.Reading(), name.empty() ? trimmed : name));
     float best = ranked.empty() ? 0.0f : ranked.front().score;
-    for (int64_t id : named) {
+    for (const PageId id : named) {
       if (allowed != nullptr && !allowed->Contains(id)) continue;
       auto it = std::find_if(ranked.begin(), ranked.end(), [&](const PageScore& p) { return p.page_id == id; });
       if (it == ranked.end()) {
@@ -396,16 +396,16 @@ Status BoostNamedPages(Engine& engine, std::string_view query, const SearchOptio
 Result<std::vector<SearchHit>> HitsOf(Engine& engine, std::vector<PageScore>& ranked, const SearchOptions& options,
                                       const std::vector<std::string>& explain_terms) {
   std::vector<SearchHit> out;
-  std::vector<int64_t> chunk_ids;
+  std::vector<ChunkId> chunk_ids;
   for (auto& p : ranked) {
-    if (p.chunk_id == 0) {
+    if (!p.chunk_id.valid()) {
       ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkRecord> first, engine.GetPageChunks(p.page_id));
       if (!first.empty()) p.chunk_id = first.front().chunk_id;
     }
-    if (p.chunk_id != 0) chunk_ids.push_back(p.chunk_id);
+    if (p.chunk_id.valid()) chunk_ids.push_back(p.chunk_id);
   }
   ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkRecord> records, engine.GetChunks(options.Reading(), chunk_ids));
-  std::unordered_map<int64_t, const ChunkRecord*> by_id;
+  std::unordered_map<ChunkId, const ChunkRecord*> by_id;
   for (const auto& r : records) by_id[r.chunk_id] = &r;
   for (const auto& p : ranked) {
     auto it = by_id.find(p.chunk_id);
@@ -437,11 +437,11 @@ Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, con
   KeywordQuery& kq = parsed.kq;
 
   // Filters (folder, tag, type, dates, source) narrow the pages every arm may return.
-  std::optional<IdListSelector> allowed;
+  std::optional<IdListSelector<PageId>> allowed;
   if (!options.filter.Unrestricted()) {
     ChunkFilter f = options.filter;
     f.include_private = options.include_private;
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<int64_t> pages, engine.FilterPages(f));
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<PageId> pages, engine.FilterPages(f));
     allowed.emplace(std::move(pages));
     kq.allowed_pages = &*allowed;
   }

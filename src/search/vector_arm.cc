@@ -70,19 +70,19 @@ Status VectorArm::Rebuild(VectorStore& store) {
         dims_, vector::HnswParams{.m = options_.m, .ef_construction = options_.ef_construction});
     hnsw_->Reserve(static_cast<size_t>(counts.current));
   }
-  for (int64_t after = 0;;) {
+  for (ChunkId after;;) {
     ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkVector> page, store.ChunkVectors(model_, after, kPage));
     if (page.empty()) break;
     for (const ChunkVector& cv : page) {
       if (static_cast<int>(cv.vector.size()) != dims_) {
-        return Status::InvalidArgument("chunk " + std::to_string(cv.chunk_id) + " has a vector of " +
+        return Status::InvalidArgument("chunk " + std::to_string(cv.chunk_id.value()) + " has a vector of " +
                                        std::to_string(cv.vector.size()) + " dimensions, the brain's model " +
                                        std::to_string(dims_) + ": run `engram embed --all`");
       }
       if (hnsw_) {
-        ENGRAM_RETURN_IF_ERROR(hnsw_->Add(cv.chunk_id, cv.vector.data()));
+        ENGRAM_RETURN_IF_ERROR(hnsw_->Add(cv.chunk_id.value(), cv.vector.data()));
       } else {
-        AddFlat(cv.chunk_id, cv.vector);
+        AddFlat(cv.chunk_id.value(), cv.vector);
       }
     }
     after = page.back().chunk_id;
@@ -94,15 +94,15 @@ Status VectorArm::Apply(VectorStore& store, const std::vector<int64_t>& changed,
   for (size_t i = 0; i < changed.size(); i += kPage) {
     std::vector<int64_t> ids(changed.begin() + static_cast<std::ptrdiff_t>(i),
                              changed.begin() + static_cast<std::ptrdiff_t>(std::min(changed.size(), i + kPage)));
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkVector> present, store.ChunkVectorsById(model_, ids));
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkVector> present, store.ChunkVectorsById(model_, ToIds<ChunkId>(ids)));
     std::unordered_set<int64_t> have;
     for (const ChunkVector& cv : present) {
       if (static_cast<int>(cv.vector.size()) != dims_) continue;
-      have.insert(cv.chunk_id);
+      have.insert(cv.chunk_id.value());
       if (hnsw_) {
-        ENGRAM_RETURN_IF_ERROR(hnsw_->Add(cv.chunk_id, cv.vector.data()));
+        ENGRAM_RETURN_IF_ERROR(hnsw_->Add(cv.chunk_id.value(), cv.vector.data()));
       } else {
-        AddFlat(cv.chunk_id, cv.vector);
+        AddFlat(cv.chunk_id.value(), cv.vector);
       }
       *changed_any = true;
     }
@@ -172,19 +172,20 @@ Result<std::unique_ptr<VectorArm>> VectorArm::Open(VectorStore& store, ChangeLog
   return arm;
 }
 
-std::vector<vector::Neighbor> VectorArm::Search(const float* q, size_t k, const IdSelector* selector) const {
+std::vector<vector::Neighbor> VectorArm::Search(const float* q, size_t k, const ChunkSelector* selector) const {
   std::vector<vector::Neighbor> out;
   const size_t d = static_cast<size_t>(dims_);
-  auto pass = [selector](int64_t id) { return selector == nullptr || selector->Contains(id); };
+  auto pass = [selector](int64_t id) { return selector == nullptr || selector->Contains(ChunkId(id)); };
   const bool filtered = selector != nullptr;
-  const std::vector<int64_t>* candidates = filtered ? selector->Candidates() : nullptr;
+  const std::vector<ChunkId>* candidates = filtered ? selector->Candidates() : nullptr;
   if (hnsw_ && (candidates == nullptr || candidates->size() >= options_.exact_filter_max)) {
     vector::LabelFilter filter = pass;
     return hnsw_->Search(q, k, static_cast<size_t>(std::max(options_.ef_search, static_cast<int>(k))),
                          filtered ? &filter : nullptr);
   }
   if (hnsw_) {  // a selective filter: exact over its candidates
-    for (int64_t id : *candidates) {
+    for (const ChunkId chunk : *candidates) {
+      const int64_t id = chunk.value();
       if (!pass(id)) continue;
       if (const float* v = hnsw_->Find(id)) out.push_back({id, vector::Dot(q, v, d)});
     }
@@ -201,10 +202,10 @@ std::vector<vector::Neighbor> VectorArm::Search(const float* q, size_t k, const 
   return out;
 }
 
-std::vector<float> VectorArm::SampleCosines(const float* q, size_t n, const IdNotInSelector* hidden) const {
+std::vector<float> VectorArm::SampleCosines(const float* q, size_t n, const IdNotInSelector<ChunkId>* hidden) const {
   if (hidden != nullptr && hidden->left_out().empty()) hidden = nullptr;
   if (hnsw_) {
-    vector::LabelFilter filter = [hidden](int64_t id) { return hidden->Contains(id); };
+    vector::LabelFilter filter = [hidden](int64_t id) { return hidden->Contains(ChunkId(id)); };
     return hnsw_->SampleScores(q, n, hidden != nullptr ? &filter : nullptr);
   }
   std::vector<float> out;
@@ -213,21 +214,21 @@ std::vector<float> VectorArm::SampleCosines(const float* q, size_t n, const IdNo
   const size_t stride = std::max<size_t>(VisibleSize(hidden) / n, 1);
   size_t seen = 0;
   for (size_t row = 0; row < ids_.size() && out.size() < n; ++row) {
-    if (hidden != nullptr && !hidden->Contains(ids_[row])) continue;
+    if (hidden != nullptr && !hidden->Contains(ChunkId(ids_[row]))) continue;
     if (seen++ % stride == 0) out.push_back(vector::Dot(q, data_.data() + row * d, d));
   }
   return out;
 }
 
-size_t VectorArm::VisibleSize(const IdNotInSelector* hidden) const {
+size_t VectorArm::VisibleSize(const IdNotInSelector<ChunkId>* hidden) const {
   size_t n = size();
   if (hidden == nullptr) return n;
-  for (int64_t id : hidden->left_out()) n -= Find(id) != nullptr ? 1 : 0;
+  for (const ChunkId id : hidden->left_out()) n -= Find(id.value()) != nullptr ? 1 : 0;
   return n;
 }
 
-std::optional<float> VectorArm::Cosine(const float* q, int64_t chunk_id) const {
-  const float* v = Find(chunk_id);
+std::optional<float> VectorArm::Cosine(const float* q, ChunkId chunk_id) const {
+  const float* v = Find(chunk_id.value());
   if (v == nullptr) return std::nullopt;
   return vector::Dot(q, v, static_cast<size_t>(dims_));
 }

@@ -50,15 +50,15 @@ class VectorArm {
   int dims() const { return dims_; }
   // The k chunks closest to q (unit length) by cosine, best first, among
   // those the selector contains (nullptr: any).
-  std::vector<vector::Neighbor> Search(const float* q, size_t k, const IdSelector* selector) const;
+  std::vector<vector::Neighbor> Search(const float* q, size_t k, const ChunkSelector* selector) const;
   // q's cosines with up to n chunks spread over the collection less the
   // hidden ones: the scores a query gets by chance, against which its best
   // hits are judged. Which chunks are drawn depends only on those not hidden.
-  std::vector<float> SampleCosines(const float* q, size_t n, const IdNotInSelector* hidden = nullptr) const;
+  std::vector<float> SampleCosines(const float* q, size_t n, const IdNotInSelector<ChunkId>* hidden = nullptr) const;
   // Vectors in the index that are not hidden.
-  size_t VisibleSize(const IdNotInSelector* hidden) const;
+  size_t VisibleSize(const IdNotInSelector<ChunkId>* hidden) const;
   // cos(q, chunk) for a chunk of the index, else nothing.
-  std::optional<float> Cosine(const float* q, int64_t chunk_id) const;
+  std::optional<float> Cosine(const float* q, ChunkId chunk_id) const;
 
  private:
   VectorArm() = default;

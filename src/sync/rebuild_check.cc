@@ -66,7 +66,7 @@ Status CompareGroup(Engine& engine, const RebuildCheckOptions& options, const st
       continue;
     }
     write->source = options.source;
-    Result<int64_t> put = scratch->PutPage(*write);
+    Result<PageId> put = scratch->PutPage(*write);
     if (!put.ok()) {
       problems->push_back({f.path, "a rebuild of the page fails: " + put.status().message()});
       continue;

@@ -86,7 +86,7 @@ TEST(Bm25, MatchesANaiveScan) {
     ASSERT_TRUE(hits.ok());
     ASSERT_EQ(hits->size(), want.size());
     auto chunks = e->GetChunks(ReadScope::All("default"), [&] {
-      std::vector<int64_t> ids;
+      std::vector<ChunkId> ids;
       for (const auto& h : *hits) ids.push_back(h.chunk_id);
       return ids;
     }());
@@ -165,7 +165,7 @@ TEST(Bm25, PrunedTopKEqualsTheExhaustiveTopKUnderEveryFilter) {
   };
   auto txn = e->Begin();
   ASSERT_TRUE(txn.ok());
-  std::vector<int64_t> page_ids;
+  std::vector<PageId> page_ids;
   for (int d = 0; d < 600; ++d) {
     std::string text = "---\ntitle: ";
     text.append(word()).append(" ").append(word()).append("\n");
@@ -184,9 +184,9 @@ TEST(Bm25, PrunedTopKEqualsTheExhaustiveTopKUnderEveryFilter) {
     page_ids.push_back(*id);
   }
   ASSERT_TRUE(txn->Commit().ok());
-  std::vector<int64_t> allowed_ids;
+  std::vector<PageId> allowed_ids;
   for (size_t i = 0; i < page_ids.size(); i += 3) allowed_ids.push_back(page_ids[i]);
-  const IdListSelector allowed(allowed_ids);
+  const IdListSelector<PageId> allowed(allowed_ids);
   for (int trial = 0; trial < 120; ++trial) {
     KeywordQuery q;
     for (int i = 0, n = 1 + trial % 7; i < n; ++i) q.terms.push_back({word(), i % 3 == 2 ? 0.05f : 1.0f});
@@ -287,15 +287,15 @@ class MemoryPostingStore final : public PostingStore {
   Result<std::shared_ptr<const PrivateFieldStatistics>> PrivateStatistics(PostingField field) override {
     return std::make_shared<const PrivateFieldStatistics>(fields_[Index(field)].hidden);
   }
-  Result<std::vector<int64_t>> PrivatePageIds() override {
-    return std::vector<int64_t>(private_pages_.begin(), private_pages_.end());
+  Result<std::vector<PageId>> PrivatePageIds() override {
+    return ToIds<PageId>(std::vector<int64_t>(private_pages_.begin(), private_pages_.end()));
   }
-  Result<std::vector<int64_t>> PageChunkIds(int64_t page_id) override {
-    auto it = page_chunks_.find(page_id);
-    if (it == page_chunks_.end()) return std::vector<int64_t>();
+  Result<std::vector<ChunkId>> PageChunkIds(PageId page_id) override {
+    auto it = page_chunks_.find(page_id.value());
+    if (it == page_chunks_.end()) return std::vector<ChunkId>();
     std::vector<int64_t> ids = it->second;
     std::sort(ids.begin(), ids.end());
-    return ids;
+    return ToIds<ChunkId>(ids);
   }
 
  private:
@@ -368,11 +368,11 @@ TEST(Bm25, TwoStoresOfTheSameCorpusRankIdentically) {
     ASSERT_EQ(chunks->size(), w.chunks.size());
     std::vector<int64_t> sparse_chunks;
     for (const ChunkRecord& c : *chunks) {
-      chunk_of[c.chunk_id] = Sparse(c.chunk_id);
-      sparse_chunks.push_back(Sparse(c.chunk_id));
+      chunk_of[c.chunk_id.value()] = Sparse(c.chunk_id.value());
+      sparse_chunks.push_back(Sparse(c.chunk_id.value()));
     }
-    page_of[*page_id] = Sparse(*page_id);
-    memory.Add(w, Sparse(*page_id), sparse_chunks, is_private);
+    page_of[page_id->value()] = Sparse(page_id->value());
+    memory.Add(w, Sparse(page_id->value()), sparse_chunks, is_private);
   }
   bm25::Searcher sqlite_bm25(e->Postings()), memory_bm25(memory);
   for (int trial = 0; trial < 60; ++trial) {
@@ -388,11 +388,12 @@ TEST(Bm25, TwoStoresOfTheSameCorpusRankIdentically) {
       auto got = memory_bm25.Search(q, field);
       ASSERT_TRUE(want.ok() && got.ok()) << want.status().ToString() << got.status().ToString();
       ASSERT_EQ(got->size(), want->size()) << "trial " << trial;
-      std::vector<int64_t> pages, sparse_pages;
+      std::vector<PageId> pages, sparse_pages;
       for (size_t i = 0; i < want->size(); ++i) {
         const KeywordHit &w = (*want)[i], &g = (*got)[i];
-        EXPECT_EQ(g.page_id, page_of[w.page_id]) << "trial " << trial << " rank " << i;
-        EXPECT_EQ(g.chunk_id, w.chunk_id == 0 ? 0 : chunk_of[w.chunk_id]) << "trial " << trial << " rank " << i;
+        EXPECT_EQ(g.page_id.value(), page_of[w.page_id.value()]) << "trial " << trial << " rank " << i;
+        EXPECT_EQ(g.chunk_id.value(), w.chunk_id.value() == 0 ? 0 : chunk_of[w.chunk_id.value()])
+            << "trial " << trial << " rank " << i;
         EXPECT_EQ(g.score, w.score) << "trial " << trial << " rank " << i;
         pages.push_back(w.page_id);
         sparse_pages.push_back(g.page_id);
@@ -402,7 +403,7 @@ TEST(Bm25, TwoStoresOfTheSameCorpusRankIdentically) {
       ASSERT_TRUE(want_scores.ok() && got_scores.ok());
       ASSERT_EQ(got_scores->size(), want_scores->size());
       for (size_t i = 0; i < want_scores->size(); ++i) {
-        EXPECT_EQ((*got_scores)[i].page_id, page_of[(*want_scores)[i].page_id]);
+        EXPECT_EQ((*got_scores)[i].page_id.value(), page_of[(*want_scores)[i].page_id.value()]);
         EXPECT_EQ((*got_scores)[i].score, (*want_scores)[i].score);
       }
     }

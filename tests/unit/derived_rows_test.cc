@@ -287,7 +287,7 @@ TEST_F(CheckAgainstRebuild, VectorLogDriftIsFoundAndRepaired) {
   ASSERT_TRUE(Check({.full = true}).problems.empty());
 
   // A vector whose chunk text changed behind the index's back.
-  Sql("UPDATE chunks SET text = 'changed' WHERE id = " + std::to_string(w.chunk_id));
+  Sql("UPDATE chunks SET text = 'changed' WHERE id = " + std::to_string(w.chunk_id.value()));
   CheckReport r = Check({.full = true});
   EXPECT_TRUE(Has(r.problems, "notes/n4.md", "vector of text that changed")) << All(r.problems);
   EXPECT_TRUE(Check({.repair = true, .full = true}).remaining.empty());
@@ -300,7 +300,7 @@ TEST_F(CheckAgainstRebuild, VectorLogDriftIsFoundAndRepaired) {
   w.text_hash = EmbeddingTextHash(ChunkEmbeddingText(page->title, (*chunks)[0].text));
   ASSERT_TRUE(e.StoreEmbeddings({w}).ok());
   Sql("DROP TRIGGER chunks_vector_delete");
-  Sql("DELETE FROM chunks WHERE id = " + std::to_string(w.chunk_id));
+  Sql("DELETE FROM chunks WHERE id = " + std::to_string(w.chunk_id.value()));
   r = Check({.full = true});
   EXPECT_TRUE(Has(r.problems, "", "trigger chunks_vector_delete is missing")) << All(r.problems);
   EXPECT_TRUE(Has(r.problems, "", "left their vectors visible")) << All(r.problems);
@@ -308,7 +308,7 @@ TEST_F(CheckAgainstRebuild, VectorLogDriftIsFoundAndRepaired) {
   EXPECT_TRUE(repaired.remaining.empty()) << All(repaired.remaining);
   auto changes = e.ChangesSince(ChangeStream::kVectors, 0);
   ASSERT_TRUE(changes.ok() && changes->has_value());
-  EXPECT_NE(std::find((*changes)->begin(), (*changes)->end(), w.chunk_id), (*changes)->end());
+  EXPECT_NE(std::find((*changes)->begin(), (*changes)->end(), w.chunk_id.value()), (*changes)->end());
   ExpectRowsEqualAFreshBuild();
 }
 

@@ -352,13 +352,13 @@ TEST(SqliteEngine, EmbeddingsSurviveOnlyUnchangedChunks) {
   auto e = OpenFresh(dir);
   const std::string v1 = "---\ntitle: Hybrid\n---\nHybrid search fuses keyword and vector arms.\n<!-- timeline -->\n- **2024-01-01** | first note\n";
   ASSERT_TRUE(e->PutPage(Prepare("concepts/hybrid.md", v1)).ok());
-  auto tasks = e->ChunksToEmbed("m1", false, 0, 100);
+  auto tasks = e->ChunksToEmbed("m1", false, ChunkId(), 100);
   ASSERT_TRUE(tasks.ok());
   ASSERT_EQ(tasks->size(), 2u);  // compiled truth and timeline
   EXPECT_EQ((*tasks)[0].text.rfind("Hybrid\n\n", 0), 0u) << "the title leads the embedded text";
   std::vector<EmbeddingWrite> rows;
   for (const auto& t : *tasks) {
-    rows.push_back({t.chunk_id, "m1", EmbeddingTextHash(t.text), {1.0f, static_cast<float>(t.chunk_id)}});
+    rows.push_back({t.chunk_id, "m1", EmbeddingTextHash(t.text), {1.0f, static_cast<float>(t.chunk_id.value())}});
   }
   ASSERT_TRUE(e->StoreEmbeddings(rows).ok());
   auto counts = e->CountEmbeddings("m1");
@@ -366,8 +366,8 @@ TEST(SqliteEngine, EmbeddingsSurviveOnlyUnchangedChunks) {
   EXPECT_EQ(counts->current, 2);
   EXPECT_EQ(counts->stale, 0);
   EXPECT_EQ(e->CountEmbeddings("m2")->stale, 2);  // another model's vectors do not count
-  EXPECT_TRUE(e->ChunksToEmbed("m1", false, 0, 100)->empty());
-  EXPECT_EQ(e->ChunksToEmbed("m1", true, 0, 100)->size(), 2u);
+  EXPECT_TRUE(e->ChunksToEmbed("m1", false, ChunkId(), 100)->empty());
+  EXPECT_EQ(e->ChunksToEmbed("m1", true, ChunkId(), 100)->size(), 2u);
 
   // Only the timeline changes: the compiled-truth vector is kept.
   const std::string v2 = "---\ntitle: Hybrid\n---\nHybrid search fuses keyword and vector arms.\n<!-- timeline -->\n- **2024-02-02** | another note\n";
@@ -375,7 +375,7 @@ TEST(SqliteEngine, EmbeddingsSurviveOnlyUnchangedChunks) {
   counts = e->CountEmbeddings("m1");
   EXPECT_EQ(counts->current, 1);
   EXPECT_EQ(counts->stale, 1);
-  auto stale = e->ChunksToEmbed("m1", false, 0, 100);
+  auto stale = e->ChunksToEmbed("m1", false, ChunkId(), 100);
   ASSERT_EQ(stale->size(), 1u);
   EXPECT_NE((*stale)[0].text.find("another note"), std::string::npos);
 
@@ -400,7 +400,7 @@ TEST(SqliteEngine, VectorLogFiltersAndBacklinks) {
   EXPECT_EQ(*e->Generation(), 0);
   ASSERT_TRUE(e->PutPage(Prepare("concepts/hybrid.md", "---\ntitle: Hybrid\ntags: [search]\n---\nFusion of arms.\n")).ok());
   ASSERT_TRUE(e->PutPage(Prepare("people/ann.md", "---\ntitle: Ann\nvisibility: private\n---\nSee [[concepts/hybrid]].\n")).ok());
-  auto tasks = e->ChunksToEmbed("m", false, 0, 100);
+  auto tasks = e->ChunksToEmbed("m", false, ChunkId(), 100);
   ASSERT_EQ(tasks->size(), 2u);
   std::vector<EmbeddingWrite> rows;
   for (const auto& t : *tasks) rows.push_back({t.chunk_id, "m", EmbeddingTextHash(t.text), {0.6f, 0.8f}});
@@ -409,20 +409,20 @@ TEST(SqliteEngine, VectorLogFiltersAndBacklinks) {
   EXPECT_EQ(g1, 2);
   auto changes = e->ChangesSince(ChangeStream::kVectors, 0);
   ASSERT_TRUE(changes.ok() && changes->has_value());
-  EXPECT_EQ(**changes, (std::vector<int64_t>{(*tasks)[0].chunk_id, (*tasks)[1].chunk_id}));
+  EXPECT_EQ(**changes, (std::vector<int64_t>{(*tasks)[0].chunk_id.value(), (*tasks)[1].chunk_id.value()}));
   EXPECT_TRUE((*e->ChangesSince(ChangeStream::kVectors, g1))->empty());
-  auto vectors = e->ChunkVectors("m", 0, 10);
+  auto vectors = e->ChunkVectors("m", ChunkId(), 10);
   ASSERT_EQ(vectors->size(), 2u);
   EXPECT_EQ((*vectors)[0].vector, (std::vector<float>{0.6f, 0.8f}));
-  EXPECT_TRUE(e->ChunkVectors("other", 0, 10)->empty());
-  EXPECT_EQ(e->ChunkVectorsById("m", {(*tasks)[1].chunk_id, 999})->size(), 1u);
+  EXPECT_TRUE(e->ChunkVectors("other", ChunkId(), 10)->empty());
+  EXPECT_EQ(e->ChunkVectorsById("m", {(*tasks)[1].chunk_id, ChunkId(999)})->size(), 1u);
   // Deleting a page logs its chunk's vector as gone.
   ASSERT_TRUE(e->DeletePage("default", "people/ann").ok());
   EXPECT_GT(*e->Generation(), g1);
   changes = e->ChangesSince(ChangeStream::kVectors, g1);
   ASSERT_TRUE(changes->has_value());
   EXPECT_EQ((*changes)->size(), 1u);
-  EXPECT_TRUE(e->ChunkVectorsById("m", **changes)->empty());
+  EXPECT_TRUE(e->ChunkVectorsById("m", ToIds<ChunkId>(**changes))->empty());
   // Trimmed: generation 0 can no longer catch up, the latest still can.
   ASSERT_TRUE(e->TrimChangeLog(1).ok());
   EXPECT_FALSE(e->ChangesSince(ChangeStream::kVectors, 0)->has_value());

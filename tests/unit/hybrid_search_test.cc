@@ -41,7 +41,7 @@ class HybridSearchTest : public ::testing::Test {
     ASSERT_TRUE(engine_->PutPage(*w).ok());
   }
   void EmbedAll() {
-    auto tasks = engine_->ChunksToEmbed(kModel, false, 0, 1000);
+    auto tasks = engine_->ChunksToEmbed(kModel, false, ChunkId(), 1000);
     ASSERT_TRUE(tasks.ok());
     std::vector<std::string> texts;
     for (const auto& t : *tasks) texts.push_back(t.text);
@@ -56,7 +56,7 @@ class HybridSearchTest : public ::testing::Test {
   }
   // Every chunk gets vector_of(its index among the chunks to embed).
   void EmbedWith(const std::function<std::vector<float>(size_t)>& vector_of) {
-    auto tasks = engine_->ChunksToEmbed(kModel, true, 0, 1000);
+    auto tasks = engine_->ChunksToEmbed(kModel, true, ChunkId(), 1000);
     ASSERT_TRUE(tasks.ok());
     std::vector<EmbeddingWrite> rows;
     for (size_t i = 0; i < tasks->size(); ++i) {
@@ -201,7 +201,7 @@ TEST_F(HybridSearchTest, ConfidentArmBringsInWhatKeywordsMiss) {
     for (float& x : v) x /= std::sqrt(n);
   }
   EmbedWith([&](size_t i) { return vectors[i]; });
-  auto tasks = engine_->ChunksToEmbed(kModel, true, 0, 1000);
+  auto tasks = engine_->ChunksToEmbed(kModel, true, ChunkId(), 1000);
   ASSERT_TRUE(tasks.ok());
   auto target = engine_->GetChunks(ReadScope::All("default"), {(*tasks)[7].chunk_id});
   ASSERT_TRUE(target.ok() && target->size() == 1);

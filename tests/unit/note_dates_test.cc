@@ -190,7 +190,7 @@ TEST(NoteDateStore, SinceAndUntilFilterByTheNotesDate) {
     auto pages = e->ListPages({});
     EXPECT_TRUE(ids.ok() && pages.ok());
     if (!ids.ok() || !pages.ok()) return out;
-    for (int64_t id : *ids) {
+    for (const PageId id : *ids) {
       for (const auto& p : *pages) {
         if (e->GetPage("default", p.slug)->id == id) out.push_back(p.slug);
       }

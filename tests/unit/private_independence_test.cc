@@ -61,7 +61,7 @@ struct Store {
     ASSERT_TRUE(engine->PutPage(*w).ok());
   }
   void EmbedAll() {
-    auto tasks = engine->ChunksToEmbed(kModel, false, 0, 1000);
+    auto tasks = engine->ChunksToEmbed(kModel, false, ChunkId(), 1000);
     ASSERT_TRUE(tasks.ok());
     std::vector<std::string> texts;
     for (const auto& t : *tasks) texts.push_back(t.text);

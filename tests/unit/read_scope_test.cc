@@ -36,7 +36,7 @@ class ReadScopeTest : public ::testing::Test {
     ASSERT_TRUE(w.ok()) << w.status().ToString();
     ASSERT_TRUE(engine_->PutPage(*w).ok());
   }
-  int64_t IdOf(const std::string& slug) { return engine_->GetPage("default", slug).value().id; }
+  PageId IdOf(const std::string& slug) { return engine_->GetPage("default", slug).value().id; }
 
   const ReadScope all_ = ReadScope::All("default");
   const ReadScope public_ = ReadScope::Public("default");
@@ -56,10 +56,10 @@ TEST_F(ReadScopeTest, GetPageAnswersAPrivatePageAsAbsent) {
 }
 
 TEST_F(ReadScopeTest, NamesOfAPrivatePageAreNotFound) {
-  EXPECT_EQ(engine_->PagesNamed(all_, "zeddy").value(), std::vector<int64_t>{IdOf("people/zed")});
+  EXPECT_EQ(engine_->PagesNamed(all_, "zeddy").value(), std::vector<PageId>{IdOf("people/zed")});
   EXPECT_TRUE(engine_->PagesNamed(public_, "zeddy").value().empty());
   EXPECT_TRUE(engine_->PagesNamed(public_, "Zed").value().empty());
-  EXPECT_EQ(engine_->PagesNamed(public_, "annie").value(), std::vector<int64_t>{IdOf("people/ann")});
+  EXPECT_EQ(engine_->PagesNamed(public_, "annie").value(), std::vector<PageId>{IdOf("people/ann")});
   EXPECT_TRUE(engine_->PagesNamed(ReadScope::All("other"), "annie").value().empty());
   auto slugs = [](const std::vector<PageNames>& names) {
     std::vector<std::string> out;
@@ -72,20 +72,20 @@ TEST_F(ReadScopeTest, NamesOfAPrivatePageAreNotFound) {
 }
 
 TEST_F(ReadScopeTest, ChunksOfAPrivatePageAreLeftOut) {
-  std::vector<int64_t> ids;
+  std::vector<ChunkId> ids;
   for (const char* slug : {"people/zed", "people/ann", "projects/apollo"}) {
     auto chunks = engine_->GetPageChunks(IdOf(slug));
     ASSERT_TRUE(chunks.ok());
     for (const ChunkRecord& c : *chunks) ids.push_back(c.chunk_id);
   }
-  ids.push_back(999999);  // a vanished chunk
+  ids.push_back(ChunkId(999999));  // a vanished chunk
   auto every = engine_->GetChunks(all_, ids).value();
   auto visible = engine_->GetChunks(public_, ids).value();
-  std::vector<int64_t> want;
+  std::vector<ChunkId> want;
   for (const ChunkRecord& c : every) {
     if (c.slug != "people/zed") want.push_back(c.chunk_id);
   }
-  std::vector<int64_t> got;
+  std::vector<ChunkId> got;
   for (const ChunkRecord& c : visible) got.push_back(c.chunk_id);
   EXPECT_EQ(got, want) << "the same order, the private page's chunks left out";
   EXPECT_EQ(every.size(), ids.size() - 1);
@@ -101,7 +101,7 @@ TEST_F(ReadScopeTest, LinksFromAndToAPrivatePageAreLeftOut) {
   EXPECT_EQ(from(engine_->Backlinks(public_, "projects/apollo").value()), (std::vector<std::string>{"people/ann"}));
   EXPECT_EQ(from(engine_->Backlinks(all_, "people/zed").value()), (std::vector<std::string>{"projects/apollo"}));
   EXPECT_TRUE(engine_->Backlinks(public_, "people/zed").value().empty()) << "a hidden page has no links to show";
-  const int64_t apollo = IdOf("projects/apollo"), ann = IdOf("people/ann");
+  const PageId apollo = IdOf("projects/apollo"), ann = IdOf("people/ann");
   auto counts_all = engine_->BacklinkCounts(all_, {apollo, ann}).value();
   auto counts_public = engine_->BacklinkCounts(public_, {apollo, ann}).value();
   EXPECT_EQ(counts_all[apollo], 2);

@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "engram/ids.h"
 #include "engram/page.h"
 #include "engram/search.h"
 #include "engram/status.h"
@@ -62,7 +63,7 @@ struct PageWrite {
 };
 
 struct StoredPage {
-  int64_t id = 0;
+  PageId id;
   std::string source;
   std::string slug;
   std::string path;
@@ -117,8 +118,8 @@ struct SourceFile {
 };
 
 struct ChunkRecord {
-  int64_t chunk_id = 0;
-  int64_t page_id = 0;
+  ChunkId chunk_id;
+  PageId page_id;
   std::string slug;
   std::string title;
   std::string type;
@@ -152,7 +153,7 @@ class PageStore {
 
   // Inserts or replaces a page (matched on source + slug). An overwrite keeps
   // the page id and snapshots the previous content as a version.
-  virtual Result<int64_t> PutPage(const PageWrite& write) = 0;
+  virtual Result<PageId> PutPage(const PageWrite& write) = 0;
   // Removes a page and everything derived from it. NotFound if absent.
   virtual Status DeletePage(std::string_view source, std::string_view slug) = 0;
   // The page with this slug in scope.source, if the scope sees it (else
@@ -175,19 +176,19 @@ class PageStore {
   virtual Status RenamePage(std::string_view source, std::string_view old_slug, std::string_view new_slug,
                             std::string_view new_path) = 0;
   // A page's aliases (frontmatter `aliases`), in name order.
-  virtual Result<std::vector<std::string>> PageAliases(int64_t page_id) = 0;
+  virtual Result<std::vector<std::string>> PageAliases(PageId page_id) = 0;
   // Pages the scope sees whose title or an alias equals name (ASCII
   // case-insensitive), ascending. Indexed.
-  virtual Result<std::vector<int64_t>> PagesNamed(const ReadScope& scope, std::string_view name) = 0;
+  virtual Result<std::vector<PageId>> PagesNamed(const ReadScope& scope, std::string_view name) = 0;
   // Slug, path, title and aliases of every page the scope sees, in slug
   // order: one scan of pages and aliases.
   virtual Result<std::vector<PageNames>> AllPageNames(const ReadScope& scope) = 0;
   // The chunks with these ids whose page the scope sees, in the order asked;
   // ids of vanished chunks and of pages the scope cannot see are left out.
   // One indexed look-up per id.
-  virtual Result<std::vector<ChunkRecord>> GetChunks(const ReadScope& scope, const std::vector<int64_t>& chunk_ids) = 0;
+  virtual Result<std::vector<ChunkRecord>> GetChunks(const ReadScope& scope, const std::vector<ChunkId>& chunk_ids) = 0;
   // The chunk(s) of a page, in order.
-  virtual Result<std::vector<ChunkRecord>> GetPageChunks(int64_t page_id) = 0;
+  virtual Result<std::vector<ChunkRecord>> GetPageChunks(PageId page_id) = 0;
 
   // Links to the page slug of scope.source (or, without such a page, the
   // links written to that slug that reach nothing), from pages the scope
@@ -196,17 +197,17 @@ class PageStore {
   virtual Result<std::vector<TimelineEntry>> Timeline(std::string_view source, std::string_view slug) = 0;
 
   // Ids of the chunks whose page passes the filter, ascending.
-  virtual Result<std::vector<int64_t>> FilterChunks(const ChunkFilter& filter) = 0;
+  virtual Result<std::vector<ChunkId>> FilterChunks(const ChunkFilter& filter) = 0;
   // Ids of the pages that pass the filter, ascending.
-  virtual Result<std::vector<int64_t>> FilterPages(const ChunkFilter& filter) = 0;
+  virtual Result<std::vector<PageId>> FilterPages(const ChunkFilter& filter) = 0;
   // Inbound links of each page (pages without any are absent), counting
   // only links from pages the scope sees (scope.source does not narrow it:
   // the pages are named by id). One look-up per page.
-  virtual Result<std::map<int64_t, int64_t>> BacklinkCounts(const ReadScope& scope,
-                                                            const std::vector<int64_t>& page_ids) = 0;
+  virtual Result<std::map<PageId, int64_t>> BacklinkCounts(const ReadScope& scope,
+                                                           const std::vector<PageId>& page_ids) = 0;
   // Ids of the chunks of private pages, ascending (what a remote caller's
   // vector arm must neither return nor sample).
-  virtual Result<std::vector<int64_t>> PrivateChunkIds() = 0;
+  virtual Result<std::vector<ChunkId>> PrivateChunkIds() = 0;
 
   // The derived rows of the named pages of a source (absent pages are left
   // out), for comparison with a rebuild written to a scratch store.

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engram/ids.h"
 #include "engram/status.h"
 
 namespace engram {
@@ -25,11 +26,11 @@ namespace engram {
 // an embedding of the brain's model is stale. Rewriting a page keeps the
 // embedding of every chunk whose text (and page title) did not change.
 struct EmbeddingTask {
-  int64_t chunk_id = 0;
+  ChunkId chunk_id;
   std::string text;  // ChunkEmbeddingText(title, chunk text)
 };
 struct EmbeddingWrite {
-  int64_t chunk_id = 0;
+  ChunkId chunk_id;
   std::string model;
   std::string text_hash;  // EmbeddingTextHash(text)
   std::vector<float> vector;
@@ -41,7 +42,7 @@ struct EmbeddingCounts {
 };
 // A chunk's stored vector.
 struct ChunkVector {
-  int64_t chunk_id = 0;
+  ChunkId chunk_id;
   std::vector<float> vector;
 };
 
@@ -55,7 +56,7 @@ class VectorStore {
 
   // Chunks (id > after_id, ascending) without an embedding of model, or all
   // chunks when all is set; at most limit.
-  virtual Result<std::vector<EmbeddingTask>> ChunksToEmbed(std::string_view model, bool all, int64_t after_id,
+  virtual Result<std::vector<EmbeddingTask>> ChunksToEmbed(std::string_view model, bool all, ChunkId after_id,
                                                            size_t limit) = 0;
   // Stores vectors (one transaction); chunks deleted meanwhile are skipped.
   virtual Status StoreEmbeddings(const std::vector<EmbeddingWrite>& rows) = 0;
@@ -66,9 +67,9 @@ class VectorStore {
   virtual Status CacheQueryVector(std::string_view model, std::string_view query, const std::vector<float>& v) = 0;
   // Vectors of model, for chunks with id > after_id (ascending, at most
   // limit), or for the given ids (those without a vector of model are absent).
-  virtual Result<std::vector<ChunkVector>> ChunkVectors(std::string_view model, int64_t after_id, size_t limit) = 0;
+  virtual Result<std::vector<ChunkVector>> ChunkVectors(std::string_view model, ChunkId after_id, size_t limit) = 0;
   virtual Result<std::vector<ChunkVector>> ChunkVectorsById(std::string_view model,
-                                                            const std::vector<int64_t>& ids) = 0;
+                                                            const std::vector<ChunkId>& ids) = 0;
 
  protected:
   VectorStore() = default;

@@ -34,15 +34,15 @@ constexpr int64_t kQueryCacheRows = 10000;
 
 }  // namespace
 
-Result<std::vector<EmbeddingTask>> SqliteEngine::ChunksToEmbed(std::string_view model, bool all, int64_t after_id,
+Result<std::vector<EmbeddingTask>> SqliteEngine::ChunksToEmbed(std::string_view model, bool all, ChunkId after_id,
                                                                size_t limit) {
   ENGRAM_ASSIGN_OR_RETURN(
       Stmt * q, S("SELECT c.id, p.title, c.text FROM chunks c JOIN pages p ON p.id = c.page_id "
                   "WHERE c.id > ?1 AND (?2 OR c.embedding IS NULL OR c.embedding_model IS NOT ?3) "
                   "ORDER BY c.id LIMIT ?4"));
-  q->Bind(1, after_id).Bind(2, int64_t{all ? 1 : 0}).Bind(3, model).Bind(4, static_cast<int64_t>(limit));
+  q->Bind(1, after_id.value()).Bind(2, int64_t{all ? 1 : 0}).Bind(3, model).Bind(4, static_cast<int64_t>(limit));
   std::vector<EmbeddingTask> out;
-  while (q->Step()) out.push_back({q->Int(0), ChunkEmbeddingText(q->Text(1), q->Text(2))});
+  while (q->Step()) out.push_back({ChunkId(q->Int(0)), ChunkEmbeddingText(q->Text(1), q->Text(2))});
   ENGRAM_RETURN_IF_ERROR(q->status());
   return out;
 }
@@ -52,7 +52,7 @@ Status SqliteEngine::StoreEmbeddings(const std::vector<EmbeddingWrite>& rows) {
     ENGRAM_ASSIGN_OR_RETURN(
         Stmt * u, S("UPDATE chunks SET embedding = ?, embedding_model = ?, embedded_hash = ? WHERE id = ?"));
     for (const EmbeddingWrite& r : rows) {
-      u->BindBlob(1, AsBytes(r.vector)).Bind(2, r.model).Bind(3, r.text_hash).Bind(4, r.chunk_id);
+      u->BindBlob(1, AsBytes(r.vector)).Bind(2, r.model).Bind(3, r.text_hash).Bind(4, r.chunk_id.value());
       ENGRAM_RETURN_IF_ERROR(u->Run());
     }
     return Status::Ok();
@@ -101,7 +101,7 @@ namespace {
 
 Result<std::vector<ChunkVector>> ReadVectors(Stmt* q) {
   std::vector<ChunkVector> out;
-  while (q->Step()) out.push_back({q->Int(0), FromBytes(q->Blob(1))});
+  while (q->Step()) out.push_back({ChunkId(q->Int(0)), FromBytes(q->Blob(1))});
   ENGRAM_RETURN_IF_ERROR(q->status());
   q->Reset();
   return out;
@@ -109,21 +109,21 @@ Result<std::vector<ChunkVector>> ReadVectors(Stmt* q) {
 
 }  // namespace
 
-Result<std::vector<ChunkVector>> SqliteEngine::ChunkVectors(std::string_view model, int64_t after_id, size_t limit) {
+Result<std::vector<ChunkVector>> SqliteEngine::ChunkVectors(std::string_view model, ChunkId after_id, size_t limit) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id, embedding FROM chunks WHERE embedding_model = ? AND id > ? AND "
                                       "embedding IS NOT NULL ORDER BY id LIMIT ?"));
-  q->Bind(1, model).Bind(2, after_id).Bind(3, static_cast<int64_t>(limit));
+  q->Bind(1, model).Bind(2, after_id.value()).Bind(3, static_cast<int64_t>(limit));
   return ReadVectors(q);
 }
 
 Result<std::vector<ChunkVector>> SqliteEngine::ChunkVectorsById(std::string_view model,
-                                                               const std::vector<int64_t>& ids) {
+                                                               const std::vector<ChunkId>& ids) {
   std::vector<ChunkVector> out;
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id, embedding FROM chunks WHERE id = ? AND embedding_model = ? AND "
                                       "embedding IS NOT NULL"));
-  for (int64_t id : ids) {
-    q->Bind(1, id).Bind(2, model);
-    if (q->Step()) out.push_back({q->Int(0), FromBytes(q->Blob(1))});
+  for (const ChunkId id : ids) {
+    q->Bind(1, id.value()).Bind(2, model);
+    if (q->Step()) out.push_back({ChunkId(q->Int(0)), FromBytes(q->Blob(1))});
     ENGRAM_RETURN_IF_ERROR(q->status());
     q->Reset();
   }
@@ -134,7 +134,8 @@ namespace {
 
 // The ids `sql` (a select over pages p, maybe joined) gives for the pages
 // that pass the filter, ascending by `order`.
-Result<std::vector<int64_t>> FilteredIds(sqlite3* db, std::string sql, const ChunkFilter& f, const char* order) {
+template <class IdT>
+Result<std::vector<IdT>> FilteredIds(sqlite3* db, std::string sql, const ChunkFilter& f, const char* order) {
   std::vector<std::string> args;
   auto any_of = [&](const std::vector<std::string>& values, const char* column_test) {
     sql += " AND (0";
@@ -168,27 +169,27 @@ Result<std::vector<int64_t>> FilteredIds(sqlite3* db, std::string sql, const Chu
   sql += std::string(" ORDER BY ") + order;
   ENGRAM_ASSIGN_OR_RETURN(Stmt q, Prepare(db, sql));
   for (size_t i = 0; i < args.size(); ++i) q.Bind(static_cast<int>(i + 1), args[i]);
-  std::vector<int64_t> out;
-  while (q.Step()) out.push_back(q.Int(0));
+  std::vector<IdT> out;
+  while (q.Step()) out.emplace_back(q.Int(0));
   ENGRAM_RETURN_IF_ERROR(q.status());
   return out;
 }
 
 }  // namespace
 
-Result<std::vector<int64_t>> SqliteEngine::FilterChunks(const ChunkFilter& f) {
-  return FilteredIds(db_.get(), "SELECT c.id FROM chunks c JOIN pages p ON p.id = c.page_id WHERE 1", f, "c.id");
+Result<std::vector<ChunkId>> SqliteEngine::FilterChunks(const ChunkFilter& f) {
+  return FilteredIds<ChunkId>(db_.get(), "SELECT c.id FROM chunks c JOIN pages p ON p.id = c.page_id WHERE 1", f, "c.id");
 }
 
-Result<std::vector<int64_t>> SqliteEngine::FilterPages(const ChunkFilter& f) {
-  return FilteredIds(db_.get(), "SELECT p.id FROM pages p WHERE 1", f, "p.id");
+Result<std::vector<PageId>> SqliteEngine::FilterPages(const ChunkFilter& f) {
+  return FilteredIds<PageId>(db_.get(), "SELECT p.id FROM pages p WHERE 1", f, "p.id");
 }
 
-Result<std::vector<int64_t>> SqliteEngine::PrivateChunkIds() {
+Result<std::vector<ChunkId>> SqliteEngine::PrivateChunkIds() {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT c.id FROM pages p INDEXED BY pages_private JOIN chunks c ON "
                                       "c.page_id = p.id WHERE p.visibility = 'private' ORDER BY c.id"));
-  std::vector<int64_t> out;
-  while (q->Step()) out.push_back(q->Int(0));
+  std::vector<ChunkId> out;
+  while (q->Step()) out.emplace_back(q->Int(0));
   ENGRAM_RETURN_IF_ERROR(q->status());
   return out;
 }

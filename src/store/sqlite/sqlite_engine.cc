@@ -220,7 +220,7 @@ Result<StoredPage> SqliteEngine::GetPage(const ReadScope& scope, std::string_vie
     return Status::NotFound("no page '" + std::string(slug) + "'");
   }
   StoredPage p;
-  p.id = q->Int(0);
+  p.id = PageId(q->Int(0));
   p.source = scope.source;
   p.slug = q->Text(1);
   p.path = q->Text(2);
@@ -236,11 +236,11 @@ Result<StoredPage> SqliteEngine::GetPage(const ReadScope& scope, std::string_vie
   p.updated_at = q->Text(12);
   p.indexed_at = q->Text(13);
   ENGRAM_ASSIGN_OR_RETURN(Stmt * tags, S("SELECT tag FROM tags WHERE page_id = ? ORDER BY tag"));
-  tags->Bind(1, p.id);
+  tags->Bind(1, p.id.value());
   while (tags->Step()) p.tags.push_back(tags->Text(0));
   ENGRAM_RETURN_IF_ERROR(tags->status());
   ENGRAM_ASSIGN_OR_RETURN(Stmt * al, S("SELECT alias FROM aliases WHERE page_id = ? ORDER BY alias"));
-  al->Bind(1, p.id);
+  al->Bind(1, p.id.value());
   while (al->Step()) p.aliases.push_back(al->Text(0));
   ENGRAM_RETURN_IF_ERROR(al->status());
   return p;

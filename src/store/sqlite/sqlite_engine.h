@@ -41,7 +41,7 @@ class SqliteEngine final : public Engine, public PostingStore {
  public:
   static Result<std::unique_ptr<Engine>> Open(const std::filesystem::path& path, const EngineOptions& options);
 
-  Result<int64_t> PutPage(const PageWrite& write) override;
+  Result<PageId> PutPage(const PageWrite& write) override;
   Status DeletePage(std::string_view source, std::string_view slug) override;
   using PageStore::GetPage;
   Result<StoredPage> GetPage(const ReadScope& scope, std::string_view slug) override;
@@ -76,31 +76,31 @@ class SqliteEngine final : public Engine, public PostingStore {
   void RollbackTransaction() override;
 
   PostingStore& Postings() override { return *this; }
-  Result<std::vector<std::string>> PageAliases(int64_t page_id) override;
-  Result<std::vector<int64_t>> PagesNamed(const ReadScope& scope, std::string_view name) override;
+  Result<std::vector<std::string>> PageAliases(PageId page_id) override;
+  Result<std::vector<PageId>> PagesNamed(const ReadScope& scope, std::string_view name) override;
   Result<std::vector<PageNames>> AllPageNames(const ReadScope& scope) override;
-  Result<std::vector<ChunkRecord>> GetChunks(const ReadScope& scope, const std::vector<int64_t>& chunk_ids) override;
-  Result<std::vector<ChunkRecord>> GetPageChunks(int64_t page_id) override;
+  Result<std::vector<ChunkRecord>> GetChunks(const ReadScope& scope, const std::vector<ChunkId>& chunk_ids) override;
+  Result<std::vector<ChunkRecord>> GetPageChunks(PageId page_id) override;
 
   Result<std::vector<LinkRecord>> Backlinks(const ReadScope& scope, std::string_view slug) override;
   Result<std::vector<TimelineEntry>> Timeline(std::string_view source, std::string_view slug) override;
 
-  Result<std::vector<EmbeddingTask>> ChunksToEmbed(std::string_view model, bool all, int64_t after_id,
+  Result<std::vector<EmbeddingTask>> ChunksToEmbed(std::string_view model, bool all, ChunkId after_id,
                                                    size_t limit) override;
   Status StoreEmbeddings(const std::vector<EmbeddingWrite>& rows) override;
   Result<EmbeddingCounts> CountEmbeddings(std::string_view model) override;
   Result<std::optional<std::vector<float>>> CachedQueryVector(std::string_view model, std::string_view query) override;
-  Result<std::vector<ChunkVector>> ChunkVectors(std::string_view model, int64_t after_id, size_t limit) override;
-  Result<std::vector<ChunkVector>> ChunkVectorsById(std::string_view model, const std::vector<int64_t>& ids) override;
+  Result<std::vector<ChunkVector>> ChunkVectors(std::string_view model, ChunkId after_id, size_t limit) override;
+  Result<std::vector<ChunkVector>> ChunkVectorsById(std::string_view model, const std::vector<ChunkId>& ids) override;
   // ChangeLog (sqlite_change_log.cc).
   Result<int64_t> Generation() override;
   Result<std::optional<std::vector<int64_t>>> ChangesSince(ChangeStream stream, int64_t since) override;
   Status LogChange(ChangeStream stream, int64_t key) override;
   Status TrimChangeLog(int64_t keep) override;
-  Result<std::vector<int64_t>> FilterChunks(const ChunkFilter& filter) override;
-  Result<std::vector<int64_t>> FilterPages(const ChunkFilter& filter) override;
-  Result<std::map<int64_t, int64_t>> BacklinkCounts(const ReadScope& scope, const std::vector<int64_t>& page_ids) override;
-  Result<std::vector<int64_t>> PrivateChunkIds() override;
+  Result<std::vector<ChunkId>> FilterChunks(const ChunkFilter& filter) override;
+  Result<std::vector<PageId>> FilterPages(const ChunkFilter& filter) override;
+  Result<std::map<PageId, int64_t>> BacklinkCounts(const ReadScope& scope, const std::vector<PageId>& page_ids) override;
+  Result<std::vector<ChunkId>> PrivateChunkIds() override;
   Status CacheQueryVector(std::string_view model, std::string_view query, const std::vector<float>& v) override;
   Result<BrainStats> Stats() override;
   Status AppendIngestLog(const IngestLogEntry& entry) override;
@@ -111,8 +111,8 @@ class SqliteEngine final : public Engine, public PostingStore {
   Result<std::shared_ptr<const std::string>> ReadPostingList(PostingField field, int64_t term_id) override;
   Result<FieldStatistics> Statistics(PostingField field) override;
   Result<std::shared_ptr<const PrivateFieldStatistics>> PrivateStatistics(PostingField field) override;
-  Result<std::vector<int64_t>> PrivatePageIds() override;
-  Result<std::vector<int64_t>> PageChunkIds(int64_t page_id) override;
+  Result<std::vector<PageId>> PrivatePageIds() override;
+  Result<std::vector<ChunkId>> PageChunkIds(PageId page_id) override;
 
  private:
   SqliteEngine(DbHandle db, std::filesystem::path path) : db_(std::move(db)), path_(std::move(path)) {}

@@ -101,10 +101,11 @@ Result<std::vector<LinkRecord>> SqliteEngine::Backlinks(const ReadScope& scope, 
   return out;
 }
 
-Result<std::map<int64_t, int64_t>> SqliteEngine::BacklinkCounts(const ReadScope& scope,
-                                                                 const std::vector<int64_t>& page_ids) {
-  std::map<int64_t, int64_t> out;
-  for (int64_t id : page_ids) {
+Result<std::map<PageId, int64_t>> SqliteEngine::BacklinkCounts(const ReadScope& scope,
+                                                                const std::vector<PageId>& page_ids) {
+  std::map<PageId, int64_t> out;
+  for (const PageId page : page_ids) {
+    const int64_t id = page.value();
     ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT source_id, slug, name_key FROM pages WHERE id = ?"));
     q->Bind(1, id);
     if (!q->Step()) {
@@ -120,7 +121,7 @@ Result<std::map<int64_t, int64_t>> SqliteEngine::BacklinkCounts(const ReadScope&
     for (const InboundLink& l : links) {
       if (l.reaches == id && l.from_id != id && scope.Sees(l.from_private)) ++n;
     }
-    if (n > 0) out[id] = n;
+    if (n > 0) out[page] = n;
   }
   return out;
 }

@@ -104,20 +104,20 @@ Status SqliteEngine::RefreshPrivateStats() {
   return Status::Ok();
 }
 
-Result<std::vector<int64_t>> SqliteEngine::PrivatePageIds() {
+Result<std::vector<PageId>> SqliteEngine::PrivatePageIds() {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id FROM pages INDEXED BY pages_private WHERE visibility = 'private' "
                                       "ORDER BY id"));
-  std::vector<int64_t> out;
-  while (q->Step()) out.push_back(q->Int(0));
+  std::vector<PageId> out;
+  while (q->Step()) out.emplace_back(q->Int(0));
   ENGRAM_RETURN_IF_ERROR(q->status());
   return out;
 }
 
-Result<std::vector<int64_t>> SqliteEngine::PageChunkIds(int64_t page_id) {
+Result<std::vector<ChunkId>> SqliteEngine::PageChunkIds(PageId page_id) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id FROM chunks WHERE page_id = ? ORDER BY id"));
-  q->Bind(1, page_id);
-  std::vector<int64_t> out;
-  while (q->Step()) out.push_back(q->Int(0));
+  q->Bind(1, page_id.value());
+  std::vector<ChunkId> out;
+  while (q->Step()) out.emplace_back(q->Int(0));
   ENGRAM_RETURN_IF_ERROR(q->status());
   return out;
 }

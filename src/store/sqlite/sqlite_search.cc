@@ -4,16 +4,16 @@
 
 namespace engram::store::sqlite {
 
-Result<std::vector<std::string>> SqliteEngine::PageAliases(int64_t page_id) {
+Result<std::vector<std::string>> SqliteEngine::PageAliases(PageId page_id) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT alias FROM aliases WHERE page_id = ?1 ORDER BY alias"));
-  q->Bind(1, page_id);
+  q->Bind(1, page_id.value());
   std::vector<std::string> out;
   while (q->Step()) out.push_back(q->Text(0));
   ENGRAM_RETURN_IF_ERROR(q->status());
   return out;
 }
 
-Result<std::vector<int64_t>> SqliteEngine::PagesNamed(const ReadScope& scope, std::string_view name) {
+Result<std::vector<PageId>> SqliteEngine::PagesNamed(const ReadScope& scope, std::string_view name) {
   ENGRAM_ASSIGN_OR_RETURN(
       Stmt * q, S("SELECT p.id FROM pages p JOIN sources s ON s.id = p.source_id "
                   "WHERE p.title = ?1 COLLATE NOCASE AND (?2 OR p.visibility = 'public') AND (?3 = '' OR s.name = ?3) "
@@ -21,8 +21,8 @@ Result<std::vector<int64_t>> SqliteEngine::PagesNamed(const ReadScope& scope, st
                   "WHERE a.alias = ?1 COLLATE NOCASE AND (?2 OR p.visibility = 'public') AND (?3 = '' OR s.name = ?3) "
                   "ORDER BY 1"));
   q->Bind(1, name).Bind(2, int64_t{scope.include_private ? 1 : 0}).Bind(3, scope.source);
-  std::vector<int64_t> out;
-  while (q->Step()) out.push_back(q->Int(0));
+  std::vector<PageId> out;
+  while (q->Step()) out.emplace_back(q->Int(0));
   ENGRAM_RETURN_IF_ERROR(q->status());
   return out;
 }
@@ -51,8 +51,8 @@ constexpr const char* kChunkColumns =
 
 ChunkRecord ReadChunk(const Stmt& q) {
   ChunkRecord r;
-  r.chunk_id = q.Int(0);
-  r.page_id = q.Int(1);
+  r.chunk_id = ChunkId(q.Int(0));
+  r.page_id = PageId(q.Int(1));
   r.slug = q.Text(2);
   r.title = q.Text(3);
   r.type = q.Text(4);
@@ -67,25 +67,25 @@ ChunkRecord ReadChunk(const Stmt& q) {
 }
 }  // namespace
 
-Result<std::vector<ChunkRecord>> SqliteEngine::GetChunks(const ReadScope& scope, const std::vector<int64_t>& chunk_ids) {
+Result<std::vector<ChunkRecord>> SqliteEngine::GetChunks(const ReadScope& scope, const std::vector<ChunkId>& chunk_ids) {
   static const std::string sql = std::string(kChunkColumns) +
                                  "JOIN sources s ON s.id = p.source_id WHERE c.id = ?1 AND (?2 OR p.visibility = 'public') "
                                  "AND (?3 = '' OR s.name = ?3)";
   std::vector<ChunkRecord> out;
   out.reserve(chunk_ids.size());
-  for (int64_t id : chunk_ids) {
+  for (const ChunkId id : chunk_ids) {
     ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(sql.c_str()));
-    q->Bind(1, id).Bind(2, int64_t{scope.include_private ? 1 : 0}).Bind(3, scope.source);
+    q->Bind(1, id.value()).Bind(2, int64_t{scope.include_private ? 1 : 0}).Bind(3, scope.source);
     if (q->Step()) out.push_back(ReadChunk(*q));
     ENGRAM_RETURN_IF_ERROR(q->status());
   }
   return out;
 }
 
-Result<std::vector<ChunkRecord>> SqliteEngine::GetPageChunks(int64_t page_id) {
+Result<std::vector<ChunkRecord>> SqliteEngine::GetPageChunks(PageId page_id) {
   static const std::string sql = std::string(kChunkColumns) + "WHERE c.page_id = ? ORDER BY c.ordinal";
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(sql.c_str()));
-  q->Bind(1, page_id);
+  q->Bind(1, page_id.value());
   std::vector<ChunkRecord> out;
   while (q->Step()) out.push_back(ReadChunk(*q));
   ENGRAM_RETURN_IF_ERROR(q->status());

@@ -406,12 +406,12 @@ Status SqliteEngine::WritePageFacts(const Page& page, int64_t id) {
   return Status::Ok();
 }
 
-Result<int64_t> SqliteEngine::PutPage(const PageWrite& write) {
+Result<PageId> SqliteEngine::PutPage(const PageWrite& write) {
   if (write.page.slug.empty()) return Status::InvalidArgument("page has an empty slug");
   int64_t id = 0;
   ENGRAM_RETURN_IF_ERROR(Transaction([&] { return PutPageRows(write, &id); })
                              .WithContext("writing page '" + write.page.slug + "'"));
-  return id;
+  return PageId(id);
 }
 
 Status SqliteEngine::RenamePage(std::string_view source, std::string_view old_slug, std::string_view new_slug,
