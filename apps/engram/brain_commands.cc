@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "command_support.h"
+#include "ops/sync_module.h"
 #include "output.h"
 
 namespace engram::cli {
@@ -48,14 +49,14 @@ int RunImport(const ImportArgs& a, bool json, const std::string& brain_dir) {
   if (!brain.ok()) return Fail(brain.status(), json);
   const std::filesystem::path dir = a.dir.empty() ? (*brain)->root() : std::filesystem::path(a.dir);
   if (a.watch) {
-    Status st = (*brain)->WatchImport(OperationContext{}, dir, static_cast<int>(a.quiet * 1000), StopOnSignals(),
-                                      [json](const ImportReport& r) {
-                                        if (json) {
-                                          std::cout << ops::Dump(ToJson(r)) << std::endl;  // one document per import
-                                        } else {
-                                          std::cout << FormatImport(r) << std::flush;
-                                        }
-                                      });
+    Status st = (*brain)->Module<ops::SyncModule>().WatchImport(
+        OperationContext{}, dir, static_cast<int>(a.quiet * 1000), StopOnSignals(), [json](const ImportReport& r) {
+          if (json) {
+            std::cout << ops::Dump(ToJson(r)) << std::endl;  // one document per import
+          } else {
+            std::cout << FormatImport(r) << std::flush;
+          }
+        });
     if (!st.ok()) return Fail(st, json);
     std::cerr << "engram: watch stopped\n";
     return 0;
@@ -84,14 +85,15 @@ int RunSync(const SyncArgs& a, bool json, const std::string& brain_dir) {
   auto brain = OpenBrain(brain_dir);
   if (!brain.ok()) return Fail(brain.status(), json);
   if (a.watch) {
-    Status st = (*brain)->Watch(OperationContext{}, static_cast<int>(a.interval * 1000), a.worktree, StopOnSignals(),
-                                [&a, json](const SyncReport& r) {
-                                  if (json) {
-                                    std::cout << ops::Dump(ToJson(r)) << std::endl;  // one document per sync
-                                  } else if (!a.quiet || !r.failed.empty()) {
-                                    std::cout << FormatSync(r) << std::flush;
-                                  }
-                                });
+    ops::SyncModule& sync = (*brain)->Module<ops::SyncModule>();
+    Status st = sync.Watch(OperationContext{}, static_cast<int>(a.interval * 1000), a.worktree, StopOnSignals(),
+                           [&a, json](const SyncReport& r) {
+                             if (json) {
+                               std::cout << ops::Dump(ToJson(r)) << std::endl;  // one document per sync
+                             } else if (!a.quiet || !r.failed.empty()) {
+                               std::cout << FormatSync(r) << std::flush;
+                             }
+                           });
     if (!st.ok()) return Fail(st, json);
     if (!a.quiet) std::cerr << "engram: watch stopped\n";
     return 0;
@@ -112,7 +114,7 @@ int RunSync(const SyncArgs& a, bool json, const std::string& brain_dir) {
 int RunAudit(size_t limit, bool json, const std::string& brain_dir) {
   auto brain = OpenBrain(brain_dir);
   if (!brain.ok()) return Fail(brain.status(), json);
-  auto r = (*brain)->AuditLog(OperationContext{}, limit);
+  auto r = (*brain)->Module<ops::SyncModule>().AuditLog(OperationContext{}, limit);
   if (!r.ok()) return Fail(r.status(), json);
   if (json) {
     Json rows = Json::array();
@@ -146,7 +148,7 @@ void PrintCheckText(const CheckReport& r) {
 int RunCheck(const CheckOptions& options, bool json, const std::string& brain_dir) {
   auto brain = OpenBrain(brain_dir);
   if (!brain.ok()) return Fail(brain.status(), json);
-  auto r = (*brain)->Check(OperationContext{}, options);
+  auto r = (*brain)->Module<ops::SyncModule>().Check(OperationContext{}, options);
   if (!r.ok()) return Fail(r.status(), json);
   const auto& left = r->repaired ? r->remaining : r->problems;
   if (json) {
@@ -166,7 +168,7 @@ int RunCheck(const CheckOptions& options, bool json, const std::string& brain_di
 int RunHook(const std::string& action, bool json, const std::string& brain_dir) {
   auto brain = OpenBrain(brain_dir);
   if (!brain.ok()) return Fail(brain.status(), json);
-  auto r = (*brain)->Hooks(OperationContext{}, action);
+  auto r = (*brain)->Module<ops::SyncModule>().Hooks(OperationContext{}, action);
   if (!r.ok()) return Fail(r.status(), json);
   if (json) {
     Json hooks = Json::array();

@@ -13,6 +13,7 @@
 #include "engram/brain.h"
 #include "ops/models.h"
 #include "output.h"
+#include "ops/embedding_module.h"
 
 namespace engram::cli {
 
@@ -43,25 +44,24 @@ struct EmbedArgs {
 int RunEmbed(const EmbedArgs& a, bool json, const std::string& brain_dir) {
   auto brain = OpenBrain(brain_dir);
   if (!brain.ok()) return Fail(brain.status(), json);
-  std::function<void(int64_t, int64_t)> progress;
+  OperationContext ctx;
   if (!a.quiet && !json && isatty(STDERR_FILENO)) {
     auto start = std::chrono::steady_clock::now();
-    progress = [start](int64_t done, int64_t total) { ProgressBar("embed", done, total, start); };
+    ctx.progress = [start](size_t done, size_t total) {
+      ProgressBar("embed", static_cast<int64_t>(done), static_cast<int64_t>(total), start);
+    };
   }
-  auto r = (*brain)->Embed(OperationContext{}, a.all, progress);
+  auto r = CallOperation(**brain, "embed", {{"all", a.all}}, ctx);
   if (!r.ok()) return Fail(r.status(), json);
   if (json) {
-    std::cout << engram::ops::Dump(Json{{"provider", r->provider}, {"model", r->model}, {"dims", r->dims},
-                                        {"embedded", r->embedded}, {"chunks", r->chunks}, {"stale", r->stale},
-                                        {"seconds", r->seconds}, {"index_note", r->index_note}},
-                                   2)
-              << "\n";
-  } else {
-    std::printf("Embedded %lld chunks with %s:%s (%d dimensions) in %.2f s; %lld of %lld chunks stale\n",
-                static_cast<long long>(r->embedded), r->provider.c_str(), r->model.c_str(), r->dims, r->seconds,
-                static_cast<long long>(r->stale), static_cast<long long>(r->chunks));
-    if (!r->index_note.empty()) std::printf("%s\n", r->index_note.c_str());
+    Print(*r);
+    return 0;
   }
+  const Json& j = *r;
+  std::printf("Embedded %lld chunks with %s:%s (%d dimensions) in %.2f s; %lld of %lld chunks stale\n",
+              j.value("embedded", 0LL), j.value("provider", "").c_str(), j.value("model", "").c_str(),
+              j.value("dims", 0), j.value("seconds", 0.0), j.value("stale", 0LL), j.value("chunks", 0LL));
+  if (const std::string note = j.value("index_note", ""); !note.empty()) std::printf("%s\n", note.c_str());
   return 0;
 }
 
@@ -115,9 +115,9 @@ int RunModelUse(const std::string& name, bool json, const std::string& brain_dir
   // The configuration must still load, and the model must open.
   auto brain = Brain::Open(*root);
   if (!brain.ok()) return Fail(brain.status(), json);
-  auto e = (*brain)->GetEmbedder();
+  auto e = (*brain)->Module<ops::EmbeddingModule>().GetEmbedder();
   if (!e.ok()) return Fail(e.status(), json);
-  auto state = (*brain)->EmbeddingState();
+  auto state = (*brain)->Module<ops::EmbeddingModule>().EmbeddingState();
   if (!state.ok()) return Fail(state.status(), json);
   if (json) {
     std::cout << engram::ops::Dump(Json{{"model", name}, {"dims", (*e)->info().dims}, {"stale", state->stale}}, 2) << "\n";

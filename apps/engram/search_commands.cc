@@ -12,6 +12,7 @@
 #include "common/utf8.h"
 #include "output.h"
 #include "search/metrics.h"
+#include "ops/search_module.h"
 
 namespace engram::cli {
 
@@ -146,19 +147,19 @@ int RunBenchSearch(const BenchArgs& a, bool json, const std::string& brain_dir) 
   auto queries = ReadBenchQueries(a.queries);
   if (!queries.ok()) return Fail(queries.status(), json);
   const OperationContext ctx;
-  SearchOptions so = brain.DefaultSearchOptions();
+  SearchOptions so = brain.Module<ops::SearchModule>().DefaultSearchOptions();
   so.limit = static_cast<size_t>(a.limit);
   if (!a.mode.empty()) so.mode = ParseSearchMode(a.mode).value_or(SearchMode::kDefault);  // CLI11 checked it
   std::string mode;
   for (const auto& q : *queries) {  // the warm-up
-    auto r = brain.Search(ctx, q, so);
+    auto r = brain.Module<ops::SearchModule>().Search(ctx, q, so);
     if (r.ok()) mode = SearchModeName(r->mode);
   }
   std::vector<double> ms;
   auto t0 = std::chrono::steady_clock::now();
   for (const auto& q : *queries) {
     auto qs = std::chrono::steady_clock::now();
-    (void)brain.Search(ctx, q, so);
+    (void)brain.Module<ops::SearchModule>().Search(ctx, q, so);
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - qs).count());
   }
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -1,16 +1,21 @@
 // A brain: a folder of Markdown pages plus <root>/.engram/ (config.toml and
-// engram.db). Brain carries out what the operations of src/ops/operations.h
-// ask, with an OperationContext that says whether the caller is local (owns
-// the filesystem) or remote (an agent: untrusted, never sees private pages).
+// engram.db). Brain is the core the modules share — the root, the options,
+// the store (engine), the single-writer lock and the pages' folder — and
+// wires them to the modules that carry out the operations of
+// src/ops/operations.h: ops::PageModule (page_module.h), ops::SearchModule,
+// ops::SyncModule and ops::EmbeddingModule, and every later one, each built on
+// first use by Module<M>(). An OperationContext says whether the caller is
+// local (owns the filesystem) or remote (an agent: untrusted, never sees
+// private pages).
 //
 // Who may call what is decided once, by the operation layer (ops::Call and
-// ops::Run: the caller's scope and the local-only flag); Brain does not check
-// it again. Remote callers (HTTP, MCP, `engram call --remote`) reach Brain
-// only through operations; methods without an operation (Watch, WatchImport,
-// Check, AuditLog, Hooks) are the local CLI's. What a remote caller may see
-// and write is still Brain's business: ReadScopeOf(ctx), the trust boundary.
+// ops::Run: the caller's scope and the local-only flag); no module checks it
+// again. Remote callers (HTTP, MCP, `engram call --remote`) reach the modules
+// only through operations; methods without an operation (watch, check,
+// audit, hooks) are the local CLI's. What a remote caller may see and write
+// is still the modules' business: ReadScopeOf(ctx), the trust boundary.
 //
-// Threading: one Brain per thread.
+// Threading: one Brain (and so one of each module) per thread.
 #pragma once
 
 #include <atomic>
@@ -20,7 +25,9 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <tuple>
+#include <type_traits>
+#include <typeindex>
+#include <typeinfo>
 #include <vector>
 
 #include "engram/engine.h"
@@ -34,22 +41,8 @@ namespace engram {
 namespace sync {
 class WriteLock;
 }
-namespace search {
-class VectorArm;
-struct ContextOptions;
-}
-namespace llm {
-class ChatClient;
-}
-namespace embed {
-class Embedder;
-}
 namespace common {
 class RootedDir;
-}
-namespace ops {
-struct PageWriteLock;
-class GitWrites;
 }
 
 // What a caller may do; each scope includes the ones before it.
@@ -144,6 +137,18 @@ struct ContextReport {
   size_t count = 0;   // entries in it
 };
 
+// The base of a brain's modules. A module owns one concern of the brain
+// (pages, search, sync, embeddings; later knowledge collections, the graph,
+// jobs): its methods, its state (an open index, a client) and, through its
+// registrar in src/ops/operations.h, its operations. Modules are built on
+// first use by Brain::Module<M>() from the Brain they serve, reach the
+// stores, options, locks and files through it, and each other through
+// Module<>() too; Brain knows none of them.
+class BrainModule {
+ public:
+  virtual ~BrainModule() = default;
+};
+
 class Brain {
  public:
   ~Brain();
@@ -170,115 +175,33 @@ class Brain {
   BrainOptions& mutable_options() { return options_; }
   Engine& engine() { return *engine_; }
 
-  // Scans dir into the default source (see `engram import --help`).
-  Result<ImportReport> Import(const OperationContext& ctx, const std::filesystem::path& dir, bool dry_run);
-  // Syncs, then keeps syncing until *stop is set: whenever HEAD moves (polled
-  // every interval_ms) or, with worktree, when files change (inotify).
-  // on_sync gets each sync that changed something (or failed a file).
-  Status Watch(const OperationContext& ctx, int interval_ms, bool worktree, const std::atomic<bool>& stop,
-               const std::function<void(const SyncReport&)>& on_sync);
-  // Imports dir, then keeps importing it until *stop is set: after files
-  // change (inotify on every non-hidden folder), once quiet_ms pass with no
-  // further change, so a burst of saves costs one import. on_import gets the
-  // first import and each later one that changed something.
-  Status WatchImport(const OperationContext& ctx, const std::filesystem::path& dir, int quiet_ms,
-                     const std::atomic<bool>& stop, const std::function<void(const ImportReport&)>& on_import);
-  // Brings the brain in line with its git repository's HEAD (see `engram sync --help`).
-  // progress (optional) is called with (files done, files in the batch).
-  Result<SyncReport> Sync(const OperationContext& ctx, bool full, bool worktree,
-                          std::function<void(size_t, size_t)> progress = {});
-  // Verifies the database against the synced commit, against itself, and
-  // the derived rows of a sample of pages (all with options.full) against a
-  // rebuild from their Markdown; with options.repair, re-indexes what is
-  // wrong and checks again.
-  Result<CheckReport> Check(const OperationContext& ctx, const CheckOptions& options);
-  Result<CheckReport> Check(const OperationContext& ctx, bool repair) {
-    return Check(ctx, CheckOptions{.repair = repair});
+  // The module of type M (derived from BrainModule, constructible from
+  // Brain&), built on first use and kept for the brain's life.
+  template <class M>
+  M& Module() {
+    static_assert(std::is_base_of_v<BrainModule, M>, "a brain module derives from BrainModule");
+    std::unique_ptr<BrainModule>& slot = modules_[std::type_index(typeid(M))];
+    if (!slot) slot = std::make_unique<M>(*this);
+    return static_cast<M&>(*slot);
   }
-  // Quarantine audit rows, newest first.
-  Result<std::vector<AuditEntry>> AuditLog(const OperationContext& ctx, size_t limit);
-  // Git hooks that run `engram sync --quiet` in the background after commits,
-  // merges and rewrites. action: "install", "uninstall" or "status".
-  Result<std::vector<HookInfo>> Hooks(const OperationContext& ctx, std::string_view action);
-  // Writes <source root>/<slug>.md and indexes it.
-  Result<PutReport> Put(const OperationContext& ctx, std::string_view slug, std::string_view content);
-  // NotFound for a local caller naming a file that is not a page says why
-  // (failed, quarantined: rule and line, out of scope) and how to index it.
-  Result<StoredPage> Get(const OperationContext& ctx, std::string_view slug);
-  Result<std::vector<PageSummary>> List(const OperationContext& ctx, ListFilter filter);
-  // Removes the page and its Markdown file.
-  Status Delete(const OperationContext& ctx, std::string_view slug);
-  // Pages linking to slug (for remote callers, none from private pages).
-  Result<std::vector<LinkRecord>> Backlinks(const OperationContext& ctx, std::string_view slug);
-  Result<std::vector<TimelineEntry>> Timeline(const OperationContext& ctx, std::string_view slug);
-  Result<std::vector<std::string>> Tags(const OperationContext& ctx, std::string_view slug);
-  // Edits of a page's Markdown (text/page_edit.h), written and indexed like
-  // Put, under the write lock for the whole read-modify-write.
-  Result<PutReport> AddTag(const OperationContext& ctx, std::string_view slug, std::string_view tag);
-  Result<PutReport> AddTimelineEntry(const OperationContext& ctx, std::string_view slug, std::string_view date,
-                                     std::string_view summary, std::string_view source);
-  Result<PutReport> AddLink(const OperationContext& ctx, std::string_view slug, std::string_view target,
-                            std::string_view type);
-  Result<BrainStatus> GetStatus(const OperationContext& ctx);
-  // The agent context block for a query (search/context_block.h); a query
-  // with no searchable words gives an empty block.
-  Result<ContextReport> Context(const OperationContext& ctx, std::string_view query, SearchOptions options,
-                                const search::ContextOptions& context);
-  Result<SearchResponse> Search(const OperationContext& ctx, std::string_view query, SearchOptions options);
-  // Embeds stale chunks (all chunks with all) with the configured provider;
-  // progress (optional) gets (done, total). A brain whose vectors come from
-  // another model refuses --stale: the dimensions or the space differ.
-  Result<EmbedReport> Embed(const OperationContext& ctx, bool all, std::function<void(int64_t, int64_t)> progress = {});
-  Result<EmbeddingStatus> EmbeddingState();
-  // A query's vector from the configured embedder, cached in the database.
-  Result<std::vector<float>> EmbedQuery(std::string_view query);
-  // The configured embedder (opened once); FailedPrecondition when provider = "none".
-  Result<embed::Embedder*> GetEmbedder();
 
-  // Search options filled from the brain's configuration.
-  SearchOptions DefaultSearchOptions() const;
   Result<BrainStats> Stats();
-
   // Folder holding the Markdown of the default source.
   Result<std::filesystem::path> SourceRoot();
-
- private:
-  Brain(std::filesystem::path root, BrainOptions options, std::unique_ptr<Engine> engine);
   // The pages' folder, opened so that no file operation leaves it: remote
   // callers never pass a symbolic link (common/rooted_dir.h).
   Result<std::unique_ptr<common::RootedDir>> Files(const OperationContext& ctx);
-  // Put with the page-write lock already held; operation names the write
-  // in its commit ("put", "tag", ...).
-  Result<PutReport> PutLocked(const OperationContext& ctx, ops::PageWriteLock& held, std::string_view operation,
-                              std::string_view slug, std::string_view content);
-  // Delete on a git brain: the file's removal is committed with the page's.
-  Status DeleteCommitted(const OperationContext& ctx, ops::GitWrites& git, common::RootedDir& dir,
-                         const StoredPage& page);
-  // Reads the page, applies edit to its content, writes it back when it changed.
-  Result<PutReport> EditPage(const OperationContext& ctx, std::string_view slug, std::string_view what,
-                             const std::function<Result<std::string>(const StoredPage&)>& edit);
-  // Why the file a local caller named is not a page (failed, quarantined
-  // with rule and line, out of scope) and how to index it; "" when no such file.
-  std::string WhyNotAPage(std::string_view slug);
   // The single-writer lock, held for the whole of a write.
   Result<std::unique_ptr<sync::WriteLock>> LockForWrite(std::string_view what);
-  // The lock of a put, delete or page edit. On a git brain the database
-  // first catches up with HEAD, and the lock carries what commits the write.
-  Result<std::unique_ptr<ops::PageWriteLock>> LockForPageWrite(std::string_view what);
-  // Under the write lock: embeds up to options().embedding_inline_limit stale
-  // chunks; embeds nothing when more are stale. Returns (embedded, stale, note).
-  std::tuple<int64_t, int64_t, std::string> EmbedInline();
-  Result<EmbedReport> EmbedLocked(bool all, const std::function<void(int64_t, int64_t)>& progress);
-  // The vector index of the recorded model, caught up with the database.
-  Result<search::VectorArm*> Vectors();
+
+ private:
+  Brain(std::filesystem::path root, BrainOptions options, std::unique_ptr<Engine> engine);
 
   std::filesystem::path root_;
   BrainOptions options_;
   std::unique_ptr<Engine> engine_;
-  std::unique_ptr<embed::Embedder> embedder_;
-  std::unique_ptr<search::VectorArm> vectors_;  // opened by the first vector search
-  std::string vectors_note_;                     // what opening it did (built, caught up)
-  std::unique_ptr<llm::ChatClient> chat_;        // query expansion, when configured
+  // Declared last: modules go before the engine they use.
+  std::map<std::type_index, std::unique_ptr<BrainModule>> modules_;
 };
 
 }  // namespace engram

@@ -18,6 +18,22 @@ std::string FormatKey(std::string_view source) { return "index_format:" + std::s
 
 }  // namespace
 
+sync::SensitiveRules SensitiveOf(const BrainOptions& o) {
+  sync::SensitiveRules r = sync::SensitiveRules::Defaults();
+  r.path_components.insert(r.path_components.end(), o.quarantine.path_components.begin(),
+                           o.quarantine.path_components.end());
+  r.name_keywords.insert(r.name_keywords.end(), o.quarantine.name_keywords.begin(), o.quarantine.name_keywords.end());
+  r.allow = o.quarantine.allow;
+  r.disabled = o.quarantine.disable;
+  return r;
+}
+
+sync::Scope ScopeOf(const BrainOptions& o) {
+  // Validated when the configuration was loaded.
+  auto scope = sync::Scope::Make(o.scope.include, o.scope.exclude, o.scope.skip_files);
+  return scope.ok() ? *scope : sync::Scope();
+}
+
 sync::IndexOptions IndexingOf(const BrainOptions& o) {
   text::ParseOptions parse;
   parse.title = o.pages.title == "heading" ? text::TitleSource::kHeading : text::TitleSource::kFileName;

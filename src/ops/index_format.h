@@ -1,6 +1,7 @@
 // What shapes a page's derived rows besides its Markdown — the parser's rules
-// (slugs, titles) and the brain's settings (chunking, the title preference) —
-// and bringing a brain indexed under others up to date.
+// (slugs, titles) and the brain's settings (chunking, the title preference,
+// which files are pages and which are quarantined) — and bringing a brain
+// indexed under others up to date.
 #pragma once
 
 #include <cstdint>
@@ -11,11 +12,17 @@
 #include "engram/options.h"
 #include "engram/status.h"
 #include "sync/page_indexer.h"
+#include "sync/scope.h"
+#include "sync/sensitive.h"
 
 namespace engram::ops {
 
 // The indexing options of a brain's settings.
 sync::IndexOptions IndexingOf(const BrainOptions& options);
+// Which files are pages ([scope]; validated when the options were loaded).
+sync::Scope ScopeOf(const BrainOptions& options);
+// Which files are kept out as sensitive: the built-in rules with [quarantine]'s.
+sync::SensitiveRules SensitiveOf(const BrainOptions& options);
 
 // A text naming the indexing rules and settings; a brain records the one its
 // pages were indexed under (config key "index_format:<source>").

@@ -142,7 +142,7 @@ Json Schema(const Param& p) {
 std::vector<Operation> Build() {
   OperationTable table;
   for (void (*add)(OperationTable&) : {AddSearchOperations, AddPageOperations, AddPagePartOperations,
-                                        AddBrainOperations}) {
+                                        AddSyncOperations, AddEmbeddingOperations}) {
     add(table);
   }
   if (!table.error().empty()) {

@@ -62,9 +62,10 @@ class Args {
 };
 
 // The table the operations are built into. Each module adds its own
-// (src/ops/search_operations.cc, page_operations.cc, brain_operations.cc):
-// a registrar `void AddXOperations(OperationTable&)`, listed once in
-// operations.cc. A nameless or handler-less operation, or a second one of a
+// (src/ops/search_operations.cc, page_operations.cc, sync_operations.cc,
+// embedding_operations.cc) through a registrar `void
+// AddXOperations(OperationTable&)` listed once in operations.cc; its handlers
+// reach the module through Brain::Module<M>(). A nameless or handler-less operation, or a second one of a
 // name, is refused and kept as the table's error (a programming error: the
 // table aborts at startup, which any test listing operations finds).
 class OperationTable {
@@ -82,7 +83,8 @@ class OperationTable {
 void AddSearchOperations(OperationTable& table);     // search, context
 void AddPageOperations(OperationTable& table);       // get_page, list_pages, put_page, delete_page
 void AddPagePartOperations(OperationTable& table);   // backlinks, timeline, links, tags
-void AddBrainOperations(OperationTable& table);      // status, sync, import, embed
+void AddSyncOperations(OperationTable& table);       // status, sync, import
+void AddEmbeddingOperations(OperationTable& table);  // embed
 
 // Every operation, in the order the registrars add them.
 const std::vector<Operation>& Operations();

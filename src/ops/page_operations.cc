@@ -4,6 +4,7 @@
 
 #include "ops/operation_params.h"
 #include "ops/operations.h"
+#include "ops/page_module.h"
 #include "ops/render.h"
 
 namespace engram::ops {
@@ -11,12 +12,16 @@ namespace engram::ops {
 using Json = nlohmann::json;
 using Type = Param::Type;
 
+namespace {
+PageModule& Pages(Brain& brain) { return brain.Module<PageModule>(); }
+}  // namespace
+
 // Whole pages: read, list, write, delete.
 void AddPageOperations(OperationTable& ops) {
   ops.Add({"get_page", "Read a page: its Markdown, frontmatter, compiled truth and timeline.", Scope::kRead, false,
            {Slug()},
            [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
-             ENGRAM_ASSIGN_OR_RETURN(StoredPage p, b.Get(ctx, a.Str("slug")));
+             ENGRAM_ASSIGN_OR_RETURN(StoredPage p, Pages(b).Get(ctx, a.Str("slug")));
              return ToJson(p);
            }});
   ops.Add({"list_pages", "List pages, optionally of one type or tag.", Scope::kRead, false,
@@ -28,7 +33,7 @@ void AddPageOperations(OperationTable& ops) {
              f.type = a.Str("type");
              f.tag = a.Str("tag");
              f.limit = static_cast<size_t>(a.Int("limit", 100));
-             ENGRAM_ASSIGN_OR_RETURN(std::vector<PageSummary> pages, b.List(ctx, f));
+             ENGRAM_ASSIGN_OR_RETURN(std::vector<PageSummary> pages, Pages(b).List(ctx, f));
              return ToJson(pages);
            }});
   ops.Add({"put_page",
@@ -38,12 +43,12 @@ void AddPageOperations(OperationTable& ops) {
            {Slug("where the page goes, e.g. people/zhang-san (.md is added)"),
             {"content", Type::kString, true, "the whole Markdown file", 0, 0, 0, {}, {}}},
            [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
-             ENGRAM_ASSIGN_OR_RETURN(PutReport r, b.Put(ctx, a.Str("slug"), a.Str("content")));
+             ENGRAM_ASSIGN_OR_RETURN(PutReport r, Pages(b).Put(ctx, a.Str("slug"), a.Str("content")));
              return ToJson(r);
            }});
   ops.Add({"delete_page", "Delete a page and its Markdown file.", Scope::kWrite, false, {Slug()},
            [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
-             ENGRAM_RETURN_IF_ERROR(b.Delete(ctx, a.Str("slug")));
+             ENGRAM_RETURN_IF_ERROR(Pages(b).Delete(ctx, a.Str("slug")));
              return Json{{"deleted", a.Str("slug")}};
            }});
 }
@@ -54,12 +59,12 @@ void AddPagePartOperations(OperationTable& ops) {
   ops.Add({"get_backlinks", "Pages that link to a page, with the link's type and sentence.", Scope::kRead, false,
            {Slug()},
            [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
-             ENGRAM_ASSIGN_OR_RETURN(std::vector<LinkRecord> links, b.Backlinks(ctx, a.Str("slug")));
+             ENGRAM_ASSIGN_OR_RETURN(std::vector<LinkRecord> links, Pages(b).Backlinks(ctx, a.Str("slug")));
              return Json{{"slug", a.Str("slug")}, {"backlinks", ToJson(links)}};
            }});
   ops.Add({"get_timeline", "A page's dated timeline entries, oldest first.", Scope::kRead, false, {Slug()},
            [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
-             ENGRAM_ASSIGN_OR_RETURN(std::vector<TimelineEntry> t, b.Timeline(ctx, a.Str("slug")));
+             ENGRAM_ASSIGN_OR_RETURN(std::vector<TimelineEntry> t, Pages(b).Timeline(ctx, a.Str("slug")));
              return Json{{"slug", a.Str("slug")}, {"timeline", ToJson(t)}};
            }});
   ops.Add({"add_timeline_entry",
@@ -71,7 +76,7 @@ void AddPagePartOperations(OperationTable& ops) {
             {"summary", Type::kString, true, "one line", 0, 0, 2000, {}, {}},
             {"source", Type::kString, false, "where it comes from, e.g. [[meetings/2026-04-07]]", 0, 0, 500, {}, {}}},
            [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
-             ENGRAM_ASSIGN_OR_RETURN(PutReport r, b.AddTimelineEntry(ctx, a.Str("slug"), a.Str("date"),
+             ENGRAM_ASSIGN_OR_RETURN(PutReport r, Pages(b).AddTimelineEntry(ctx, a.Str("slug"), a.Str("date"),
                                                                     a.Str("summary"), a.Str("source")));
              return ToJson(r);
            }});
@@ -83,18 +88,18 @@ void AddPagePartOperations(OperationTable& ops) {
             {"type", Type::kString, false, "default mentions", 0, 0, 0,
              {"mentions", "works_at", "founded", "invested_in", "attended"}, {}}},
            [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
-             ENGRAM_ASSIGN_OR_RETURN(PutReport r, b.AddLink(ctx, a.Str("slug"), a.Str("target"), a.Str("type")));
+             ENGRAM_ASSIGN_OR_RETURN(PutReport r, Pages(b).AddLink(ctx, a.Str("slug"), a.Str("target"), a.Str("type")));
              return ToJson(r);
            }});
   ops.Add({"get_tags", "A page's tags.", Scope::kRead, false, {Slug()},
            [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
-             ENGRAM_ASSIGN_OR_RETURN(std::vector<std::string> tags, b.Tags(ctx, a.Str("slug")));
+             ENGRAM_ASSIGN_OR_RETURN(std::vector<std::string> tags, Pages(b).Tags(ctx, a.Str("slug")));
              return Json{{"slug", a.Str("slug")}, {"tags", tags}};
            }});
   ops.Add({"add_tag", "Add a tag to a page's frontmatter.", Scope::kWrite, false,
            {Slug(), {"tag", Type::kString, true, "letters, digits and - _ / .", 0, 0, 64, {}, {}}},
            [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
-             ENGRAM_ASSIGN_OR_RETURN(PutReport r, b.AddTag(ctx, a.Str("slug"), a.Str("tag")));
+             ENGRAM_ASSIGN_OR_RETURN(PutReport r, Pages(b).AddTag(ctx, a.Str("slug"), a.Str("tag")));
              return ToJson(r);
            }});
 }

@@ -4,6 +4,7 @@
 #include "ops/operation_params.h"
 #include "ops/operations.h"
 #include "ops/render.h"
+#include "ops/search_module.h"
 #include "search/context_block.h"
 
 namespace engram::ops {
@@ -37,7 +38,7 @@ Param Filters() {
 }
 
 SearchOptions SearchOptionsOf(Brain& brain, const Args& a) {
-  SearchOptions o = brain.DefaultSearchOptions();
+  SearchOptions o = brain.Module<SearchModule>().DefaultSearchOptions();
   o.limit = static_cast<size_t>(a.Int("limit", static_cast<int64_t>(o.limit)));
   if (a.Has("mode")) o.mode = ParseSearchMode(a.Str("mode")).value_or(SearchMode::kDefault);  // the table checked it
   o.explain = a.Bool("explain");
@@ -64,7 +65,7 @@ void AddSearchOperations(OperationTable& ops) {
             {"explain", Type::kBoolean, false, "include each ranking stage's part per result", 0, 0, 0, {}, {}}},
            [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
              const SearchOptions o = SearchOptionsOf(b, a);
-             ENGRAM_ASSIGN_OR_RETURN(SearchResponse r, b.Search(ctx, a.Str("query"), o));
+             ENGRAM_ASSIGN_OR_RETURN(SearchResponse r, b.Module<SearchModule>().Search(ctx, a.Str("query"), o));
              return ToJson(r, o.explain);
            }});
   ops.Add({"context",
@@ -84,7 +85,8 @@ void AddSearchOperations(OperationTable& ops) {
              co.max_chars = static_cast<size_t>(a.Int("max_chars", 2500));
              co.memory = a.Str("memory");
              co.memory_name = a.Str("memory_name");
-             ENGRAM_ASSIGN_OR_RETURN(ContextReport r, b.Context(ctx, a.Str("query"), SearchOptionsOf(b, a), co));
+             ENGRAM_ASSIGN_OR_RETURN(ContextReport r,
+                                     b.Module<SearchModule>().Context(ctx, a.Str("query"), SearchOptionsOf(b, a), co));
              return Json{{"query", a.Str("query")}, {"context", r.block}, {"count", r.count}};
            }});
 }

@@ -1,6 +1,6 @@
 // Property: whatever sequence of adds, body edits, title edits, renames and
 // deletes reaches a brain, through whichever write path (folder import,
-// Brain::Put / Delete / page edits, git sync with and without --worktree),
+// PageModule::Put / Delete / page edits, git sync with and without --worktree),
 // its derived rows equal those of a fresh brain imported from the same final
 // files, row for row (tests/unit/derived_rows_dump.h), and `check --full`
 // finds nothing.
@@ -16,6 +16,8 @@
 #include "derived_rows_dump.h"
 #include "engram/brain.h"
 #include "test_support.h"
+#include "ops/page_module.h"
+#include "ops/sync_module.h"
 
 namespace engram {
 namespace {
@@ -210,7 +212,7 @@ class Scenario {
     switch (path_) {
       case Path::kImport:
         if (final || gen_.Chance(0.5)) {
-          auto r = brain_->Import(ctx, root_, false);
+          auto r = brain_->Module<ops::SyncModule>().Import(ctx, root_, false);
           ASSERT_TRUE(r.ok()) << r.status().ToString();
           log_ += "import\n";
         }
@@ -220,13 +222,13 @@ class Scenario {
       case Path::kGit:
       case Path::kMixed:
         if (!final && path_ == Path::kGit && gen_.Chance(0.2)) {
-          auto r = brain_->Sync(ctx, false, true);
+          auto r = brain_->Module<ops::SyncModule>().Sync(ctx, false, true);
           ASSERT_TRUE(r.ok()) << r.status().ToString();
           log_ += "sync --worktree\n";
         } else if (final || gen_.Chance(0.5)) {
           Git("add -A");
           Git("commit -q --allow-empty -m step");
-          auto r = brain_->Sync(ctx, false, false);
+          auto r = brain_->Module<ops::SyncModule>().Sync(ctx, false, false);
           ASSERT_TRUE(r.ok()) << r.status().ToString();
           ASSERT_TRUE(r->failed.empty()) << r->failed[0].path << ": " << r->failed[0].reason;
           log_ += "commit + sync\n";
@@ -269,16 +271,21 @@ class Scenario {
       if (fs::exists(root_ / (slug + ".md")) && gen_.Chance(0.25)) {
         Result<PutReport> r = Status::Internal("no page edit ran");
         switch (gen_.Below(3)) {
-          case 0: r = brain_->AddTag(ctx, slug, gen_.Word()); break;
-          case 1: r = brain_->AddLink(ctx, slug, "notes/p" + std::to_string(gen_.Below(next_ + 1)), "mentions"); break;
-          default: r = brain_->AddTimelineEntry(ctx, slug, "2026-05-0" + std::to_string(1 + gen_.Below(9)),
-                                                gen_.Words(3), ""); break;
+          case 0: r = brain_->Module<ops::PageModule>().AddTag(ctx, slug, gen_.Word()); break;
+          case 1:
+            r = brain_->Module<ops::PageModule>().AddLink(ctx, slug, "notes/p" + std::to_string(gen_.Below(next_ + 1)),
+                                                          "mentions");
+            break;
+          default:
+            r = brain_->Module<ops::PageModule>().AddTimelineEntry(
+                ctx, slug, "2026-05-0" + std::to_string(1 + gen_.Below(9)), gen_.Words(3), "");
+            break;
         }
         ASSERT_TRUE(r.ok()) << r.status().ToString();
         log_ += "(page edit) ";
         return;
       }
-      auto r = brain_->Put(ctx, slug, content);
+      auto r = brain_->Module<ops::PageModule>().Put(ctx, slug, content);
       ASSERT_TRUE(r.ok()) << slug << ": " << r.status().ToString();
     } else {
       WriteAll(root_ / (slug + ".md"), content);
@@ -288,7 +295,7 @@ class Scenario {
   void Remove(const std::string& slug) {
     if (ThroughBrain()) {
       OperationContext ctx;
-      ASSERT_TRUE(brain_->Delete(ctx, slug).ok());
+      ASSERT_TRUE(brain_->Module<ops::PageModule>().Delete(ctx, slug).ok());
     } else {
       fs::remove(root_ / (slug + ".md"));
     }
@@ -323,12 +330,12 @@ std::string ResolvedLinks(Brain& brain) {
   OperationContext ctx;
   ListFilter all;
   all.limit = 100000;
-  auto pages = brain.List(ctx, all);
+  auto pages = brain.Module<ops::PageModule>().List(ctx, all);
   EXPECT_TRUE(pages.ok());
   std::vector<std::string> lines;
   std::map<std::string, std::string> reached;  // from, target, type -> the page it reached
   for (const PageSummary& p : pages.ok() ? *pages : std::vector<PageSummary>{}) {
-    auto back = brain.Backlinks(ctx, p.slug);
+    auto back = brain.Module<ops::PageModule>().Backlinks(ctx, p.slug);
     EXPECT_TRUE(back.ok()) << p.slug;
     if (!back.ok()) continue;
     for (const LinkRecord& l : *back) {
@@ -354,7 +361,7 @@ testing::DerivedDump FreshBuild(const fs::path& root, const fs::path& into) {
   auto b = Brain::Open(into);
   EXPECT_TRUE(b.ok());
   OperationContext ctx;
-  auto r = (*b)->Import(ctx, into, false);
+  auto r = (*b)->Module<ops::SyncModule>().Import(ctx, into, false);
   EXPECT_TRUE(r.ok()) << r.status().ToString();
   testing::DerivedDump dump = testing::DumpDerivedRows(into / ".engram" / "engram.db");
   dump["resolved links"] = ResolvedLinks(**b);
@@ -382,7 +389,7 @@ void RunScenario(Path path, uint32_t seed, int steps) {
   EXPECT_NE(want["resolved links"], "") << "no link reached a page; links are not tested";
 
   OperationContext ctx;
-  auto check = s.brain().Check(ctx, CheckOptions{.full = true});
+  auto check = s.brain().Module<ops::SyncModule>().Check(ctx, CheckOptions{.full = true});
   ASSERT_TRUE(check.ok()) << check.status().ToString();
   for (const auto& p : check->problems) ADD_FAILURE() << "check --full: " << p.path << ": " << p.reason;
 }

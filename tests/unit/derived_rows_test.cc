@@ -14,6 +14,7 @@
 #include "store/postings_codec.h"
 #include "sync/page_indexer.h"
 #include "test_support.h"
+#include "ops/sync_module.h"
 
 namespace engram {
 namespace {
@@ -128,7 +129,7 @@ class CheckAgainstRebuild : public ::testing::Test {
     auto b = Brain::Open(root_);
     ASSERT_TRUE(b.ok()) << b.status().ToString();
     brain_ = std::move(b).value();
-    ASSERT_TRUE(brain_->Import(ctx_, root_, false).ok());
+    ASSERT_TRUE(brain_->Module<ops::SyncModule>().Import(ctx_, root_, false).ok());
   }
 
   void Sql(const std::string& sql) {
@@ -142,7 +143,7 @@ class CheckAgainstRebuild : public ::testing::Test {
   }
 
   CheckReport Check(CheckOptions o) {
-    auto r = brain_->Check(ctx_, o);
+    auto r = brain_->Module<ops::SyncModule>().Check(ctx_, o);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : CheckReport{};
   }
@@ -172,7 +173,7 @@ class CheckAgainstRebuild : public ::testing::Test {
     ASSERT_TRUE(Brain::Init(copy).ok());
     auto b = Brain::Open(copy);
     ASSERT_TRUE(b.ok());
-    ASSERT_TRUE((*b)->Import(ctx_, copy, false).ok());
+    ASSERT_TRUE((*b)->Module<ops::SyncModule>().Import(ctx_, copy, false).ok());
     testing::DerivedDump want = testing::DumpDerivedRows(copy / ".engram/engram.db");
     testing::DerivedDump got = testing::DumpDerivedRows(root_ / ".engram/engram.db");
     for (const auto& [section, rows] : want) EXPECT_EQ(got[section], rows) << section;

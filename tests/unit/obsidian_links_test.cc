@@ -11,6 +11,9 @@
 #include "test_support.h"
 #include "text/page_links.h"
 #include "text/page_parser.h"
+#include "ops/page_module.h"
+#include "ops/search_module.h"
+#include "ops/sync_module.h"
 
 namespace engram {
 namespace {
@@ -119,13 +122,13 @@ class FixtureVault : public ::testing::Test {
     auto b = Brain::Open(root_);
     ASSERT_TRUE(b.ok()) << b.status().ToString();
     brain_ = std::move(b).value();
-    auto r = brain_->Import(ctx_, root_, false);
+    auto r = brain_->Module<ops::SyncModule>().Import(ctx_, root_, false);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
   }
 
   // "from type" per backlink, sorted.
   std::set<std::string> Back(std::string_view slug) {
-    auto r = brain_->Backlinks(ctx_, slug);
+    auto r = brain_->Module<ops::PageModule>().Backlinks(ctx_, slug);
     EXPECT_TRUE(r.ok()) << slug << ": " << r.status().ToString();
     std::set<std::string> out;
     if (r.ok()) {
@@ -137,7 +140,7 @@ class FixtureVault : public ::testing::Test {
   std::set<std::string> Tagged(std::string tag) {
     ListFilter f;
     f.tag = std::move(tag);
-    auto r = brain_->List(ctx_, f);
+    auto r = brain_->Module<ops::PageModule>().List(ctx_, f);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     std::set<std::string> out;
     if (r.ok()) {
@@ -182,15 +185,15 @@ TEST_F(FixtureVault, OnlyExplicitStructureTypesALink) {
 // card for a note is a link (its image card an attachment), and a note's
 // [[X.canvas]] reaches it.
 TEST_F(FixtureVault, ACanvasIsAPageWhoseCardsAreSearchedAndLinked) {
-  auto board = brain_->Get(ctx_, "Projects/Website Redesign Board.canvas");
+  auto board = brain_->Module<ops::PageModule>().Get(ctx_, "Projects/Website Redesign Board.canvas");
   ASSERT_TRUE(board.ok()) << board.status().ToString();
   EXPECT_EQ(board->slug, "projects/website-redesign-board--canvas");
   EXPECT_EQ(board->title, "Website Redesign Board");
   EXPECT_EQ(board->type, "canvas");
   EXPECT_EQ(board->tags, (std::vector<std::string>{"sprint"}));
   for (std::string_view query : {"lantern festival", "导航栏精简", "Sprint 3", "tracked in"}) {
-    SearchOptions o = brain_->DefaultSearchOptions();
-    auto r = brain_->Search(ctx_, query, o);
+    SearchOptions o = brain_->Module<ops::SearchModule>().DefaultSearchOptions();
+    auto r = brain_->Module<ops::SearchModule>().Search(ctx_, query, o);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     ASSERT_FALSE(r->results.empty()) << query;
     EXPECT_EQ(r->results[0].slug, "projects/website-redesign-board--canvas") << query;
@@ -199,7 +202,7 @@ TEST_F(FixtureVault, ACanvasIsAPageWhoseCardsAreSearchedAndLinked) {
 }
 
 TEST_F(FixtureVault, TagsMatchWhateverTheCaseAndReachNestedTags) {
-  auto page = brain_->Get(ctx_, "projects/website-redesign");
+  auto page = brain_->Module<ops::PageModule>().Get(ctx_, "projects/website-redesign");
   ASSERT_TRUE(page.ok());
   EXPECT_EQ(page->tags, (std::vector<std::string>{"Active", "project", "project/web", "网站"}));  // sorted as stored
   EXPECT_EQ(Tagged("project"), (std::set<std::string>{"projects/website-redesign"}));

@@ -72,6 +72,39 @@ TEST(OperationTable, RefusesDuplicatesAndIncompleteOperations) {
   EXPECT_EQ(Operations().back().name, "embed");
 }
 
+// A module the brain has never heard of: what a later capability (kb,
+// graph, jobs) adds without touching Brain.
+struct CountingModule final : BrainModule {
+  explicit CountingModule(Brain& b) : brain(&b) { ++built; }
+  ~CountingModule() override { ++destroyed; }
+  Brain* brain;
+  int calls = 0;
+  static inline int built = 0, destroyed = 0;
+};
+
+// Brain::Module<M>() builds a module on first use, from the brain it serves,
+// and hands back the same one for the brain's life; each brain has its own,
+// and they go with the brain.
+TEST_F(OperationsTest, ModulesAreBuiltOnceOnFirstUseAndLiveWithTheirBrain) {
+  CountingModule::built = CountingModule::destroyed = 0;
+  EXPECT_EQ(CountingModule::built, 0) << "nothing is built before it is asked for";
+  CountingModule& m = brain_->Module<CountingModule>();
+  EXPECT_EQ(m.brain, brain_.get());
+  ++m.calls;
+  EXPECT_EQ(&brain_->Module<CountingModule>(), &m);
+  EXPECT_EQ(brain_->Module<CountingModule>().calls, 1) << "the module keeps its state";
+  EXPECT_EQ(CountingModule::built, 1);
+  {
+    auto other = Brain::Open(dir_.path());
+    ASSERT_TRUE(other.ok());
+    EXPECT_NE(&(*other)->Module<CountingModule>(), &m) << "one per brain (the server pools brains)";
+    EXPECT_EQ(CountingModule::built, 2);
+  }
+  EXPECT_EQ(CountingModule::destroyed, 1) << "a brain's modules go with it";
+  brain_.reset();
+  EXPECT_EQ(CountingModule::destroyed, 2);
+}
+
 TEST_F(OperationsTest, BadArgumentsNameTheField) {
   struct Case {
     const char* op;

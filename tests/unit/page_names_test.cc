@@ -14,6 +14,9 @@
 #include "ops/page_names.h"
 #include "sync/page_indexer.h"
 #include "test_support.h"
+#include "ops/page_module.h"
+#include "ops/search_module.h"
+#include "ops/sync_module.h"
 
 namespace engram {
 namespace {
@@ -36,13 +39,13 @@ class VaultNames : public ::testing::Test {
   }
 
   ImportReport Import() {
-    auto r = brain_->Import(local_, root_, false);
+    auto r = brain_->Module<ops::SyncModule>().Import(local_, root_, false);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : ImportReport{};
   }
 
   std::string PathOf(std::string_view name, const OperationContext& ctx) {
-    auto page = brain_->Get(ctx, name);
+    auto page = brain_->Module<ops::PageModule>().Get(ctx, name);
     return page.ok() ? page->path : "(" + page.status().message() + ")";
   }
 
@@ -61,7 +64,7 @@ TEST_F(VaultNames, EveryNoteIsAPage) {
   EXPECT_TRUE(r.skipped.empty()) << r.skipped.front().path << ": " << r.skipped.front().reason;
   std::set<std::string> slugs;
   for (const char* path : {"Programming/C.md", "Programming/C++.md", "Programming/C#.md", "Note A.md", "Note_A.md"}) {
-    auto page = brain_->Get(local_, path);
+    auto page = brain_->Module<ops::PageModule>().Get(local_, path);
     ASSERT_TRUE(page.ok()) << path << ": " << page.status().ToString();
     EXPECT_EQ(page->path, path);
     slugs.insert(page->slug);
@@ -73,24 +76,24 @@ TEST_F(VaultNames, EveryNoteIsAPage) {
 // "前言" and typing a note's name found it first only sometimes.
 TEST_F(VaultNames, TheFileNameIsTheTitleAndTypingItFindsTheNoteFirst) {
   Import();
-  auto book = brain_->Get(local_, "Books/深入理解计算机系统.md");
+  auto book = brain_->Module<ops::PageModule>().Get(local_, "Books/深入理解计算机系统.md");
   ASSERT_TRUE(book.ok());
   EXPECT_EQ(book->title, "深入理解计算机系统");
   EXPECT_NE(std::find(book->aliases.begin(), book->aliases.end(), "前言"), book->aliases.end());
-  auto cpp = brain_->Get(local_, "Programming/C++.md");
+  auto cpp = brain_->Module<ops::PageModule>().Get(local_, "Programming/C++.md");
   ASSERT_TRUE(cpp.ok());
   EXPECT_EQ(cpp->title, "C++");
   EXPECT_NE(std::find(cpp->aliases.begin(), cpp->aliases.end(), "C++ 学习笔记"), cpp->aliases.end());  // plain text
 
   // Name-as-query hit@1 over every note of the vault, keyword mode.
-  auto listed = brain_->List(local_, ListFilter{});
+  auto listed = brain_->Module<ops::PageModule>().List(local_, ListFilter{});
   ASSERT_TRUE(listed.ok());
   size_t first = 0;
   for (const PageSummary& p : *listed) {
     std::string name = fs::path(p.path).stem().string();
-    SearchOptions o = brain_->DefaultSearchOptions();
+    SearchOptions o = brain_->Module<ops::SearchModule>().DefaultSearchOptions();
     o.mode = SearchMode::kKeyword;
-    auto r = brain_->Search(local_, name, o);
+    auto r = brain_->Module<ops::SearchModule>().Search(local_, name, o);
     ASSERT_TRUE(r.ok()) << name << ": " << r.status().ToString();
     if (!r->results.empty() && r->results[0].slug == p.slug) ++first;
     else ADD_FAILURE() << "'" << name << "' did not find " << p.path << " first";
@@ -114,30 +117,30 @@ TEST_F(VaultNames, LookUpsAcceptWhatUsersType) {
   EXPECT_EQ(PathOf("Note_A", local_), "Note_A.md");
   EXPECT_EQ(PathOf("深入理解计算机系统", local_), "Books/深入理解计算机系统.md");
   // Every page by its slug, also for remote callers (slugs pass the remote rules).
-  auto listed = brain_->List(local_, ListFilter{});
+  auto listed = brain_->Module<ops::PageModule>().List(local_, ListFilter{});
   ASSERT_TRUE(listed.ok());
   for (const PageSummary& p : *listed) EXPECT_EQ(PathOf(p.slug, remote_), p.path) << p.slug;
 
-  auto tags = brain_->Tags(local_, "C++");
+  auto tags = brain_->Module<ops::PageModule>().Tags(local_, "C++");
   ASSERT_TRUE(tags.ok()) << tags.status().ToString();
   EXPECT_EQ(std::set<std::string>(tags->begin(), tags->end()), (std::set<std::string>{"programming", "cpp"}));
-  auto backlinks = brain_->Backlinks(remote_, "C++");
+  auto backlinks = brain_->Module<ops::PageModule>().Backlinks(remote_, "C++");
   ASSERT_TRUE(backlinks.ok()) << backlinks.status().ToString();
   std::set<std::string> from;
   for (const LinkRecord& l : *backlinks) from.insert(l.from_slug);
-  auto daily = brain_->Get(local_, "2024-03-01");
+  auto daily = brain_->Module<ops::PageModule>().Get(local_, "2024-03-01");
   ASSERT_TRUE(daily.ok());
   EXPECT_TRUE(from.count(daily->slug)) << "backlinks of C++ lack the daily note";
 }
 
 TEST_F(VaultNames, AMissSuggestsTheClosestNames) {
   Import();
-  auto miss = brain_->Get(local_, "Internl links");
+  auto miss = brain_->Module<ops::PageModule>().Get(local_, "Internl links");
   ASSERT_FALSE(miss.ok());
   EXPECT_EQ(miss.status().code(), StatusCode::kNotFound);
   EXPECT_NE(miss.status().message().find("did you mean 'Internal links'"), std::string::npos)
       << miss.status().message();
-  auto tags = brain_->Tags(local_, "C+++");
+  auto tags = brain_->Module<ops::PageModule>().Tags(local_, "C+++");
   ASSERT_FALSE(tags.ok());
   EXPECT_NE(tags.status().message().find("'C++'"), std::string::npos) << tags.status().message();
 }
@@ -146,11 +149,11 @@ TEST_F(VaultNames, RemoteCallersNeitherFindNorSeeSuggestedPrivatePages) {
   WriteFile(root_ / "Diary.md", "---\nvisibility: private\n---\n# Secret Plans\n");
   Import();
   EXPECT_EQ(PathOf("Diary", local_), "Diary.md");
-  auto miss = brain_->Get(remote_, "Diary");
+  auto miss = brain_->Module<ops::PageModule>().Get(remote_, "Diary");
   ASSERT_FALSE(miss.ok());
   EXPECT_EQ(miss.status().message().find("Diary"), miss.status().message().rfind("Diary"));  // only the echo
-  EXPECT_FALSE(brain_->Get(remote_, "Secret Plans").ok());
-  auto near = brain_->Get(remote_, "Diar");
+  EXPECT_FALSE(brain_->Module<ops::PageModule>().Get(remote_, "Secret Plans").ok());
+  auto near = brain_->Module<ops::PageModule>().Get(remote_, "Diar");
   ASSERT_FALSE(near.ok());
   EXPECT_EQ(near.status().message().find("Diary"), std::string::npos) << near.status().message();
 }
@@ -183,21 +186,21 @@ TEST_F(VaultNames, ABrainIndexedUnderOldRulesConvergesAtTheNextImport) {
   ASSERT_TRUE(engine.SetConfigValue("index_format:default", "").ok());  // from before the record
   auto before = engine.GetPage("default", "programming/c");
   ASSERT_TRUE(before.ok());
-  auto check = brain_->Check(local_, CheckOptions{.full = true});
+  auto check = brain_->Module<ops::SyncModule>().Check(local_, CheckOptions{.full = true});
   ASSERT_TRUE(check.ok());
   EXPECT_FALSE(check->problems.empty());  // says the brain needs re-indexing
 
   ImportReport r = Import();
   EXPECT_GE(r.rekeyed, 1);
   EXPECT_TRUE(r.skipped.empty());
-  auto csharp = brain_->Get(local_, "Programming/C#.md");
+  auto csharp = brain_->Module<ops::PageModule>().Get(local_, "Programming/C#.md");
   ASSERT_TRUE(csharp.ok());
   EXPECT_EQ(csharp->id, before->id);  // re-keyed, not replaced
   EXPECT_EQ(csharp->title, "C#");
   auto stats = brain_->Stats();
   ASSERT_TRUE(stats.ok());
   EXPECT_EQ(stats->pages, 9);
-  check = brain_->Check(local_, CheckOptions{.full = true});
+  check = brain_->Module<ops::SyncModule>().Check(local_, CheckOptions{.full = true});
   ASSERT_TRUE(check.ok());
   for (const auto& p : check->problems) ADD_FAILURE() << p.path << ": " << p.reason;
   EXPECT_EQ(check->rebuilt_pages, 9u);

@@ -27,9 +27,14 @@
 
 #include "common/rooted_dir.h"
 #include "test_support.h"
+#include "ops/page_module.h"
+#include "ops/sync_module.h"
 
 namespace engram::ops {
 namespace {
+
+ops::PageModule& PagesOf(Brain& brain) { return brain.Module<ops::PageModule>(); }
+ops::SyncModule& SyncOf(Brain& brain) { return brain.Module<ops::SyncModule>(); }
 
 namespace fs = std::filesystem;
 using engram::testing::TempDir;
@@ -191,11 +196,11 @@ TEST_F(TrustFs, LinksPlantedAtTemporaryAndFinalNamesWriteNothingOutside) {
     fs::create_symlink(outside_ / "target.md", root_ / name);
   }
   for (int i = 0; i < 3; ++i) {
-    (void)(*brain)->Put(remote, "notes/page", "# page\nwritten " + std::to_string(i) + "\n");
+    (void)PagesOf(**brain).Put(remote, "notes/page", "# page\nwritten " + std::to_string(i) + "\n");
   }
   EXPECT_FALSE(fs::exists(outside_ / "target.md"));
   // A local write replaces the link at the final name; it never writes through it.
-  ASSERT_TRUE((*brain)->Put(local, "notes/page", "# page\nlocal\n").ok());
+  ASSERT_TRUE(PagesOf(**brain).Put(local, "notes/page", "# page\nlocal\n").ok());
   EXPECT_FALSE(fs::exists(outside_ / "target.md"));
   EXPECT_FALSE(fs::is_symlink(root_ / "notes/page.md"));
 }
@@ -220,7 +225,7 @@ TEST_F(TrustFs, FolderSwappedForALinkDuringWritesLeavesNothingOutside) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(1500);
   int written = 0;
   for (int i = 0; i < 400 && std::chrono::steady_clock::now() < deadline; ++i) {
-    if ((*brain)->Put(remote, "swap/page-" + std::to_string(i), "# swap\n").ok()) ++written;
+    if (PagesOf(**brain).Put(remote, "swap/page-" + std::to_string(i), "# swap\n").ok()) ++written;
   }
   stop = true;
   swapper.join();
@@ -236,25 +241,25 @@ TEST_F(TrustFs, RemoteCallersThroughTheBrain) {
   OperationContext local;
   OperationContext remote{true, "test", "agent"};
   // Writes through an escaping folder never land outside.
-  auto put = (*brain)->Put(remote, "out/planted", "# planted\n");
+  auto put = PagesOf(**brain).Put(remote, "out/planted", "# planted\n");
   EXPECT_EQ(put.status().code(), StatusCode::kPermissionDenied);
   EXPECT_FALSE(fs::exists(outside_ / "planted.md"));
-  put = (*brain)->Put(remote, "notes/leak", "# overwrite the target\n");
+  put = PagesOf(**brain).Put(remote, "notes/leak", "# overwrite the target\n");
   EXPECT_EQ(put.status().code(), StatusCode::kPermissionDenied);
   std::ifstream secret(outside_ / "secret.md");
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(secret), {}), "# secret\n");
-  EXPECT_EQ((*brain)->Put(remote, ".engram/config", "x").status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ((*brain)->Put(remote, "..\xEF\xBC\x8F" "x", "x").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(PagesOf(**brain).Put(remote, ".engram/config", "x").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(PagesOf(**brain).Put(remote, "..\xEF\xBC\x8F" "x", "x").status().code(), StatusCode::kInvalidArgument);
   // An ordinary remote write works.
-  ASSERT_TRUE((*brain)->Put(remote, "notes/agent-note", "# Agent note\nhello\n").ok());
+  ASSERT_TRUE(PagesOf(**brain).Put(remote, "notes/agent-note", "# Agent note\nhello\n").ok());
   EXPECT_TRUE(fs::exists(root_ / "notes/agent-note.md"));
   // Private pages read as not found, and cannot be overwritten or deleted.
-  ASSERT_TRUE((*brain)->Put(local, "notes/diary", "---\nvisibility: private\n---\nmine\n").ok());
-  EXPECT_EQ((*brain)->Get(remote, "notes/diary").status().code(), StatusCode::kNotFound);
-  EXPECT_EQ((*brain)->Put(remote, "notes/diary", "# mine now\n").status().code(), StatusCode::kNotFound);
-  EXPECT_EQ((*brain)->Delete(remote, "notes/diary").code(), StatusCode::kNotFound);
-  EXPECT_TRUE((*brain)->Get(local, "notes/diary").ok());
-  auto listed = (*brain)->List(remote, {});
+  ASSERT_TRUE(PagesOf(**brain).Put(local, "notes/diary", "---\nvisibility: private\n---\nmine\n").ok());
+  EXPECT_EQ(PagesOf(**brain).Get(remote, "notes/diary").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(PagesOf(**brain).Put(remote, "notes/diary", "# mine now\n").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(PagesOf(**brain).Delete(remote, "notes/diary").code(), StatusCode::kNotFound);
+  EXPECT_TRUE(PagesOf(**brain).Get(local, "notes/diary").ok());
+  auto listed = PagesOf(**brain).List(remote, {});
   ASSERT_TRUE(listed.ok());
   for (const auto& p : *listed) EXPECT_NE(p.slug, "notes/diary");
   // Local-only operations: refused by the operation layer, which is the only
@@ -280,27 +285,27 @@ TEST_F(TrustFs, ARemoteWriteTouchesOnlyThePageItNamesAndMaySee) {
     return std::string(std::istreambuf_iterator<char>(in), {});
   };
   const std::string diary = "---\nvisibility: private\n---\nmine\n";
-  ASSERT_TRUE((*brain)->Put(local, "notes/diary", diary).ok());
+  ASSERT_TRUE(PagesOf(**brain).Put(local, "notes/diary", diary).ok());
   // A frontmatter slug inside the content cannot redirect the write to a private page.
-  auto put = (*brain)->Put(remote, "notes/other", "---\nslug: notes/diary\n---\ntaken over\n");
+  auto put = PagesOf(**brain).Put(remote, "notes/other", "---\nslug: notes/diary\n---\ntaken over\n");
   EXPECT_FALSE(put.ok());
   EXPECT_EQ(read("notes/diary.md"), diary);
   EXPECT_FALSE(fs::exists(root_ / "notes/other.md"));
   // A file that is not an indexed page (never imported, quarantined, unreadable).
   WriteFile(root_ / "notes/raw.md", "raw\n");
-  EXPECT_EQ((*brain)->Put(remote, "notes/raw", "# mine\n").status().code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(PagesOf(**brain).Put(remote, "notes/raw", "# mine\n").status().code(), StatusCode::kPermissionDenied);
   EXPECT_EQ(read("notes/raw.md"), "raw\n");
   // A file the scope skips is not a page for anyone.
   WriteFile(root_ / "README.md", "the vault's readme\n");
-  EXPECT_EQ((*brain)->Put(remote, "README", "# readme\n").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(PagesOf(**brain).Put(remote, "README", "# readme\n").status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(read("README.md"), "the vault's readme\n");
   // Another spelling of an existing name (case, width, NFC/NFD) is refused.
-  ASSERT_TRUE((*brain)->Put(local, "notes/hello", "# Hello\nowner\n").ok());
-  ASSERT_TRUE((*brain)->Put(local, "notes/caf\xC3\xA9", "# Cafe\nowner\n").ok());
+  ASSERT_TRUE(PagesOf(**brain).Put(local, "notes/hello", "# Hello\nowner\n").ok());
+  ASSERT_TRUE(PagesOf(**brain).Put(local, "notes/caf\xC3\xA9", "# Cafe\nowner\n").ok());
   for (const std::string& variant : {std::string("notes/HELLO"), std::string("Notes/hello"),
                                      std::string("notes/\xEF\xBD\x88\xEF\xBD\x85llo"),
                                      std::string("notes/cafe\xCC\x81"), std::string("notes/CAF\xC3\x89")}) {
-    auto r = (*brain)->Put(remote, variant, "# taken over\n");
+    auto r = PagesOf(**brain).Put(remote, variant, "# taken over\n");
     EXPECT_FALSE(r.ok()) << variant;
   }
   EXPECT_EQ(read("notes/hello.md"), "# Hello\nowner\n");
@@ -312,15 +317,15 @@ TEST_F(TrustFs, ARemoteWriteTouchesOnlyThePageItNamesAndMaySee) {
   EXPECT_EQ(files, 6u);
   // A refused write leaves nothing behind, and the brain stays importable.
   for (const char* slug : {"-", "_", "--/__"}) {
-    EXPECT_FALSE((*brain)->Put(remote, slug, "# nothing\n").ok()) << slug;
-    EXPECT_FALSE((*brain)->Put(local, slug, "# nothing\n").ok()) << slug;
+    EXPECT_FALSE(PagesOf(**brain).Put(remote, slug, "# nothing\n").ok()) << slug;
+    EXPECT_FALSE(PagesOf(**brain).Put(local, slug, "# nothing\n").ok()) << slug;
   }
   EXPECT_FALSE(fs::exists(root_ / "-.md"));
   EXPECT_FALSE(fs::exists(root_ / "--"));
-  EXPECT_FALSE((*brain)->Put(remote, "new-folder/keys", "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n").ok());
+  EXPECT_FALSE(PagesOf(**brain).Put(remote, "new-folder/keys", "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n").ok());
   EXPECT_FALSE(fs::exists(root_ / "new-folder"));
   fs::remove(root_ / "notes/raw.md");
-  auto imported = (*brain)->Import(local, root_, false);
+  auto imported = SyncOf(**brain).Import(local, root_, false);
   ASSERT_TRUE(imported.ok()) << imported.status().ToString();
 }
 

@@ -1,45 +1,38 @@
-// The brain-wide operations: status, syncing, importing and embedding.
+// The sync module's operations (ops/sync_module.h): status, syncing and importing.
 #include <nlohmann/json.hpp>
 
 #include "ops/operation_params.h"
 #include "ops/operations.h"
 #include "ops/render.h"
+#include "ops/sync_module.h"
 
 namespace engram::ops {
 
 using Json = nlohmann::json;
 using Type = Param::Type;
 
-// The brain as a whole: its status, syncing, importing and embedding.
-void AddBrainOperations(OperationTable& ops) {
+void AddSyncOperations(OperationTable& ops) {
   ops.Add({"status", "What the brain holds: pages, chunks, links, embeddings, the synced commit, recent problems.",
            Scope::kRead, false, {},
            [](Brain& b, const OperationContext& ctx, const Args&) -> Result<Json> {
-             ENGRAM_ASSIGN_OR_RETURN(BrainStatus s, b.GetStatus(ctx));
+             ENGRAM_ASSIGN_OR_RETURN(BrainStatus s, GetStatus(b, ctx));
              return ToJson(s);
            }});
   ops.Add({"sync", "Index what changed in the brain's git repository since the last sync.", Scope::kAdmin, true,
            {{"full", Type::kBoolean, false, "walk every file instead of the git diff", 0, 0, 0, {}, {}},
             {"worktree", Type::kBoolean, false, "include uncommitted changes", 0, 0, 0, {}, {}}},
            [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
-             ENGRAM_ASSIGN_OR_RETURN(SyncReport r, b.Sync(ctx, a.Bool("full"), a.Bool("worktree"), ctx.progress));
+             ENGRAM_ASSIGN_OR_RETURN(SyncReport r, b.Module<SyncModule>().Sync(ctx, a.Bool("full"), a.Bool("worktree"),
+                                                                                ctx.progress));
              return ToJson(r);
            }});
   ops.Add({"import", "Index a folder of Markdown files (any folder on this machine).", Scope::kAdmin, true,
            {{"dir", Type::kString, true, "the folder", 0, 0, 4096, {}, {}},
             {"dry_run", Type::kBoolean, false, "report what would change", 0, 0, 0, {}, {}}},
            [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
-             ENGRAM_ASSIGN_OR_RETURN(ImportReport r, b.Import(ctx, a.Str("dir"), a.Bool("dry_run")));
+             ENGRAM_ASSIGN_OR_RETURN(ImportReport r,
+                                     b.Module<SyncModule>().Import(ctx, a.Str("dir"), a.Bool("dry_run")));
              return ToJson(r);
-           }});
-  ops.Add({"embed", "Embed the chunks that have no vector of the configured model yet (all with all).",
-           Scope::kAdmin, false,
-           {{"all", Type::kBoolean, false, "re-embed every chunk", 0, 0, 0, {}, {}}},
-           [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
-             ENGRAM_ASSIGN_OR_RETURN(EmbedReport r, b.Embed(ctx, a.Bool("all")));
-             return Json{{"provider", r.provider}, {"model", r.model}, {"dims", r.dims},
-                         {"embedded", r.embedded}, {"chunks", r.chunks}, {"stale", r.stale},
-                         {"seconds", r.seconds}, {"index_note", r.index_note}};
            }});
 }
 

@@ -1,17 +1,21 @@
-// Brain operations on embeddings: embedding stale chunks (on demand and
-// inline after writes), the model record, and cached query vectors.
+// The embedding module (ops/embedding_module.h): embedding stale chunks (on
+// demand and inline after writes), the model record, cached query vectors,
+// and the vector index the vector arm reads.
+#include "ops/embedding_module.h"
+
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 
 #include "embed/embedder.h"
-#include "engram/brain.h"
 #include "ops/embedding_keys.h"
 #include "ops/models.h"
+#include "search/vector_arm.h"
 #include "sync/write_lock.h"
 
-namespace engram {
+namespace engram::ops {
 
 namespace {
 
@@ -25,21 +29,58 @@ void EmbedFaultPoint(int64_t embedded) {
   if (limit >= 0 && embedded >= limit) std::abort();
 }
 
-using ops::kDimsKey;
-using ops::kIndexIdKey;
-using ops::kModelKey;
-using ops::kIncompleteKey;
-
 constexpr int64_t kChangeLogKeep = 200000;
-
 
 // The model id a brain records: provider and model, so that a hash brain and
 // a bert brain never mix.
 std::string RecordedId(const embed::EmbedderInfo& info) { return info.provider + ":" + info.model; }
 
+// .engram/vectors-<model id, made file-safe>[-<the database's index id>].hnsw
+std::filesystem::path IndexFile(const std::filesystem::path& root, const std::string& model,
+                                const std::string& index_id) {
+  std::string name;
+  for (char c : model) name += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' ? c : '_';
+  if (!index_id.empty()) name += "-" + index_id;
+  return root / ".engram" / ("vectors-" + name + ".hnsw");
+}
+
 }  // namespace
 
-namespace ops {
+EmbeddingModule::EmbeddingModule(Brain& brain) : brain_(brain) {}
+
+EmbeddingModule::~EmbeddingModule() = default;
+
+Result<search::VectorArm*> EmbeddingModule::Vectors() {
+  ENGRAM_ASSIGN_OR_RETURN(std::string model, brain_.engine().GetConfigValue(kModelKey));
+  ENGRAM_ASSIGN_OR_RETURN(std::string dims, brain_.engine().GetConfigValue(kDimsKey));
+  ENGRAM_ASSIGN_OR_RETURN(std::string index_id, brain_.engine().GetConfigValue(kIndexIdKey));
+  if (model.empty() || dims.empty()) {
+    if (brain_.options().embedding.provider == "none") {
+      return Status::FailedPrecondition(
+          "no embedding model is configured: choose one with `engram model use NAME` (or [embedding] in "
+          "config.toml), then run `engram embed`");
+    }
+    return Status::FailedPrecondition("nothing is embedded yet: run `engram embed`");
+  }
+  if (vectors_ && vectors_->dims() == std::stoi(dims)) return vectors_.get();
+  search::VectorIndexOptions vo;
+  const VectorSettings& v = brain_.options().vector;
+  vo.exact_below = static_cast<size_t>(v.exact_below);
+  vo.exact_filter_max = static_cast<size_t>(v.exact_filter_max);
+  vo.m = v.m;
+  vo.ef_construction = v.ef_construction;
+  vo.ef_search = v.ef_search;
+  ENGRAM_ASSIGN_OR_RETURN(
+      vectors_, search::VectorArm::Open(brain_.engine(), brain_.engine(), IndexFile(brain_.root(), model, index_id),
+                                        model, std::stoi(dims), vo, &vectors_note_));
+  return vectors_.get();
+}
+
+std::string EmbeddingModule::TakeVectorsNote() {
+  std::string note = std::move(vectors_note_);
+  vectors_note_.clear();
+  return note;
+}
 
 Result<std::unique_ptr<embed::Embedder>> OpenEmbedder(const BrainOptions& o, const std::string& provider,
                                                       const std::string& model, int expected_dims) {
@@ -66,81 +107,80 @@ Result<std::unique_ptr<embed::Embedder>> OpenEmbedder(const BrainOptions& o, con
   return embed::OpenOpenAiEmbedder(ao);
 }
 
-}  // namespace ops
-
-Result<embed::Embedder*> Brain::GetEmbedder() {
+Result<embed::Embedder*> EmbeddingModule::GetEmbedder() {
   if (embedder_) return embedder_.get();
-  const BrainOptions& o = options_;
+  const BrainOptions& o = brain_.options();
   if (o.embedding.provider == "none") {
-    return Status::FailedPrecondition("no embedding model is configured: run `engram model use NAME` or set "
-                                      "[embedding] provider in .engram/config.toml");
+    return Status::FailedPrecondition(
+        "no embedding model is configured: run `engram model use NAME` or set "
+        "[embedding] provider in .engram/config.toml");
   }
   int expected_dims = 0;
   if (o.embedding.provider == "openai") {
-    ENGRAM_ASSIGN_OR_RETURN(std::string dims, engine_->GetConfigValue(kDimsKey));
-    ENGRAM_ASSIGN_OR_RETURN(std::string recorded, engine_->GetConfigValue(kModelKey));
+    ENGRAM_ASSIGN_OR_RETURN(std::string dims, brain_.engine().GetConfigValue(kDimsKey));
+    ENGRAM_ASSIGN_OR_RETURN(std::string recorded, brain_.engine().GetConfigValue(kModelKey));
     if (recorded == "openai:" + o.embedding.model && !dims.empty()) expected_dims = std::stoi(dims);
   }
-  ENGRAM_ASSIGN_OR_RETURN(embedder_, ops::OpenEmbedder(o, o.embedding.provider, o.embedding.model, expected_dims));
+  ENGRAM_ASSIGN_OR_RETURN(embedder_, OpenEmbedder(o, o.embedding.provider, o.embedding.model, expected_dims));
   return embedder_.get();
 }
 
-Result<EmbeddingStatus> Brain::EmbeddingState() {
+Result<EmbeddingStatus> EmbeddingModule::EmbeddingState() {
   EmbeddingStatus s;
-  s.provider = options_.embedding.provider;
-  s.model = options_.embedding.model;
-  ENGRAM_ASSIGN_OR_RETURN(s.recorded_model, engine_->GetConfigValue(kModelKey));
-  ENGRAM_ASSIGN_OR_RETURN(std::string dims, engine_->GetConfigValue(kDimsKey));
+  s.provider = brain_.options().embedding.provider;
+  s.model = brain_.options().embedding.model;
+  ENGRAM_ASSIGN_OR_RETURN(s.recorded_model, brain_.engine().GetConfigValue(kModelKey));
+  ENGRAM_ASSIGN_OR_RETURN(std::string dims, brain_.engine().GetConfigValue(kDimsKey));
   s.recorded_dims = dims.empty() ? 0 : std::stoi(dims);
-  ENGRAM_ASSIGN_OR_RETURN(EmbeddingCounts c, engine_->CountEmbeddings(s.recorded_model));
+  ENGRAM_ASSIGN_OR_RETURN(EmbeddingCounts c, brain_.engine().CountEmbeddings(s.recorded_model));
   s.chunks = c.chunks;
   s.current = c.current;
   s.stale = c.stale;
   return s;
 }
 
-Result<EmbedReport> Brain::EmbedLocked(bool all, const std::function<void(int64_t, int64_t)>& progress) {
+Result<EmbedReport> EmbeddingModule::EmbedLocked(bool all, const std::function<void(int64_t, int64_t)>& progress) {
   auto t0 = std::chrono::steady_clock::now();
   ENGRAM_ASSIGN_OR_RETURN(embed::Embedder * e, GetEmbedder());
   const std::string id = RecordedId(e->info());
-  ENGRAM_ASSIGN_OR_RETURN(std::string recorded, engine_->GetConfigValue(kModelKey));
-  ENGRAM_ASSIGN_OR_RETURN(std::string recorded_dims, engine_->GetConfigValue(kDimsKey));
+  ENGRAM_ASSIGN_OR_RETURN(std::string recorded, brain_.engine().GetConfigValue(kModelKey));
+  ENGRAM_ASSIGN_OR_RETURN(std::string recorded_dims, brain_.engine().GetConfigValue(kDimsKey));
   if (!recorded.empty() && recorded != id && !all) {
     return Status::FailedPrecondition("this brain's vectors come from " + recorded + " (" + recorded_dims +
                                       " dimensions) but the configuration names " + id +
                                       ": run `engram embed --all` to re-embed every chunk with it");
   }
-  ENGRAM_ASSIGN_OR_RETURN(std::string index_id, engine_->GetConfigValue(kIndexIdKey));
+  ENGRAM_ASSIGN_OR_RETURN(std::string index_id, brain_.engine().GetConfigValue(kIndexIdKey));
   if (index_id.empty()) {
     std::random_device rd;
     char hex[17];
     std::snprintf(hex, sizeof hex, "%08x%08x", rd(), rd());
-    ENGRAM_RETURN_IF_ERROR(engine_->SetConfigValue(kIndexIdKey, hex));
+    ENGRAM_RETURN_IF_ERROR(brain_.engine().SetConfigValue(kIndexIdKey, hex));
   }
   if (recorded != id) {
     // A new model: recorded first, so that an interrupted --all resumes with
     // --stale, and marked incomplete until every chunk has its vector.
-    ENGRAM_RETURN_IF_ERROR(engine_->SetConfigValue(kIncompleteKey, id));
-    ENGRAM_RETURN_IF_ERROR(engine_->SetConfigValue(kModelKey, id));
-    ENGRAM_RETURN_IF_ERROR(engine_->SetConfigValue(kDimsKey, std::to_string(e->info().dims)));
+    ENGRAM_RETURN_IF_ERROR(brain_.engine().SetConfigValue(kIncompleteKey, id));
+    ENGRAM_RETURN_IF_ERROR(brain_.engine().SetConfigValue(kModelKey, id));
+    ENGRAM_RETURN_IF_ERROR(brain_.engine().SetConfigValue(kDimsKey, std::to_string(e->info().dims)));
   }
-  ENGRAM_ASSIGN_OR_RETURN(EmbeddingCounts before, engine_->CountEmbeddings(id));
+  ENGRAM_ASSIGN_OR_RETURN(EmbeddingCounts before, brain_.engine().CountEmbeddings(id));
   const int64_t total = all ? before.chunks : before.stale;
   EmbedReport r;
   r.provider = e->info().provider;
   r.model = e->info().model;
   ChunkId after;
-  const size_t batch = static_cast<size_t>(std::max(1, options_.embedding.max_batch));
+  const size_t batch = static_cast<size_t>(std::max(1, brain_.options().embedding.max_batch));
   if (progress) progress(0, total);
   for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<EmbeddingTask> tasks, engine_->ChunksToEmbed(id, all, after, batch));
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<EmbeddingTask> tasks, brain_.engine().ChunksToEmbed(id, all, after, batch));
     if (tasks.empty()) break;
     std::vector<std::string> texts;
     for (const auto& t : tasks) texts.push_back(t.text);
     ENGRAM_ASSIGN_OR_RETURN(std::vector<float> vectors, e->Embed(texts, embed::EmbedKind::kDocument));
     const int d = e->info().dims;
     if (recorded_dims.empty() || std::to_string(d) != recorded_dims) {
-      ENGRAM_RETURN_IF_ERROR(engine_->SetConfigValue(kDimsKey, std::to_string(d)));
+      ENGRAM_RETURN_IF_ERROR(brain_.engine().SetConfigValue(kDimsKey, std::to_string(d)));
       recorded_dims = std::to_string(d);
     }
     std::vector<EmbeddingWrite> rows;
@@ -149,7 +189,7 @@ Result<EmbedReport> Brain::EmbedLocked(bool all, const std::function<void(int64_
                       std::vector<float>(vectors.begin() + static_cast<std::ptrdiff_t>(i * d),
                                          vectors.begin() + static_cast<std::ptrdiff_t>((i + 1) * d))});
     }
-    ENGRAM_RETURN_IF_ERROR(engine_->StoreEmbeddings(rows));
+    ENGRAM_RETURN_IF_ERROR(brain_.engine().StoreEmbeddings(rows));
     r.embedded += static_cast<int64_t>(tasks.size());
     EmbedFaultPoint(r.embedded);
     after = tasks.back().chunk_id;
@@ -157,9 +197,9 @@ Result<EmbedReport> Brain::EmbedLocked(bool all, const std::function<void(int64_
   }
   // The change log only needs to reach back as far as the oldest index file
   // worth catching up; an older one is rebuilt.
-  ENGRAM_RETURN_IF_ERROR(engine_->TrimChangeLog(kChangeLogKeep));
-  ENGRAM_ASSIGN_OR_RETURN(EmbeddingCounts now, engine_->CountEmbeddings(id));
-  if (now.stale == 0) ENGRAM_RETURN_IF_ERROR(engine_->SetConfigValue(kIncompleteKey, ""));
+  ENGRAM_RETURN_IF_ERROR(brain_.engine().TrimChangeLog(kChangeLogKeep));
+  ENGRAM_ASSIGN_OR_RETURN(EmbeddingCounts now, brain_.engine().CountEmbeddings(id));
+  if (now.stale == 0) ENGRAM_RETURN_IF_ERROR(brain_.engine().SetConfigValue(kIncompleteKey, ""));
   r.dims = e->info().dims;
   r.chunks = now.chunks;
   r.stale = now.stale;
@@ -167,8 +207,9 @@ Result<EmbedReport> Brain::EmbedLocked(bool all, const std::function<void(int64_
   return r;
 }
 
-Result<EmbedReport> Brain::Embed(const OperationContext&, bool all, std::function<void(int64_t, int64_t)> progress) {
-  ENGRAM_ASSIGN_OR_RETURN(auto lock, LockForWrite(all ? "embed --all" : "embed"));
+Result<EmbedReport> EmbeddingModule::Embed(const OperationContext&, bool all,
+                                           std::function<void(int64_t, int64_t)> progress) {
+  ENGRAM_ASSIGN_OR_RETURN(auto lock, brain_.LockForWrite(all ? "embed --all" : "embed"));
   ENGRAM_ASSIGN_OR_RETURN(EmbedReport r, EmbedLocked(all, progress));
   // Bring the vector index up to date now, so that the next search does not
   // pay for building it.
@@ -178,14 +219,14 @@ Result<EmbedReport> Brain::Embed(const OperationContext&, bool all, std::functio
   return r;
 }
 
-std::tuple<int64_t, int64_t, std::string> Brain::EmbedInline() {
-  if (options_.embedding.provider == "none") return {0, 0, ""};
-  auto recorded = engine_->GetConfigValue(kModelKey);
+std::tuple<int64_t, int64_t, std::string> EmbeddingModule::EmbedInline() {
+  if (brain_.options().embedding.provider == "none") return {0, 0, ""};
+  auto recorded = brain_.engine().GetConfigValue(kModelKey);
   if (!recorded.ok()) return {0, 0, recorded.status().message()};
-  auto counts = engine_->CountEmbeddings(*recorded);
+  auto counts = brain_.engine().CountEmbeddings(*recorded);
   if (!counts.ok()) return {0, 0, counts.status().message()};
   if (counts->stale == 0) return {0, 0, ""};
-  if (counts->stale > options_.embedding.inline_limit) {
+  if (counts->stale > brain_.options().embedding.inline_limit) {
     return {0, counts->stale, "run `engram embed --stale` to embed " + std::to_string(counts->stale) + " chunks"};
   }
   auto r = EmbedLocked(false, {});
@@ -193,16 +234,16 @@ std::tuple<int64_t, int64_t, std::string> Brain::EmbedInline() {
   return {r->embedded, r->stale, ""};
 }
 
-Result<std::vector<float>> Brain::EmbedQuery(std::string_view query) {
+Result<std::vector<float>> EmbeddingModule::EmbedQuery(std::string_view query) {
   ENGRAM_ASSIGN_OR_RETURN(embed::Embedder * e, GetEmbedder());
   const std::string id = RecordedId(e->info());
-  auto cached = engine_->CachedQueryVector(id, query);
+  auto cached = brain_.engine().CachedQueryVector(id, query);
   if (cached.ok() && cached->has_value() && static_cast<int>((*cached)->size()) == e->info().dims) {
     return std::move(**cached);
   }
   ENGRAM_ASSIGN_OR_RETURN(std::vector<float> v, e->Embed({std::string(query)}, embed::EmbedKind::kQuery));
-  (void)engine_->CacheQueryVector(id, query, v);  // a read-only or busy database only loses the cache entry
+  (void)brain_.engine().CacheQueryVector(id, query, v);  // a read-only or busy database only loses the cache entry
   return v;
 }
 
-}  // namespace engram
+}  // namespace engram::ops

@@ -1,0 +1,65 @@
+// The page module: reading, writing and editing the brain's pages. A write
+// puts the Markdown file first (the truth), then the page's rows; on a git
+// brain it commits the file with them (ops/git_writes.h). Remote callers are
+// held to the trust boundary here: no private page, no link, no file that is
+// not a page, no name variant (ops/trust.h).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engram/brain.h"
+
+namespace engram::ops {
+
+struct PageWriteLock;
+class GitWrites;
+
+class PageModule final : public BrainModule {
+ public:
+  explicit PageModule(Brain& brain) : brain_(brain) {}
+
+  // Writes <source root>/<slug>.md and indexes it.
+  Result<PutReport> Put(const OperationContext& ctx, std::string_view slug, std::string_view content);
+  // NotFound for a local caller naming a file that is not a page says why
+  // (failed, quarantined: rule and line, out of scope) and how to index it.
+  Result<StoredPage> Get(const OperationContext& ctx, std::string_view slug);
+  Result<std::vector<PageSummary>> List(const OperationContext& ctx, ListFilter filter);
+  // Removes the page and its Markdown file.
+  Status Delete(const OperationContext& ctx, std::string_view slug);
+  // Pages linking to slug (for remote callers, none from private pages).
+  Result<std::vector<LinkRecord>> Backlinks(const OperationContext& ctx, std::string_view slug);
+  Result<std::vector<TimelineEntry>> Timeline(const OperationContext& ctx, std::string_view slug);
+  Result<std::vector<std::string>> Tags(const OperationContext& ctx, std::string_view slug);
+  // Edits of a page's Markdown (text/page_edit.h), written and indexed like
+  // Put, under the write lock for the whole read-modify-write.
+  Result<PutReport> AddTag(const OperationContext& ctx, std::string_view slug, std::string_view tag);
+  Result<PutReport> AddTimelineEntry(const OperationContext& ctx, std::string_view slug, std::string_view date,
+                                     std::string_view summary, std::string_view source);
+  Result<PutReport> AddLink(const OperationContext& ctx, std::string_view slug, std::string_view target,
+                            std::string_view type);
+
+ private:
+  // Put with the page-write lock already held; operation names the write
+  // in its commit ("put", "tag", ...).
+  Result<PutReport> PutLocked(const OperationContext& ctx, PageWriteLock& held, std::string_view operation,
+                              std::string_view slug, std::string_view content);
+  // Delete on a git brain: the file's removal is committed with the page's.
+  Status DeleteCommitted(const OperationContext& ctx, GitWrites& git, common::RootedDir& dir, const StoredPage& page);
+  // Reads the page, applies edit to its content, writes it back when it changed.
+  Result<PutReport> EditPage(const OperationContext& ctx, std::string_view slug, std::string_view what,
+                             const std::function<Result<std::string>(const StoredPage&)>& edit);
+  // Why the file a local caller named is not a page (failed, quarantined
+  // with rule and line, out of scope) and how to index it; "" when no such file.
+  std::string WhyNotAPage(std::string_view slug);
+  // The lock of a put, delete or page edit. On a git brain the database
+  // first catches up with HEAD, and the lock carries what commits the write.
+  Result<std::unique_ptr<PageWriteLock>> LockForPageWrite(std::string_view what);
+
+  Brain& brain_;
+};
+
+}  // namespace engram::ops

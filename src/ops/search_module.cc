@@ -1,0 +1,106 @@
+// The search module (ops/search_module.h): keyword, vector or hybrid
+// retrieval over the brain, with the embedding module's vector index and
+// query vectors, and the LLM's query expansion.
+#include "ops/search_module.h"
+
+#include "llm/chat_client.h"
+#include "llm/expansion.h"
+#include "ops/embedding_keys.h"
+#include "ops/embedding_module.h"
+#include "search/context_block.h"
+#include "search/hybrid.h"
+#include "search/keyword_search.h"
+#include "search/vector_arm.h"
+
+namespace engram::ops {
+
+SearchModule::SearchModule(Brain& brain) : brain_(brain) {}
+
+SearchModule::~SearchModule() = default;
+
+Result<SearchResponse> SearchModule::Search(const OperationContext& ctx, std::string_view query,
+                                            SearchOptions options) {
+  options.include_private = !ctx.remote;
+  options.filter.include_private = options.include_private;
+  SearchMode mode = options.mode;
+  const BrainOptions& o = brain_.options();
+  if (mode == SearchMode::kDefault) mode = ParseSearchMode(o.search.mode).value_or(SearchMode::kDefault);
+  if (mode == SearchMode::kDefault) mode = o.embedding.provider == "none" ? SearchMode::kKeyword : SearchMode::kHybrid;
+  options.mode = mode;
+  if (mode == SearchMode::kKeyword) return search::KeywordSearch(brain_.engine(), query, options);
+  EmbeddingModule& embedding = brain_.Module<EmbeddingModule>();
+  search::VectorQuery vq;
+  ENGRAM_ASSIGN_OR_RETURN(std::string incomplete, brain_.engine().GetConfigValue(kIncompleteKey));
+  auto arm =
+      incomplete.empty()
+          ? embedding.Vectors()
+          : Result<search::VectorArm*>(Status::FailedPrecondition("the switch to " + incomplete +
+                                                                  " has not embedded every chunk yet: run `engram "
+                                                                  "embed` to finish it (keyword results until then)"));
+  if (!arm.ok()) {
+    vq.off_reason = arm.status().message();
+  } else {
+    auto v = embedding.EmbedQuery(query);
+    if (!v.ok()) {
+      vq.off_reason = "the query could not be embedded: " + v.status().message();
+    } else if (static_cast<int>(v->size()) != (*arm)->dims()) {
+      vq.off_reason = "the configured model gives " + std::to_string(v->size()) + " dimensions, the brain's vectors " +
+                      std::to_string((*arm)->dims()) + ": run `engram embed --all`";
+    } else {
+      vq.arm = *arm;
+      vq.vectors.push_back(std::move(*v));
+    }
+  }
+  // Optional LLM expansion: each sanitised variant gets its own vector arm.
+  std::vector<std::string> notes;
+  if (vq.arm != nullptr && o.search.expansion > 0) {
+    Status expanded = [&]() -> Status {
+      if (!chat_) {
+        llm::ChatOptions co;
+        co.base_url = o.llm.base_url;
+        co.model = o.llm.model;
+        co.api_key_env = o.llm.api_key_env;
+        co.timeout_ms = o.llm.timeout_ms;
+        ENGRAM_ASSIGN_OR_RETURN(chat_, llm::OpenChatClient(co));
+      }
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<std::string> variants,
+                              llm::ExpandQuery(*chat_, query, static_cast<size_t>(o.search.expansion)));
+      for (const std::string& variant : variants) {
+        ENGRAM_ASSIGN_OR_RETURN(std::vector<float> v, embedding.EmbedQuery(variant));
+        vq.vectors.push_back(std::move(v));
+        notes.push_back("expanded: " + variant);
+      }
+      return Status::Ok();
+    }();
+    if (!expanded.ok()) notes.push_back("degraded: query expansion failed (" + expanded.message() + ")");
+  }
+  ENGRAM_ASSIGN_OR_RETURN(SearchResponse r, search::HybridSearch(brain_.engine(), query, options, vq));
+  r.notes.insert(r.notes.end(), notes.begin(), notes.end());
+  if (std::string note = embedding.TakeVectorsNote(); !note.empty()) r.notes.push_back(std::move(note));
+  return r;
+}
+
+Result<ContextReport> SearchModule::Context(const OperationContext& ctx, std::string_view query, SearchOptions options,
+                                            const search::ContextOptions& context) {
+  auto r = Search(ctx, query, std::move(options));
+  std::vector<SearchHit> hits;
+  if (r.ok()) {
+    hits = std::move(r->results);
+  } else if (r.status().code() != StatusCode::kInvalidArgument ||
+             r.status().message().find("no searchable words") == std::string::npos) {
+    return r.status();
+  }
+  return ContextReport{search::RenderContext(hits, context), hits.size()};
+}
+
+SearchOptions SearchModule::DefaultSearchOptions() const {
+  SearchOptions o;
+  o.limit = static_cast<size_t>(brain_.options().search.limit);
+  o.bm25_k1 = static_cast<float>(brain_.options().search.bm25_k1);
+  o.bm25_b = static_cast<float>(brain_.options().search.bm25_b);
+  o.title_weight = static_cast<float>(brain_.options().search.title_weight);
+  o.mode = ParseSearchMode(brain_.options().search.mode).value_or(SearchMode::kDefault);  // config.cc checked it
+  return o;
+}
+
+}  // namespace engram::ops
