@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
   int exit_code = -1;  // set by the command that ran, from its callback
   using namespace engram::cli;
   AddBrainCommands(app, &json, &brain_dir, &exit_code);  // init import sync audit check hook
-  AddPageCommands(app, &json, &brain_dir, &exit_code);   // put get list delete
+  AddPageCommands(app, &json, &brain_dir, &exit_code);   // put get list delete backlinks timeline tag link
   AddSearchCommands(app, &json, &brain_dir, &exit_code);
   AddStatusCommand(app, &json, &brain_dir, &exit_code);
   AddEvalCommand(app, &json, &brain_dir, &exit_code);

@@ -20,6 +20,17 @@ struct PageArgs {
   ListFilter filter;
 };
 
+// The parts of a page: `backlinks`, `timeline`, `tag`, `link`.
+struct PartArgs {
+  std::string slug;
+  std::string tag;      // tag: add this one ("" = list)
+  std::string date;     // timeline: add an entry of this date ("" = list)
+  std::string summary;
+  std::string source;
+  std::string target;   // link
+  std::string type;
+};
+
 // Runs one page operation on the brain and prints its JSON (--json) or,
 // from the same JSON, the text.
 int RunPageOperation(std::string_view op, const Json& args, bool json, const std::string& brain_dir,
@@ -50,6 +61,41 @@ void PrintList(const Json& list) { std::fputs(FormatList(list).c_str(), stdout);
 
 void PrintDelete(const Json& r) { std::cout << "Deleted " << r["deleted"].get<std::string>() << "\n"; }
 
+void PrintBacklinks(const Json& r) {
+  if (r["backlinks"].empty()) std::cout << "No page links to " << r["slug"].get<std::string>() << "\n";
+  for (const auto& l : r["backlinks"]) {
+    std::cout << l["from"].get<std::string>() << " (" << l["type"].get<std::string>() << ")";
+    const std::string context = l["context"].get<std::string>();
+    if (!context.empty()) std::cout << ": " << context;
+    std::cout << "\n";
+  }
+}
+
+void PrintTimeline(const Json& r) {
+  if (r["timeline"].empty()) std::cout << r["slug"].get<std::string>() << " has no timeline entries\n";
+  for (const auto& t : r["timeline"]) {
+    std::cout << t["date"].get<std::string>() << "  " << t["summary"].get<std::string>();
+    const std::string source = t["source"].get<std::string>();
+    if (!source.empty()) std::cout << "  [Source: " << source << "]";
+    std::cout << "\n";
+  }
+}
+
+void PrintTags(const Json& r) {
+  if (r["tags"].empty()) std::cout << r["slug"].get<std::string>() << " has no tags\n";
+  for (const auto& t : r["tags"]) std::cout << t.get<std::string>() << "\n";
+}
+
+// An edit of a page (tag, timeline entry, link): what was written, or that
+// the page already said it.
+void PrintEdit(const Json& r) {
+  if (!r["changed"].get<bool>()) {
+    std::cout << r["slug"].get<std::string>() << " already says so; nothing written\n";
+    return;
+  }
+  PrintPut(r);
+}
+
 int RunPut(const PageArgs& a, bool json, const std::string& brain_dir) {
   // The Markdown is read under the brain's file limit before the operation runs.
   auto brain = OpenBrain(brain_dir);
@@ -69,6 +115,62 @@ int RunList(const PageArgs& a, bool json, const std::string& brain_dir) {
   if (!a.filter.type.empty()) args["type"] = a.filter.type;
   if (!a.filter.tag.empty()) args["tag"] = a.filter.tag;
   return RunPageOperation("list_pages", args, json, brain_dir, PrintList);
+}
+
+int RunTimeline(const PartArgs& a, bool json, const std::string& brain_dir) {
+  if (a.date.empty()) return RunPageOperation("get_timeline", {{"slug", a.slug}}, json, brain_dir, PrintTimeline);
+  Json args = {{"slug", a.slug}, {"date", a.date}, {"summary", a.summary}};
+  if (!a.source.empty()) args["source"] = a.source;
+  return RunPageOperation("add_timeline_entry", args, json, brain_dir, PrintEdit);
+}
+
+int RunTag(const PartArgs& a, bool json, const std::string& brain_dir) {
+  if (a.tag.empty()) return RunPageOperation("get_tags", {{"slug", a.slug}}, json, brain_dir, PrintTags);
+  return RunPageOperation("add_tag", {{"slug", a.slug}, {"tag", a.tag}}, json, brain_dir, PrintEdit);
+}
+
+int RunLink(const PartArgs& a, bool json, const std::string& brain_dir) {
+  Json args = {{"slug", a.slug}, {"target", a.target}};
+  if (!a.type.empty()) args["type"] = a.type;
+  return RunPageOperation("add_link", args, json, brain_dir, PrintEdit);
+}
+
+// `engram backlinks | timeline | tag | link`: the operations on a page's
+// parts, as agents have them over MCP and HTTP.
+void AddPagePartCommands(CLI::App& app, const bool* json, const std::string* brain_dir, int* exit_code) {
+  auto a = std::make_shared<PartArgs>();
+  auto* back = app.add_subcommand("backlinks", "List the pages linking to a page, with each link's type and sentence");
+  back->add_option("SLUG", a->slug, "The page: slug, path, title or alias")->required();
+  back->callback([a, json, brain_dir, exit_code] {
+    *exit_code = RunPageOperation("get_backlinks", {{"slug", a->slug}}, *json, *brain_dir, PrintBacklinks);
+  });
+
+  auto* timeline = app.add_subcommand("timeline", "Show a page's dated timeline, or add an entry to it");
+  timeline->add_option("SLUG", a->slug, "The page: slug, path, title or alias")->required();
+  timeline->add_option("DATE", a->date, "Add an entry of this date (2026-04-07, 2026-04 or 2026年4月7日)");
+  timeline->add_option("SUMMARY", a->summary, "The entry: one line (required with DATE)");
+  timeline->add_option("--source", a->source, "Where the entry comes from, e.g. [[meetings/2026-04-07]]");
+  timeline->footer("An entry is written into the page's Markdown as '- **DATE** | SUMMARY [Source: SOURCE]'.");
+  timeline->callback([a, json, brain_dir, exit_code] {
+    if (!a->date.empty() && a->summary.empty()) {
+      *exit_code = Fail(Status::InvalidArgument("timeline: a DATE needs a SUMMARY"), *json);
+      return;
+    }
+    *exit_code = RunTimeline(*a, *json, *brain_dir);
+  });
+
+  auto* tag = app.add_subcommand("tag", "List a page's tags, or add one to its frontmatter");
+  tag->add_option("SLUG", a->slug, "The page: slug, path, title or alias")->required();
+  tag->add_option("TAG", a->tag, "Add this tag (letters, digits and - _ / .)");
+  tag->callback([a, json, brain_dir, exit_code] { *exit_code = RunTag(*a, *json, *brain_dir); });
+
+  auto* link = app.add_subcommand("link", "Link a page to another (a line such as '- works_at:: [[target]]')");
+  link->add_option("SLUG", a->slug, "The page the link goes from")->required();
+  link->add_option("TARGET", a->target, "The page linked to")->required();
+  link->add_option("--type", a->type, "mentions (the default), works_at, founded, invested_in or attended");
+  link->footer("The line goes into the page's Markdown, written the vault's way (the shortest name that reaches\n"
+               "the target); its type is what `backlinks` and search show.");
+  link->callback([a, json, brain_dir, exit_code] { *exit_code = RunLink(*a, *json, *brain_dir); });
 }
 
 }  // namespace
@@ -100,6 +202,8 @@ void AddPageCommands(CLI::App& app, const bool* json, const std::string* brain_d
   del->callback([a, json, brain_dir, exit_code] {
     *exit_code = RunPageOperation("delete_page", {{"slug", a->slug}}, *json, *brain_dir, PrintDelete);
   });
+
+  AddPagePartCommands(app, json, brain_dir, exit_code);
 }
 
 }  // namespace engram::cli

@@ -1,4 +1,5 @@
-// `engram put | get | list | delete`: one page at a time.
+// `engram put | get | list | delete`: one page at a time; `backlinks |
+// timeline | tag | link`: the parts of a page.
 #pragma once
 
 #include <CLI/CLI.hpp>

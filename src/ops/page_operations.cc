@@ -77,7 +77,7 @@ void AddPagePartOperations(OperationTable& ops) {
             {"source", Type::kString, false, "where it comes from, e.g. [[meetings/2026-04-07]]", 0, 0, 500, {}, {}}},
            [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
              ENGRAM_ASSIGN_OR_RETURN(PutReport r, Pages(b).AddTimelineEntry(ctx, a.Str("slug"), a.Str("date"),
-                                                                    a.Str("summary"), a.Str("source")));
+                                                                           a.Str("summary"), a.Str("source")));
              return ToJson(r);
            }});
   ops.Add({"add_link",

@@ -174,6 +174,16 @@ def cli_argv(op, a):
         argv = ["put"] + take("slug") + ["--file", path]
     elif op == "delete_page":
         argv = ["delete"] + take("slug")
+    elif op == "get_backlinks":
+        argv = ["backlinks"] + take("slug")
+    elif op == "get_timeline":
+        argv = ["timeline"] + take("slug")
+    elif op == "add_timeline_entry":
+        argv = ["timeline"] + take("slug") + take("date") + take("summary") + take("source", "--source")
+    elif op in ("get_tags", "add_tag"):
+        argv = ["tag"] + take("slug") + take("tag")
+    elif op == "add_link":
+        argv = ["link"] + take("slug") + take("target") + take("type", "--type")
     elif op == "status":
         argv = ["status"]
     elif op == "sync":
