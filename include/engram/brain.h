@@ -18,7 +18,6 @@
 // Threading: one Brain (and so one of each module) per thread.
 #pragma once
 
-#include <atomic>
 #include <filesystem>
 #include <functional>
 #include <map>
