@@ -10,6 +10,7 @@
 #include <string>
 
 #include "engram/brain.h"
+#include "ops/page_module.h"
 #include "server/mcp.h"
 
 namespace {
@@ -23,8 +24,9 @@ engram::Brain* TheBrain() {
     auto b = engram::Brain::Open(dir);
     if (!b.ok()) std::abort();
     engram::OperationContext local;
-    (void)(*b)->Put(local, "people/ann", "---\ntitle: Ann\ntags: [x]\n---\nAnn works on rank fusion.\n");
-    (void)(*b)->Put(local, "notes/diary", "---\nvisibility: private\n---\nsecret\n");
+    engram::ops::PageModule& pages = (*b)->Module<engram::ops::PageModule>();
+    (void)pages.Put(local, "people/ann", "---\ntitle: Ann\ntags: [x]\n---\nAnn works on rank fusion.\n");
+    (void)pages.Put(local, "notes/diary", "---\nvisibility: private\n---\nsecret\n");
     return std::move(*b);
   }();
   return brain.get();
