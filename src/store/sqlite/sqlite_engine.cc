@@ -71,6 +71,10 @@ Result<Stmt*> SqliteEngine::S(const char* sql) {
 
 void SqliteEngine::FinishReads() {
   if (in_transaction_) return;  // the open transaction stays
+  ResetStatements();
+}
+
+void SqliteEngine::ResetStatements() {
   for (auto& entry : stmts_) {
     if (entry.second.Busy()) entry.second.Reset();
   }
@@ -87,7 +91,10 @@ Status SqliteEngine::BeginTransaction() {
 Status SqliteEngine::CommitTransaction() {
   if (!in_transaction_) return Status::FailedPrecondition("no transaction is open");
   Status st = FlushPostings();
-  if (st.ok()) st = Exec(db_.get(), "COMMIT");
+  if (st.ok()) {
+    ResetStatements();  // see ResetStatements: else the WAL of a large batch is never checkpointed
+    st = Exec(db_.get(), "COMMIT");
+  }
   if (!st.ok()) {
     RollbackTransaction();
     return st;

@@ -119,6 +119,15 @@ class SqliteEngine final : public Engine, public PostingStore {
 
   // Returns a cached prepared statement for sql (a string literal).
   Result<Stmt*> S(const char* sql);
+  // Resets every cached statement left stepped but not finished (a one-row
+  // look-up). Called before each COMMIT: a statement still active then makes
+  // SQLite keep the connection in a read transaction at the snapshot the
+  // write began from, and while that read lock is held no checkpoint can copy
+  // the transaction's frames back into the database. After a large batch the
+  // WAL then stayed hundreds of MB, every page read of later searches went
+  // through the WAL index instead of the memory map, and the WAL was never
+  // reset while the connection lived.
+  void ResetStatements();
 
   // Runs fn as part of the open Transaction, or else in a transaction of its
   // own through the transaction primitives (committed when fn succeeds,

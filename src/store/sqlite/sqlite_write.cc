@@ -24,6 +24,7 @@ Status SqliteEngine::Transaction(Fn&& fn) {
     // one they wait for CommitTransaction.
     if (!in_transaction_) st = FlushPostings();
     if (st.ok()) {
+      if (!in_transaction_) ResetStatements();  // before COMMIT: see ResetStatements
       auto end = S(in_transaction_ ? "RELEASE page_write" : "COMMIT");
       st = end.ok() ? (*end)->Run() : end.status();
     }
