@@ -6,7 +6,7 @@
 
 namespace engram::store {
 
-std::string EncodePostings(const std::vector<Posting>& postings) {
+std::string EncodePostings(const std::vector<Posting>& postings, size_t block) {
   uint32_t max_tf = 0, min_dl = UINT32_MAX;
   for (const Posting& p : postings) {
     max_tf = std::max(max_tf, p.tf);
@@ -25,7 +25,7 @@ std::string EncodePostings(const std::vector<Posting>& postings) {
     AppendVarint(p.tf, &body);
     AppendVarint(p.dl, &body);
     prev = p.doc;
-    if ((i + 1) % kPostingBlock == 0 || i + 1 == postings.size()) {
+    if ((i + 1) % block == 0 || i + 1 == postings.size()) {
       AppendVarint(static_cast<uint64_t>(p.doc - prev_block_last), &table);
       AppendVarint(body.size() - block_start, &table);
       prev_block_last = p.doc;
@@ -37,7 +37,7 @@ std::string EncodePostings(const std::vector<Posting>& postings) {
   AppendVarint(postings.size(), &out);
   AppendVarint(max_tf, &out);
   AppendVarint(min_dl, &out);
-  AppendVarint((postings.size() + kPostingBlock - 1) / kPostingBlock, &out);
+  AppendVarint((postings.size() + block - 1) / block, &out);
   out += table;
   out += body;
   return out;
@@ -50,6 +50,7 @@ constexpr uint64_t kMaxId = kMaxPostingId;
 struct Header {
   PostingListInfo info;
   uint64_t blocks = 0;
+  size_t block = kPostingBlock;  // postings per block: the layout
   size_t table_at = 0;
 };
 
@@ -57,8 +58,15 @@ Status ReadHeader(std::string_view blob, Header* h) {
   size_t pos = 0;
   uint64_t count, max_tf, min_dl, blocks;
   if (!ReadVarint(blob, &pos, &count) || !ReadVarint(blob, &pos, &max_tf) || !ReadVarint(blob, &pos, &min_dl) ||
-      !ReadVarint(blob, &pos, &blocks) || count > blob.size() ||
-      blocks != (count + kPostingBlock - 1) / kPostingBlock || max_tf > UINT32_MAX || min_dl > UINT32_MAX) {
+      !ReadVarint(blob, &pos, &blocks) || count > blob.size() || max_tf > UINT32_MAX || min_dl > UINT32_MAX) {
+    return Status::Corruption("posting list header is damaged");
+  }
+  // The block count tells the layout (postings_codec.h).
+  if (blocks == (count + kPostingBlock - 1) / kPostingBlock) {
+    h->block = kPostingBlock;
+  } else if (blocks == (count + kPostingBlockV1 - 1) / kPostingBlockV1) {
+    h->block = kPostingBlockV1;
+  } else {
     return Status::Corruption("posting list header is damaged");
   }
   h->info = {count, static_cast<uint32_t>(max_tf), static_cast<uint32_t>(min_dl)};
@@ -131,6 +139,7 @@ Status PostingCursor::Open(std::string_view blob) {
   status_ = ReadHeader(blob, &h);
   if (!status_.ok()) return status_;
   info_ = h.info;
+  block_postings_ = h.block;
   size_t pos = h.table_at;
   int64_t last = 0;
   for (uint64_t b = 0; b < h.blocks; ++b) {
@@ -186,7 +195,7 @@ const Posting* PostingCursor::SeekBlock(int64_t target) {
   search_from_ = block_ + 1;
   at_ = block_offset_[block_];
   in_block_ = 0;
-  block_size_ = block_ + 1 < block_last_.size() ? kPostingBlock : info_.count - kPostingBlock * block_;
+  block_size_ = block_ + 1 < block_last_.size() ? block_postings_ : info_.count - block_postings_ * block_;
   loaded_ = true;
   do {
     if (!DecodeNext()) return nullptr;

@@ -168,6 +168,71 @@ TEST(SqliteEngine, ACommittedWriteLeavesNothingThatHoldsBackACheckpoint) {
   EXPECT_EQ(frames.second, frames.first) << "a batch";
 }
 
+// Rewrites every chunk posting list of the brain in the codec's first layout
+// (128 postings per block), as a brain written before 2026-12-02 holds them.
+void RewriteListsInFirstLayout(const TempDir& dir) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir.path() / "engram.db").c_str(), &db), SQLITE_OK);
+  std::vector<std::pair<int64_t, std::string>> lists;
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(db, "SELECT term_id, data FROM postings", -1, &st, nullptr);
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    std::vector<store::Posting> list;
+    std::string_view blob(static_cast<const char*>(sqlite3_column_blob(st, 1)),
+                          static_cast<size_t>(sqlite3_column_bytes(st, 1)));
+    ASSERT_TRUE(store::DecodePostings(blob, &list).ok());
+    lists.emplace_back(sqlite3_column_int64(st, 0), store::EncodePostings(list, store::kPostingBlockV1));
+  }
+  sqlite3_finalize(st);
+  sqlite3_prepare_v2(db, "UPDATE postings SET data = ? WHERE term_id = ?", -1, &st, nullptr);
+  for (const auto& [term, blob] : lists) {
+    sqlite3_bind_blob(st, 1, blob.data(), static_cast<int>(blob.size()), SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 2, term);
+    ASSERT_EQ(sqlite3_step(st), SQLITE_DONE);
+    sqlite3_reset(st);
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+}
+
+// A brain whose lists are in the first layout ranks as before and takes new
+// pages (their lists merged and written in the current layout).
+TEST(SqliteEngine, ListsOfTheFirstLayoutAreSearchedAndMerged) {
+  TempDir dir;
+  KeywordQuery q;
+  q.terms = {{"common"}, {"word7"}};
+  q.limit = 5;
+  std::vector<KeywordHit> before;
+  {
+    auto e = OpenFresh(dir);
+    auto txn = e->Begin();
+    ASSERT_TRUE(txn.ok());
+    for (int i = 0; i < 300; ++i) {
+      std::string text = "common word" + std::to_string(i % 10);
+      for (int k = 0; k < i % 4; ++k) text += " common";
+      ASSERT_TRUE(e->PutPage(Prepare("p" + std::to_string(i) + ".md", text)).ok());
+    }
+    ASSERT_TRUE(txn->Commit().ok());
+    before = SearchChunks(*e, q).value();
+  }
+  ASSERT_EQ(before.size(), 5u);
+  RewriteListsInFirstLayout(dir);
+  auto e = OpenSqliteStore(dir.path() / "engram.db", {});
+  ASSERT_TRUE(e.ok());
+  auto after = SearchChunks(**e, q);
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  ASSERT_EQ(after->size(), before.size());
+  for (size_t i = 0; i < before.size(); ++i) {
+    EXPECT_EQ((*after)[i].chunk_id, before[i].chunk_id);
+    EXPECT_EQ((*after)[i].score, before[i].score);
+  }
+  ASSERT_TRUE((*e)->PutPage(Prepare("new.md", "common word7 common common common")).ok());
+  EXPECT_EQ(OrphanPostings(dir, "postings", "chunks"), 0);
+  q.limit = 400;
+  q.terms = {{"common"}};
+  EXPECT_EQ(SearchChunks(**e, q)->size(), 301u);
+}
+
 // A process that keeps connections open, and opens more, reads only whole
 // and consistent pages while another process rewrites pages in rounds (each
 // with its own connection, as syncs do). (The regression test of the server

@@ -64,6 +64,39 @@ TEST(PostingsCodec, CursorSkipsLikeALinearScan) {
   }
 }
 
+// Lists written in the first layout (128 postings per block, before
+// 2026-12-02) are still read, by the decoder and the cursor alike.
+TEST(PostingsCodec, ReadsListsOfTheFirstLayout) {
+  std::mt19937_64 rng(77);
+  for (size_t n : {1, 32, 33, 127, 128, 129, 1000, 5000}) {
+    std::vector<Posting> list = RandomList(rng, n, n % 2 ? 3 : 5000);
+    const std::string old_blob = EncodePostings(list, kPostingBlockV1);
+    EXPECT_EQ(old_blob == EncodePostings(list), n <= kPostingBlock) << "the layouts agree up to one block: " << n;
+    std::vector<Posting> back;
+    ASSERT_TRUE(DecodePostings(old_blob, &back).ok()) << n;
+    EXPECT_EQ(back, list) << n;
+    PostingCursor cursor;
+    ASSERT_TRUE(cursor.Open(old_blob).ok()) << n;
+    for (size_t i = 0; i < list.size(); i += 1 + rng() % 90) {
+      const Posting* got = cursor.NextGeq(list[i].doc - static_cast<int64_t>(rng() % 2));
+      ASSERT_NE(got, nullptr) << n << " " << i;
+      EXPECT_EQ(*got, list[i]);
+    }
+    EXPECT_EQ(cursor.NextGeq(list.back().doc + 1), nullptr);
+    EXPECT_TRUE(cursor.status().ok());
+  }
+}
+
+// A block count that fits neither layout is damage.
+TEST(PostingsCodec, ABlockCountOfNeitherLayoutIsCorruption) {
+  std::mt19937_64 rng(78);
+  const std::string blob = EncodePostings(RandomList(rng, 1000, 10), 200);  // 5 blocks: neither 32 nor 8
+  std::vector<Posting> out;
+  EXPECT_EQ(DecodePostings(blob, &out).code(), StatusCode::kCorruption);
+  PostingCursor cursor;
+  EXPECT_EQ(cursor.Open(blob).code(), StatusCode::kCorruption);
+}
+
 TEST(PostingsCodec, EmptyBlobIsAnEmptyList) {
   std::vector<Posting> out = {{1, 1, 1, 1}};
   ASSERT_TRUE(DecodePostings("", &out).ok());
