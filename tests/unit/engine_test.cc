@@ -128,18 +128,32 @@ TEST(SqliteEngine, ALongLivedConnectionNeitherReadsNorWritesFromAStaleSnapshot) 
   EXPECT_TRUE(a->GetPage("default", "d").ok());     // and a read after FinishReads sees b's commit
 }
 
+// The rows of sql run on a connection of its own to the brain's database
+// (each column as text; "" for NULL).
+std::vector<std::vector<std::string>> RowsOnAnotherConnection(const TempDir& dir, const std::string& sql) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open((dir.path() / "engram.db").c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  std::vector<std::vector<std::string>> rows;
+  while (st != nullptr && sqlite3_step(st) == SQLITE_ROW) {
+    rows.emplace_back();
+    for (int c = 0; c < sqlite3_column_count(st); ++c) {
+      const unsigned char* text = sqlite3_column_text(st, c);
+      rows.back().push_back(text == nullptr ? "" : reinterpret_cast<const char*>(text));
+    }
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return rows;
+}
+
 // Checkpoints the WAL from a connection of its own; returns (frames in the
 // WAL, frames copied into the database).
 std::pair<int64_t, int64_t> CheckpointWal(const TempDir& dir) {
-  sqlite3* db = nullptr;
-  sqlite3_open((dir.path() / "engram.db").c_str(), &db);
-  sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(db, "PRAGMA wal_checkpoint(PASSIVE)", -1, &st, nullptr);
-  std::pair<int64_t, int64_t> frames{-1, -1};
-  if (sqlite3_step(st) == SQLITE_ROW) frames = {sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2)};
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  return frames;
+  auto rows = RowsOnAnotherConnection(dir, "PRAGMA wal_checkpoint(PASSIVE)");
+  if (rows.size() != 1 || rows[0].size() != 3) return {-1, -1};
+  return {std::stoll(rows[0][1]), std::stoll(rows[0][2])};
 }
 
 // Regression: a write left a one-row look-up stepped (the page's source, a
@@ -570,18 +584,8 @@ namespace {
 
 // The query plan of one statement, as EXPLAIN QUERY PLAN gives it (details joined by " | ").
 std::string QueryPlan(const TempDir& dir, const std::string& sql) {
-  sqlite3* db = nullptr;
-  EXPECT_EQ(sqlite3_open_v2((dir.path() / "engram.db").c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
-  sqlite3_stmt* st = nullptr;
-  EXPECT_EQ(sqlite3_prepare_v2(db, ("EXPLAIN QUERY PLAN " + sql).c_str(), -1, &st, nullptr), SQLITE_OK)
-      << sqlite3_errmsg(db);
   std::string plan;
-  while (st != nullptr && sqlite3_step(st) == SQLITE_ROW) {
-    plan += reinterpret_cast<const char*>(sqlite3_column_text(st, 3));
-    plan += " | ";
-  }
-  sqlite3_finalize(st);
-  sqlite3_close(db);
+  for (const auto& row : RowsOnAnotherConnection(dir, "EXPLAIN QUERY PLAN " + sql)) plan += row.at(3) + " | ";
   return plan;
 }
 

@@ -358,7 +358,7 @@ Status SqliteEngine::Repair() {
     (void)Exec(db_.get(), "ROLLBACK");
     return st;
   }
-  return Exec(db_.get(), "COMMIT");
+  return Commit();
 }
 
 }  // namespace engram::store::sqlite

@@ -80,6 +80,12 @@ void SqliteEngine::ResetStatements() {
   }
 }
 
+Status SqliteEngine::Commit() {
+  ResetStatements();  // else the WAL of a large batch is never checkpointed
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * commit, S("COMMIT"));  // cached: a page write commits once per page
+  return commit->Run();
+}
+
 Status SqliteEngine::BeginTransaction() {
   if (in_transaction_) return Status::FailedPrecondition("a transaction is already open");
   FinishReads();
@@ -91,10 +97,7 @@ Status SqliteEngine::BeginTransaction() {
 Status SqliteEngine::CommitTransaction() {
   if (!in_transaction_) return Status::FailedPrecondition("no transaction is open");
   Status st = FlushPostings();
-  if (st.ok()) {
-    ResetStatements();  // see ResetStatements: else the WAL of a large batch is never checkpointed
-    st = Exec(db_.get(), "COMMIT");
-  }
+  if (st.ok()) st = Commit();
   if (!st.ok()) {
     RollbackTransaction();
     return st;

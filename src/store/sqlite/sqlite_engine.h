@@ -128,6 +128,9 @@ class SqliteEngine final : public Engine, public PostingStore {
   // through the WAL index instead of the memory map, and the WAL was never
   // reset while the connection lived.
   void ResetStatements();
+  // COMMIT, after ResetStatements: the one way a transaction of this
+  // connection ends well (Transaction, a page write of its own, Repair).
+  Status Commit();
 
   // Runs fn as part of the open Transaction, or else in a transaction of its
   // own through the transaction primitives (committed when fn succeeds,

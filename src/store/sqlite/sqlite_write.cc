@@ -24,9 +24,12 @@ Status SqliteEngine::Transaction(Fn&& fn) {
     // one they wait for CommitTransaction.
     if (!in_transaction_) st = FlushPostings();
     if (st.ok()) {
-      if (!in_transaction_) ResetStatements();  // before COMMIT: see ResetStatements
-      auto end = S(in_transaction_ ? "RELEASE page_write" : "COMMIT");
-      st = end.ok() ? (*end)->Run() : end.status();
+      if (in_transaction_) {
+        auto release = S("RELEASE page_write");
+        st = release.ok() ? (*release)->Run() : release.status();
+      } else {
+        st = Commit();
+      }
     }
     if (st.ok()) {
       undo_.clear();
