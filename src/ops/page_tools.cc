@@ -2,9 +2,6 @@
 // much as by the CLI: backlinks, timeline and tags of a page, the edits
 // that add to them (ops/page_module.h).
 #include <algorithm>
-#include <filesystem>
-#include <optional>
-#include <set>
 
 #include "ops/git_writes.h"
 #include "ops/page_module.h"
