@@ -13,6 +13,13 @@ Result<std::string_view> ListCache::Get(PostingField field, int64_t term_id) {
   if (it == lists.end()) {
     ENGRAM_ASSIGN_OR_RETURN(std::shared_ptr<const std::string> list, store_.ReadPostingList(field, term_id));
     if (list == nullptr) return Status::Internal("the store returned no posting list");
+    if (!store::IsPackedPostings(*list)) {
+      // A list in a varint layout (a brain written before the packed one):
+      // repacked once here, so that every cursor of the search opens it in
+      // place. A damaged one is kept as it is; the cursors report it.
+      auto packed = store::RepackPostings(*list);
+      if (packed.ok()) list = std::make_shared<const std::string>(std::move(packed).value());
+    }
     it = lists.emplace(term_id, std::move(list)).first;
   }
   return std::string_view(*it->second);

@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "bm25/prepared_query.h"
+#include "bm25/threshold_seed.h"
 
 namespace engram::bm25 {
 
@@ -170,7 +171,15 @@ Result<std::vector<KeywordHit>> Searcher::Search(const KeywordQuery& query, Post
 // essential lists), and the non-essential ones are only probed for it,
 // strongest first, through their block tables, while the doc can still
 // reach the threshold. A doc's score is then summed in the one order every
-// path uses, so pruning changes which docs are scored, never a score.
+// path uses, so pruning changes which docs are scored, never a score. The
+// threshold starts from a seed (threshold_seed.h) rather than zero.
+//
+// Measured and left out: block-max skipping of the essential lists (jump a
+// block whose bound plus the rest cannot reach the threshold) skipped ~12
+// blocks a query on the synthetic 100,000-chunk brain and gained nothing
+// measurable, and bounding the probes by the probed lists' block bounds
+// cost twice what it saved (the block-table look-ups per doc); see
+// docs/PERFORMANCE.md. The block bounds serve the seed.
 Result<std::vector<KeywordHit>> Searcher::SearchPruned(const PreparedQuery& pq, const KeywordQuery& query,
                                                        bool titles, const std::unordered_set<int64_t>& dropped) {
   const size_t n = pq.terms.size();
@@ -186,15 +195,21 @@ Result<std::vector<KeywordHit>> Searcher::SearchPruned(const PreparedQuery& pq, 
     at[i] = cursors_[i].NextGeq(0);
   }
   TopPages top(query.limit);
-  float threshold = 0;
-  size_t first_essential = 0;
   const bool filtered = !dropped.empty() || query.allowed_pages != nullptr;
+  // The limit-th best page's score is at least the seed's, so pruning may
+  // start from it (0 when none was found: pruning starts once limit pages
+  // are held).
+  float threshold = SeedThreshold(pq, query.limit, [&](int64_t page) {
+    return filtered && Out(dropped, query.allowed_pages, page);
+  });
+  size_t first_essential = 0;
+  while (first_essential < n && bound[first_essential] < threshold) ++first_essential;
   std::vector<float> contribution(n, 0.0f);  // by term index; 0 where the doc lacks the term
   std::vector<size_t> matched;
   while (first_essential < n) {
     const size_t fe = first_essential;
     const double rest = fe > 0 ? bound[fe - 1] : 0.0;  // the most the non-essential lists can add
-    if (fe == n - 1 && top.full()) {
+    if (fe == n - 1 && threshold > 0) {
       // One list leads (the usual state once the threshold has grown): a
       // doc whose contribution from it cannot reach threshold - rest is
       // passed over without the division, by a test that errs towards
@@ -227,10 +242,10 @@ Result<std::vector<KeywordHit>> Searcher::SearchPruned(const PreparedQuery& pq, 
       page = at[i]->page;
       at[i] = cursors_[i].NextGeq(doc + 1);
     }
-    bool reachable = !(top.full() && partial * kBoundMargin + rest < threshold) &&
+    bool reachable = !(partial * kBoundMargin + rest < threshold) &&
                      !(filtered && Out(dropped, query.allowed_pages, page));
     for (size_t i = fe; reachable && i-- > 0;) {
-      if (top.full() && partial * kBoundMargin + bound[i] < threshold) {
+      if (partial * kBoundMargin + bound[i] < threshold) {
         reachable = false;
         break;
       }

@@ -51,8 +51,9 @@ class Searcher {
   // Cost: with one chunk per page, nothing required and a limit below the
   // field's size, document at a time with MaxScore pruning (lists that
   // cannot lift a doc into the answer are only probed, through their block
-  // tables, for docs the others found); otherwise every posting of every
-  // list. Either way the same hits with the same scores.
+  // tables, for docs the others found), from a threshold seeded by scoring
+  // a few likely docs first; otherwise every posting of every list. Either
+  // way the same hits with the same scores.
   Result<std::vector<KeywordHit>> SearchChunks(const KeywordQuery& query) {
     return Search(query, PostingField::kChunks);
   }

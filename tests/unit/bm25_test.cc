@@ -2,6 +2,7 @@
 // and the same corpus behind two posting stores (the SQLite engine and an
 // in-memory one with sparse ids) ranked identically.
 #include "bm25/searcher.h"
+#include "bm25/threshold_seed.h"
 
 #include <gtest/gtest.h>
 
@@ -452,6 +453,58 @@ TEST(Bm25, PrunedTopKEqualsTheExhaustiveTopKOverSparseIds) {
       EXPECT_FLOAT_EQ((*shallow)[i].score, (*deep)[i].score);
     }
   }
+}
+
+// Oracle for the seeded threshold: it never exceeds the score of the
+// limit-th best page the exhaustive search finds (among the pages a filter
+// lets through), so starting the pruned search from it is safe; and it is
+// not idle: most queries get a seed above zero.
+TEST(Bm25, TheSeedThresholdNeverExceedsTheLimitThBestPage) {
+  MemoryPostingStore memory;
+  std::mt19937 rng(17);
+  std::vector<double> weights;
+  for (int i = 0; i < 300; ++i) weights.push_back(1.0 / (i + 1));
+  std::discrete_distribution<int> zipf(weights.begin(), weights.end());
+  for (int d = 0; d < 3000; ++d) {
+    std::string text;
+    for (int i = 0, len = 5 + static_cast<int>(rng() % 80); i < len; ++i) {
+      text += "w";
+      text += std::to_string(zipf(rng));
+      text += i % 20 == 19 ? "\n\n" : " ";
+    }
+    PageWrite w = Prepare("d" + std::to_string(d) + ".md", text);
+    std::vector<int64_t> chunks;
+    for (size_t c = 0; c < w.chunks.size(); ++c) chunks.push_back(d * 10 + static_cast<int64_t>(c) + 1);
+    memory.Add(w, d + 1, chunks, false);
+  }
+  int seeded = 0;
+  const int trials = 60;
+  for (int trial = 0; trial < trials; ++trial) {
+    KeywordQuery q;
+    for (int i = 0, n = 2 + trial % 7; i < n; ++i) q.terms.push_back({"w" + std::to_string(zipf(rng))});
+    q.limit = 100000;
+    auto deep = bm25::Searcher(memory).SearchChunks(q);
+    ASSERT_TRUE(deep.ok());
+    const bool odd_only = trial % 3 == 0;  // a filter: only odd pages may be returned
+    auto out = [&](int64_t page) { return odd_only && page % 2 == 0; };
+    std::vector<float> best;  // the best score of each allowed page, best first (deep is ordered)
+    for (const KeywordHit& h : *deep) {
+      if (!out(h.page_id.value())) best.push_back(h.score);
+    }
+    for (size_t limit : {1, 5, 10}) {
+      bm25::ListCache cache(memory);
+      auto pq = bm25::Prepare(memory, cache, q, PostingField::kChunks);
+      ASSERT_TRUE(pq.ok());
+      const float seed = bm25::SeedThreshold(*pq, limit, out);
+      if (best.size() < limit) {
+        EXPECT_EQ(seed, 0.0f);
+        continue;
+      }
+      EXPECT_LE(seed, best[limit - 1]) << "trial " << trial << " limit " << limit;
+      seeded += seed > 0 ? 1 : 0;
+    }
+  }
+  EXPECT_GT(seeded, trials * 3 / 2) << "the seed should usually find limit pages";
 }
 
 }  // namespace

@@ -195,7 +195,7 @@ void RewriteListsInFirstLayout(const TempDir& dir) {
     std::string_view blob(static_cast<const char*>(sqlite3_column_blob(st, 1)),
                           static_cast<size_t>(sqlite3_column_bytes(st, 1)));
     ASSERT_TRUE(store::DecodePostings(blob, &list).ok());
-    lists.emplace_back(sqlite3_column_int64(st, 0), store::EncodePostings(list, store::kPostingBlockV1));
+    lists.emplace_back(sqlite3_column_int64(st, 0), store::EncodeVarintPostings(list, store::kPostingBlockV1));
   }
   sqlite3_finalize(st);
   sqlite3_prepare_v2(db, "UPDATE postings SET data = ? WHERE term_id = ?", -1, &st, nullptr);
@@ -245,6 +245,57 @@ TEST(SqliteEngine, ListsOfTheFirstLayoutAreSearchedAndMerged) {
   q.limit = 400;
   q.terms = {{"common"}};
   EXPECT_EQ(SearchChunks(**e, q)->size(), 301u);
+}
+
+// Schema migration 11 rewrites a brain's varint-layout lists in the packed
+// layout once, ranking unchanged; a damaged list is left for check to report
+// rather than failing the open.
+TEST(SqliteEngine, MigrationElevenRepacksListsOfTheVarintLayouts) {
+  TempDir dir;
+  KeywordQuery q;
+  q.terms = {{"common"}, {"word3"}};
+  q.limit = 5;
+  std::vector<KeywordHit> before;
+  {
+    auto e = OpenFresh(dir);
+    auto txn = e->Begin();
+    ASSERT_TRUE(txn.ok());
+    for (int i = 0; i < 200; ++i) {
+      std::string text = "common word" + std::to_string(i % 10);
+      for (int k = 0; k < i % 5; ++k) text += " common";
+      ASSERT_TRUE(e->PutPage(Prepare("p" + std::to_string(i) + ".md", text)).ok());
+    }
+    ASSERT_TRUE(txn->Commit().ok());
+    before = SearchChunks(*e, q).value();
+  }
+  RewriteListsInFirstLayout(dir);
+  auto count = [&](const char* sql) {
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open((dir.path() / "engram.db").c_str(), &db), SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    sqlite3_prepare_v2(db, sql, -1, &st, nullptr);
+    int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return n;
+  };
+  const char* kPacked = "SELECT count(*) FROM postings WHERE substr(data, 1, 2) = x'0003'";
+  const int64_t lists = count("SELECT count(*) FROM postings");
+  ASSERT_GT(lists, 10);
+  ASSERT_EQ(count(kPacked), 0) << "the lists are in the first layout now";
+  count("UPDATE postings SET data = x'05ffff' WHERE term_id = (SELECT max(term_id) FROM postings)");
+  count("PRAGMA user_version = 10");
+  auto e = OpenSqliteStore(dir.path() / "engram.db", {});
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  EXPECT_EQ(count(kPacked), lists - 1) << "every readable list repacked";
+  EXPECT_EQ(count("SELECT count(*) FROM postings WHERE data = x'05ffff'"), 1) << "the damaged one kept";
+  auto after = SearchChunks(**e, q);
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  ASSERT_EQ(after->size(), before.size());
+  for (size_t i = 0; i < before.size(); ++i) {
+    EXPECT_EQ((*after)[i].chunk_id, before[i].chunk_id);
+    EXPECT_EQ((*after)[i].score, before[i].score);
+  }
 }
 
 // A process that keeps connections open, and opens more, reads only whole

@@ -64,33 +64,133 @@ TEST(PostingsCodec, CursorSkipsLikeALinearScan) {
   }
 }
 
-// Lists written in the first layout (128 postings per block, before
-// 2026-12-02) are still read, by the decoder and the cursor alike.
-TEST(PostingsCodec, ReadsListsOfTheFirstLayout) {
-  std::mt19937_64 rng(77);
-  for (size_t n : {1, 32, 33, 127, 128, 129, 1000, 5000}) {
-    std::vector<Posting> list = RandomList(rng, n, n % 2 ? 3 : 5000);
-    const std::string old_blob = EncodePostings(list, kPostingBlockV1);
-    EXPECT_EQ(old_blob == EncodePostings(list), n <= kPostingBlock) << "the layouts agree up to one block: " << n;
-    std::vector<Posting> back;
-    ASSERT_TRUE(DecodePostings(old_blob, &back).ok()) << n;
-    EXPECT_EQ(back, list) << n;
-    PostingCursor cursor;
-    ASSERT_TRUE(cursor.Open(old_blob).ok()) << n;
-    for (size_t i = 0; i < list.size(); i += 1 + rng() % 90) {
-      const Posting* got = cursor.NextGeq(list[i].doc - static_cast<int64_t>(rng() % 2));
-      ASSERT_NE(got, nullptr) << n << " " << i;
-      EXPECT_EQ(*got, list[i]);
+// Extreme values take the widest columns (ids of 62 bits, 32-bit tf and dl,
+// values straddling a 64-bit word): they round-trip, through the decoder
+// and the cursor.
+TEST(PostingsCodec, RoundTripsTheWidestValues) {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 20; ++trial) {
+    std::vector<Posting> list;
+    int64_t doc = trial % 2 ? 0 : static_cast<int64_t>(rng() % 1000);
+    for (size_t i = 0; i < 1 + rng() % 100; ++i) {
+      const int64_t room = static_cast<int64_t>(kMaxPostingId) - doc;
+      if (room < 2) break;
+      doc += 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(std::min<int64_t>(room - 1, int64_t{1} << 58)));
+      list.push_back({doc, static_cast<int64_t>(rng() % kMaxPostingId), static_cast<uint32_t>(rng()),
+                      i % 3 == 0 ? UINT32_MAX : static_cast<uint32_t>(rng())});
     }
-    EXPECT_EQ(cursor.NextGeq(list.back().doc + 1), nullptr);
-    EXPECT_TRUE(cursor.status().ok());
+    const std::string blob = EncodePostings(list);
+    std::vector<Posting> back;
+    ASSERT_TRUE(DecodePostings(blob, &back).ok()) << trial;
+    EXPECT_EQ(back, list) << trial;
+    PostingCursor cursor;
+    ASSERT_TRUE(cursor.Open(blob).ok());
+    for (const Posting& p : list) {
+      const Posting* got = cursor.NextGeq(p.doc);
+      ASSERT_NE(got, nullptr);
+      EXPECT_EQ(*got, p);
+    }
   }
 }
 
-// A block count that fits neither layout is damage.
+// Oracle for block-max pruning: the block a cursor stands in, and the one
+// BoundsAt names for a target, carry the exact max tf and min dl of their
+// postings (brute force over the list cut into kPostingBlock runs).
+TEST(PostingsCodec, BlockBoundsAreExactForEveryBlock) {
+  std::mt19937_64 rng(12);
+  for (int trial = 0; trial < 20; ++trial) {
+    std::vector<Posting> list = RandomList(rng, 1 + rng() % 3000, 1 + trial * 5);
+    const std::string blob = EncodePostings(list);
+    auto bounds_of = [&](size_t b) {
+      uint32_t tf = 0, dl = UINT32_MAX;
+      for (size_t i = b * kPostingBlock; i < std::min(list.size(), (b + 1) * kPostingBlock); ++i) {
+        tf = std::max(tf, list[i].tf);
+        dl = std::min(dl, list[i].dl);
+      }
+      return std::make_pair(tf, dl);
+    };
+    PostingCursor walk, shallow;
+    ASSERT_TRUE(walk.Open(blob).ok());
+    ASSERT_TRUE(shallow.Open(blob).ok());
+    int64_t target = 0;
+    while (true) {
+      auto want = std::lower_bound(list.begin(), list.end(), target,
+                                   [](const Posting& p, int64_t t) { return p.doc < t; });
+      uint32_t tf = 0, dl = 0;
+      const bool found = shallow.BoundsAt(target, &tf, &dl);
+      ASSERT_EQ(found, want != list.end()) << target;
+      if (!found) break;
+      const size_t b = static_cast<size_t>(want - list.begin()) / kPostingBlock;
+      EXPECT_EQ(std::make_pair(tf, dl), bounds_of(b)) << target;
+      const Posting* got = walk.NextGeq(target);
+      ASSERT_NE(got, nullptr);
+      EXPECT_EQ(walk.block(), b);
+      EXPECT_EQ(std::make_pair(walk.block_max_tf(), walk.block_min_dl()), bounds_of(b));
+      EXPECT_EQ(walk.block_last(), list[std::min(list.size(), (b + 1) * kPostingBlock) - 1].doc);
+      target += 1 + static_cast<int64_t>(rng() % (trial % 2 ? 5 : 400));
+    }
+    EXPECT_TRUE(walk.status().ok());
+  }
+}
+
+// A damaged list never makes a cursor go backwards: whatever the bytes,
+// the docs it returns strictly increase and are at least the target.
+TEST(PostingsCodec, ACursorOverADamagedListStillMovesForward) {
+  std::mt19937_64 rng(13);
+  const std::string blob = EncodePostings(RandomList(rng, 500, 7));
+  for (size_t i = 0; i < blob.size(); ++i) {
+    for (unsigned char flip : {0x01, 0x5A, 0xFF}) {
+      std::string bad = blob;
+      bad[i] = static_cast<char>(bad[i] ^ flip);
+      PostingCursor c;
+      if (!c.Open(bad).ok()) continue;
+      int64_t last = -1;
+      for (int64_t t = 0; t < 5000; t = std::max(t + 1 + static_cast<int64_t>(rng() % 40), last + 1)) {
+        const Posting* p = c.NextGeq(t);
+        if (p == nullptr) break;
+        ASSERT_GE(p->doc, t) << i;
+        ASSERT_GT(p->doc, last) << i;
+        last = p->doc;
+      }
+    }
+  }
+}
+
+// Lists written in the varint layouts (128 postings per block before
+// 2026-12-02, then 32) are still read, by the decoder and the cursor alike.
+TEST(PostingsCodec, ReadsListsOfTheVarintLayouts) {
+  std::mt19937_64 rng(77);
+  for (size_t block : {kPostingBlockV1, kPostingBlockV2}) {
+    for (size_t n : {1, 32, 33, 127, 128, 129, 1000, 5000}) {
+      std::vector<Posting> list = RandomList(rng, n, n % 2 ? 3 : 5000);
+      const std::string old_blob = EncodeVarintPostings(list, block);
+      EXPECT_EQ(old_blob == EncodeVarintPostings(list, kPostingBlockV1 + kPostingBlockV2 - block), n <= 32)
+          << "the varint layouts agree up to one block: " << n;
+      EXPECT_NE(old_blob, EncodePostings(list));
+      std::vector<Posting> back;
+      ASSERT_TRUE(DecodePostings(old_blob, &back).ok()) << n;
+      EXPECT_EQ(back, list) << n;
+      auto info = ReadPostingInfo(old_blob);
+      ASSERT_TRUE(info.ok());
+      EXPECT_EQ(info->count, n);
+      PostingCursor cursor;
+      ASSERT_TRUE(cursor.Open(old_blob).ok()) << n;
+      for (size_t i = 0; i < list.size(); i += 1 + rng() % 90) {
+        const int64_t before = i > 0 ? list[i - 1].doc + 1 : 0;  // a target past the posting before
+        const Posting* got = cursor.NextGeq(std::max(before, list[i].doc - static_cast<int64_t>(rng() % 2)));
+        ASSERT_NE(got, nullptr) << n << " " << i;
+        EXPECT_EQ(*got, list[i]);
+      }
+      EXPECT_EQ(cursor.NextGeq(list.back().doc + 1), nullptr);
+      EXPECT_TRUE(cursor.status().ok());
+    }
+  }
+}
+
+// A block count that fits neither varint layout is damage.
 TEST(PostingsCodec, ABlockCountOfNeitherLayoutIsCorruption) {
   std::mt19937_64 rng(78);
-  const std::string blob = EncodePostings(RandomList(rng, 1000, 10), 200);  // 5 blocks: neither 32 nor 8
+  const std::string blob = EncodeVarintPostings(RandomList(rng, 1000, 10), 200);  // 5 blocks: neither 32 nor 8
   std::vector<Posting> out;
   EXPECT_EQ(DecodePostings(blob, &out).code(), StatusCode::kCorruption);
   PostingCursor cursor;

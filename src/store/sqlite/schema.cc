@@ -4,6 +4,7 @@
 #include <array>
 #include <string>
 
+#include "store/postings_codec.h"
 #include "store/sqlite/db.h"
 
 namespace engram::store::sqlite {
@@ -11,7 +12,7 @@ namespace engram::store::sqlite {
 namespace {
 
 // Migration N is kMigrations[N-1]. Never edit a released migration: append.
-constexpr std::array<const char*, 10> kMigrations = {
+constexpr std::array<const char*, 11> kMigrations = {
     // 1: the foundation schema.
     R"sql(
 CREATE TABLE sources (
@@ -270,7 +271,33 @@ BEGIN )sql" ENGRAM_LOG_CHANGE_SQL("1", "NEW.id") R"sql( END;
 CREATE TRIGGER chunks_vector_delete AFTER DELETE ON chunks WHEN OLD.embedding IS NOT NULL
 BEGIN )sql" ENGRAM_LOG_CHANGE_SQL("1", "OLD.id") R"sql( END;
 )sql",
+    // 11: posting lists in the packed layout (store/postings_codec.h). Every
+    // list still in a varint layout is rewritten once, by the function
+    // Migrate registers; a damaged one is left as it is for check to report.
+    // (Lists are read in any layout: this is for speed, not correctness.)
+    R"sql(
+UPDATE postings SET data = engram_repack_postings(data) WHERE substr(data, 1, 2) != x'0003';
+UPDATE title_postings SET data = engram_repack_postings(data) WHERE substr(data, 1, 2) != x'0003';
+)sql",
 };
+
+// engram_repack_postings(blob): the list in the packed layout (migration 11);
+// anything that is not a readable list comes back unchanged.
+void RepackPostingsSql(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  sqlite3_value* v = argv[0];
+  if (sqlite3_value_type(v) != SQLITE_BLOB) {
+    sqlite3_result_value(ctx, v);
+    return;
+  }
+  const std::string_view blob(static_cast<const char*>(sqlite3_value_blob(v)),
+                              static_cast<size_t>(sqlite3_value_bytes(v)));
+  auto packed = RepackPostings(blob);
+  if (!packed.ok()) {
+    sqlite3_result_value(ctx, v);
+    return;
+  }
+  sqlite3_result_blob64(ctx, packed->data(), packed->size(), SQLITE_TRANSIENT);
+}
 
 }  // namespace
 
@@ -285,6 +312,10 @@ Status Migrate(sqlite3* db, int up_to) {
     return Status::FailedPrecondition("database schema version " + std::to_string(current) +
                                       " is newer than this engram (" + std::to_string(LatestSchemaVersion()) +
                                       "); upgrade engram");
+  }
+  if (sqlite3_create_function_v2(db, "engram_repack_postings", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr,
+                                 RepackPostingsSql, nullptr, nullptr, nullptr) != SQLITE_OK) {
+    return Status::Internal(std::string("registering engram_repack_postings: ") + sqlite3_errmsg(db));
   }
   for (int v = current + 1; v <= std::min(up_to, LatestSchemaVersion()); ++v) {
     std::string sql = std::string("BEGIN IMMEDIATE;\n") + kMigrations[v - 1] +
