@@ -15,11 +15,25 @@
 
 namespace {
 
+// The brain every input runs against, in a temporary folder removed when
+// the run ends (the brain closed first).
+struct FuzzBrain {
+  std::string dir;
+  std::unique_ptr<engram::Brain> brain;
+  ~FuzzBrain() {
+    brain.reset();
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+};
+
 engram::Brain* TheBrain() {
-  static std::unique_ptr<engram::Brain> brain = [] {
+  static FuzzBrain fuzz;
+  if (fuzz.brain == nullptr) {
     char tmpl[] = "/tmp/engram-fuzz-jsonrpc-XXXXXX";
     const char* dir = mkdtemp(tmpl);
     if (dir == nullptr) std::abort();
+    fuzz.dir = dir;
     if (!engram::Brain::Init(dir).ok()) std::abort();
     auto b = engram::Brain::Open(dir);
     if (!b.ok()) std::abort();
@@ -27,9 +41,9 @@ engram::Brain* TheBrain() {
     engram::ops::PageModule& pages = (*b)->Module<engram::ops::PageModule>();
     (void)pages.Put(local, "people/ann", "---\ntitle: Ann\ntags: [x]\n---\nAnn works on rank fusion.\n");
     (void)pages.Put(local, "notes/diary", "---\nvisibility: private\n---\nsecret\n");
-    return std::move(*b);
-  }();
-  return brain.get();
+    fuzz.brain = std::move(*b);
+  }
+  return fuzz.brain.get();
 }
 
 }  // namespace
