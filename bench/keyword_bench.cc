@@ -7,6 +7,7 @@
 // Usage:
 //   keyword_bench --corpus C --queries Q --qrels R [--rounds N] [--name NAME]
 //   keyword_bench --synthetic 100000 [--rounds N]
+//   --engine NAME[,NAME...] runs only those engines (engram, sqlite-fts5, xapian)
 //   --serial 1 indexes engram on one thread (default: analysis and writes pipelined on two)
 //   --engram-db PATH keeps engram's index at PATH and, when PATH exists, queries it without indexing
 //     (for profiling the query path; the index time is then 0)
@@ -339,7 +340,9 @@ int main(int argc, char** argv) {
   runners.push_back(XapianRunner(scratch));
 #endif
   if (!only.empty()) {
-    runners.erase(std::remove_if(runners.begin(), runners.end(), [&](const Runner& r) { return r.name != only; }),
+    const std::string wanted = "," + only + ",";  // a comma-separated list of engines
+    runners.erase(std::remove_if(runners.begin(), runners.end(),
+                                 [&](const Runner& r) { return wanted.find("," + r.name + ",") == std::string::npos; }),
                   runners.end());
   }
   // Every index first. Then two orders: "alone" gives each engine all its
