@@ -120,16 +120,14 @@ Status DecodePostings(std::string_view blob, std::vector<Posting>* out) {
 }
 
 Status PostingCursor::Open(std::string_view blob) {
-  transcoded_.clear();
   *this = PostingCursor();
   if (blob.empty()) return status_;
   if (!IsPacked(blob)) {
     std::vector<Posting> list;
     status_ = DecodeVarintPostings(blob, &list);
     if (!status_.ok()) return status_;
-    std::string packed = EncodePostings(list);
-    transcoded_ = std::move(packed);
-    blob = transcoded_;
+    transcoded_ = std::make_unique<std::string>(EncodePostings(list));
+    blob = *transcoded_;
   }
   const auto* begin = reinterpret_cast<const unsigned char*>(blob.data());
   end_ = begin + blob.size();

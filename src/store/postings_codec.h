@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -81,11 +82,12 @@ Result<PostingListInfo> ReadPostingInfo(std::string_view blob);
 
 // Forward-only access with skipping. The blob must outlive the cursor. A
 // target beyond the current block is found in the block table (galloping,
-// then binary search), a doc in its block by a few steps then binary search
-// over the packed doc column, and a posting's page, tf and dl are unpacked
-// only when the cursor stops on it. The block table is read in place: opening a list
-// costs the same for ten postings as for a million. A list in a varint
-// layout is transcoded to the packed one on Open (once per cursor).
+// then binary search), a doc in its block by a few steps then a binary
+// search over the packed doc column, and a posting's page, tf and dl are
+// unpacked only when the cursor stops on it. The block table is read in
+// place: opening a list costs the same for ten postings as for a million. A
+// list in a varint layout is transcoded to the packed one on Open (once per
+// cursor; the bm25 module repacks such lists once per search instead).
 class PostingCursor {
  public:
   // Corruption when the header or block table is damaged (damage further in
@@ -93,7 +95,7 @@ class PostingCursor {
   Status Open(std::string_view blob);
   // The first posting with doc >= target, or nullptr when none is left; the
   // pointer is valid until the next call. Targets must not decrease between
-  // calls. Docs returned strictly increase whatever the blob holds.
+  // calls. The docs returned never go backwards, whatever the blob holds.
   // Corruption (of the blocks read on the way) is reported by status() and
   // ends the list.
   const Posting* NextGeq(int64_t target) {
@@ -170,7 +172,7 @@ class PostingCursor {
   const Posting* Damaged();
   bool Fail(const char* what);
 
-  std::string transcoded_;  // a varint-layout list, rewritten packed
+  std::unique_ptr<std::string> transcoded_;  // a varint-layout list, rewritten packed (stays put when moved)
   const unsigned char* end_ = nullptr;  // end of the blob
   PostingListInfo info_;
   size_t blocks_ = 0;
