@@ -1,5 +1,6 @@
 // Fuzz target: decoding stored posting lists (a damaged database must give
-// Corruption, never a crash), sequentially and through the skipping cursor.
+// Corruption, never a crash), sequentially, through the skipping cursor, and
+// through its block table read in place.
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
@@ -15,6 +16,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // differ only in varint padding; decoding the re-encoding must agree.
     std::vector<engram::store::Posting> again;
     if (!engram::store::DecodePostings(engram::store::EncodePostings(list), &again).ok() || again != list) std::abort();
+  }
+  engram::store::PostingCursor shallow;
+  if (shallow.Open(blob).ok()) {  // the block table read in place: entries and bounds
+    int64_t last = 0;
+    uint32_t max_tf = 0, min_dl = 0;
+    for (size_t b = 0; b < shallow.blocks() && b < 256; ++b) shallow.BlockEntry(b, &last, &max_tf, &min_dl);
+    for (int64_t target = 0; target < (1 << 20); target += 1 + target / 2) {
+      if (!shallow.BoundsAt(target, &max_tf, &min_dl)) break;
+    }
   }
   engram::store::PostingCursor cursor;
   if (cursor.Open(blob).ok()) {

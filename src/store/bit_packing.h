@@ -19,20 +19,24 @@ inline size_t PackedBytes(size_t n, unsigned w) { return (n * w + 7) / 8; }
 
 // Appends values[0..n) at w bits each (every value must fit in w bits).
 inline void AppendPacked(const uint64_t* values, size_t n, unsigned w, std::string* out) {
-  const size_t start = out->size();
-  out->resize(start + PackedBytes(n, w), '\0');
-  auto* p = reinterpret_cast<unsigned char*>(out->data() + start);
-  uint64_t bit = 0;
-  for (size_t i = 0; i < n; ++i, bit += w) {
+  uint64_t acc = 0;   // bits not yet written, low first
+  unsigned used = 0;  // how many (fewer than 8 between values)
+  for (size_t i = 0; i < n && w > 0; ++i) {
     const uint64_t v = values[i];
-    for (unsigned done = 0; done < w;) {
-      const size_t byte = (bit + done) / 8;
-      const unsigned shift = (bit + done) % 8;
-      const unsigned take = std::min(8 - shift, w - done);
-      p[byte] = static_cast<unsigned char>(p[byte] | (((v >> done) & ((1u << take) - 1)) << shift));
-      done += take;
+    acc |= v << used;
+    unsigned total = used + w;
+    if (total > 64) {  // v's top bits did not fit in acc: write acc whole, keep them
+      for (int b = 0; b < 8; ++b) out->push_back(static_cast<char>(acc >> (8 * b)));
+      acc = v >> (64 - used);
+      total -= 64;
     }
+    for (; total >= 8; total -= 8) {
+      out->push_back(static_cast<char>(acc));
+      acc >>= 8;
+    }
+    used = total;
   }
+  if (used > 0) out->push_back(static_cast<char>(acc));
 }
 
 // The k-th w-bit value of the packed array at p, whose bytes are inside a
