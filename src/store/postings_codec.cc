@@ -255,21 +255,6 @@ const Posting* PostingCursor::SeekBlock(int64_t target) {
   return StepTo(0, target);
 }
 
-bool PostingCursor::BoundsAt(int64_t target, uint32_t* max_tf, uint32_t* min_dl) {
-  if (!status_.ok()) return false;
-  if (loaded_ && target <= block_last_) {
-    *max_tf = block_max_tf_;
-    *min_dl = block_min_dl_;
-    return true;
-  }
-  const size_t b = FindBlock(target);
-  if (b >= blocks_) return false;
-  search_from_ = b;  // targets do not decrease: the blocks before b are behind
-  *max_tf = static_cast<uint32_t>(std::min<uint64_t>(Table(2, b), UINT32_MAX));
-  *min_dl = static_cast<uint32_t>(std::min<uint64_t>(Table(3, b), UINT32_MAX));
-  return true;
-}
-
 Status PostingCursor::DecodeAll(std::vector<Posting>* out) {
   out->clear();
   out->reserve(info_.count);

@@ -13,7 +13,8 @@
 //     packed columns: doc - (last doc of the previous block, 0 for the first),
 //     page - page_base, tf - tf_base, dl - the block's min dl
 // max_tf and min_dl bound a term's BM25 contribution over the whole list,
-// and the block's max tf and min dl over one block (block-max pruning); the
+// and the block's max tf and min dl over one block (the pruned search's
+// threshold seed reads its candidates from the best blocks by them); the
 // table lets a cursor find the block that may hold a doc, and the columns
 // let it find the doc in the block by binary search and decode only that
 // posting, without the ones before it. Chunk postings use the chunk id as
@@ -105,18 +106,6 @@ class PostingCursor {
     }
     return SeekBlock(target);
   }
-
-  // The block the cursor stands in (NextGeq returned a posting of it): its
-  // index, last doc, and bounds (max tf, min dl) over its postings.
-  size_t block() const { return block_; }
-  int64_t block_last() const { return block_last_; }
-  uint32_t block_max_tf() const { return block_max_tf_; }
-  uint32_t block_min_dl() const { return block_min_dl_; }
-
-  // The bounds of the block that may hold target (the first block whose last
-  // doc is >= target), read from the block table without entering it; false
-  // when no block is left. Targets must not decrease, as for NextGeq.
-  bool BoundsAt(int64_t target, uint32_t* max_tf, uint32_t* min_dl);
 
   // The block table: the list's blocks, and block b's last doc and bounds,
   // read in place (no block is entered). b < blocks().

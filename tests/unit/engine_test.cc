@@ -209,6 +209,29 @@ void RewriteListsInFirstLayout(const TempDir& dir) {
   sqlite3_close(db);
 }
 
+// A brain of `pages` pages "common wordN" with i % `repeats` more "common"s,
+// closed again; returns q's hits on it.
+std::vector<KeywordHit> BuildCommonWordBrain(const TempDir& dir, int pages, int repeats, const KeywordQuery& q) {
+  auto e = OpenFresh(dir);
+  auto txn = e->Begin();
+  EXPECT_TRUE(txn.ok());
+  for (int i = 0; i < pages; ++i) {
+    std::string text = "common word" + std::to_string(i % 10);
+    for (int k = 0; k < i % repeats; ++k) text += " common";
+    EXPECT_TRUE(e->PutPage(Prepare("p" + std::to_string(i) + ".md", text)).ok());
+  }
+  EXPECT_TRUE(txn->Commit().ok());
+  return SearchChunks(*e, q).value();
+}
+
+void ExpectSameHits(const std::vector<KeywordHit>& got, const std::vector<KeywordHit>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(got[i].chunk_id, want[i].chunk_id) << i;
+    EXPECT_EQ(got[i].score, want[i].score) << i;
+  }
+}
+
 // A brain whose lists are in the first layout ranks as before and takes new
 // pages (their lists merged and written in the current layout).
 TEST(SqliteEngine, ListsOfTheFirstLayoutAreSearchedAndMerged) {
@@ -216,30 +239,14 @@ TEST(SqliteEngine, ListsOfTheFirstLayoutAreSearchedAndMerged) {
   KeywordQuery q;
   q.terms = {{"common"}, {"word7"}};
   q.limit = 5;
-  std::vector<KeywordHit> before;
-  {
-    auto e = OpenFresh(dir);
-    auto txn = e->Begin();
-    ASSERT_TRUE(txn.ok());
-    for (int i = 0; i < 300; ++i) {
-      std::string text = "common word" + std::to_string(i % 10);
-      for (int k = 0; k < i % 4; ++k) text += " common";
-      ASSERT_TRUE(e->PutPage(Prepare("p" + std::to_string(i) + ".md", text)).ok());
-    }
-    ASSERT_TRUE(txn->Commit().ok());
-    before = SearchChunks(*e, q).value();
-  }
+  const std::vector<KeywordHit> before = BuildCommonWordBrain(dir, 300, 4, q);
   ASSERT_EQ(before.size(), 5u);
   RewriteListsInFirstLayout(dir);
   auto e = OpenSqliteStore(dir.path() / "engram.db", {});
   ASSERT_TRUE(e.ok());
   auto after = SearchChunks(**e, q);
   ASSERT_TRUE(after.ok()) << after.status().ToString();
-  ASSERT_EQ(after->size(), before.size());
-  for (size_t i = 0; i < before.size(); ++i) {
-    EXPECT_EQ((*after)[i].chunk_id, before[i].chunk_id);
-    EXPECT_EQ((*after)[i].score, before[i].score);
-  }
+  ExpectSameHits(*after, before);
   ASSERT_TRUE((*e)->PutPage(Prepare("new.md", "common word7 common common common")).ok());
   EXPECT_EQ(OrphanPostings(dir, "postings", "chunks"), 0);
   q.limit = 400;
@@ -255,47 +262,27 @@ TEST(SqliteEngine, MigrationElevenRepacksListsOfTheVarintLayouts) {
   KeywordQuery q;
   q.terms = {{"common"}, {"word3"}};
   q.limit = 5;
-  std::vector<KeywordHit> before;
-  {
-    auto e = OpenFresh(dir);
-    auto txn = e->Begin();
-    ASSERT_TRUE(txn.ok());
-    for (int i = 0; i < 200; ++i) {
-      std::string text = "common word" + std::to_string(i % 10);
-      for (int k = 0; k < i % 5; ++k) text += " common";
-      ASSERT_TRUE(e->PutPage(Prepare("p" + std::to_string(i) + ".md", text)).ok());
-    }
-    ASSERT_TRUE(txn->Commit().ok());
-    before = SearchChunks(*e, q).value();
-  }
+  const std::vector<KeywordHit> before = BuildCommonWordBrain(dir, 200, 5, q);
   RewriteListsInFirstLayout(dir);
-  auto count = [&](const char* sql) {
-    sqlite3* db = nullptr;
-    EXPECT_EQ(sqlite3_open((dir.path() / "engram.db").c_str(), &db), SQLITE_OK);
-    sqlite3_stmt* st = nullptr;
-    sqlite3_prepare_v2(db, sql, -1, &st, nullptr);
-    int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return n;
+  auto count = [&](const std::string& sql) {
+    auto rows = RowsOnAnotherConnection(dir, sql);
+    return rows.size() == 1 && rows[0].size() == 1 ? std::stoll(rows[0][0]) : int64_t{-1};
   };
-  const char* kPacked = "SELECT count(*) FROM postings WHERE substr(data, 1, 2) = x'0003'";
+  const std::string kPacked = "SELECT count(*) FROM postings WHERE substr(data, 1, 2) = x'0003'";
   const int64_t lists = count("SELECT count(*) FROM postings");
   ASSERT_GT(lists, 10);
   ASSERT_EQ(count(kPacked), 0) << "the lists are in the first layout now";
-  count("UPDATE postings SET data = x'05ffff' WHERE term_id = (SELECT max(term_id) FROM postings)");
-  count("PRAGMA user_version = 10");
+  RowsOnAnotherConnection(dir, "UPDATE postings SET data = x'05ffff' "
+                               "WHERE term_id = (SELECT max(term_id) FROM postings)");
+  RowsOnAnotherConnection(dir, "PRAGMA user_version = 10");
+  ASSERT_EQ(count("PRAGMA user_version"), 10);
   auto e = OpenSqliteStore(dir.path() / "engram.db", {});
   ASSERT_TRUE(e.ok()) << e.status().ToString();
   EXPECT_EQ(count(kPacked), lists - 1) << "every readable list repacked";
   EXPECT_EQ(count("SELECT count(*) FROM postings WHERE data = x'05ffff'"), 1) << "the damaged one kept";
   auto after = SearchChunks(**e, q);
   ASSERT_TRUE(after.ok()) << after.status().ToString();
-  ASSERT_EQ(after->size(), before.size());
-  for (size_t i = 0; i < before.size(); ++i) {
-    EXPECT_EQ((*after)[i].chunk_id, before[i].chunk_id);
-    EXPECT_EQ((*after)[i].score, before[i].score);
-  }
+  ExpectSameHits(*after, before);
 }
 
 // A process that keeps connections open, and opens more, reads only whole

@@ -120,41 +120,36 @@ TEST(PostingsCodec, RoundTripsTheWidestValues) {
   }
 }
 
-// Oracle for block-max pruning: the block a cursor stands in, and the one
-// BoundsAt names for a target, carry the exact max tf and min dl of their
-// postings (brute force over the list cut into kPostingBlock runs).
-TEST(PostingsCodec, BlockBoundsAreExactForEveryBlock) {
+// Oracle for the block table the threshold seed reads in place: every
+// block's last doc, max tf and min dl equal those of its postings (brute
+// force over the list cut into kPostingBlock runs), and a cursor walking the
+// list finds a posting in every block.
+TEST(PostingsCodec, BlockTableBoundsAreExactForEveryBlock) {
   std::mt19937_64 rng(12);
   for (int trial = 0; trial < 20; ++trial) {
     std::vector<Posting> list = RandomList(rng, 1 + rng() % 3000, 1 + trial * 5);
     const std::string blob = EncodePostings(list);
-    auto bounds_of = [&](size_t b) {
-      uint32_t tf = 0, dl = UINT32_MAX;
-      for (size_t i = b * kPostingBlock; i < std::min(list.size(), (b + 1) * kPostingBlock); ++i) {
-        tf = std::max(tf, list[i].tf);
-        dl = std::min(dl, list[i].dl);
-      }
-      return std::make_pair(tf, dl);
-    };
-    PostingCursor walk, shallow;
+    PostingCursor table, walk;
+    ASSERT_TRUE(table.Open(blob).ok());
     ASSERT_TRUE(walk.Open(blob).ok());
-    ASSERT_TRUE(shallow.Open(blob).ok());
-    int64_t target = 0;
-    while (true) {
-      auto want = std::lower_bound(list.begin(), list.end(), target,
-                                   [](const Posting& p, int64_t t) { return p.doc < t; });
-      uint32_t tf = 0, dl = 0;
-      const bool found = shallow.BoundsAt(target, &tf, &dl);
-      ASSERT_EQ(found, want != list.end()) << target;
-      if (!found) break;
-      const size_t b = static_cast<size_t>(want - list.begin()) / kPostingBlock;
-      EXPECT_EQ(std::make_pair(tf, dl), bounds_of(b)) << target;
-      const Posting* got = walk.NextGeq(target);
-      ASSERT_NE(got, nullptr);
-      EXPECT_EQ(walk.block(), b);
-      EXPECT_EQ(std::make_pair(walk.block_max_tf(), walk.block_min_dl()), bounds_of(b));
-      EXPECT_EQ(walk.block_last(), list[std::min(list.size(), (b + 1) * kPostingBlock) - 1].doc);
-      target += 1 + static_cast<int64_t>(rng() % (trial % 2 ? 5 : 400));
+    ASSERT_EQ(table.blocks(), (list.size() + kPostingBlock - 1) / kPostingBlock);
+    for (size_t b = 0; b < table.blocks(); ++b) {
+      const size_t begin = b * kPostingBlock, end = std::min(list.size(), begin + kPostingBlock);
+      uint32_t want_tf = 0, want_dl = UINT32_MAX;
+      for (size_t i = begin; i < end; ++i) {
+        want_tf = std::max(want_tf, list[i].tf);
+        want_dl = std::min(want_dl, list[i].dl);
+      }
+      int64_t last = 0;
+      uint32_t max_tf = 0, min_dl = 0;
+      table.BlockEntry(b, &last, &max_tf, &min_dl);
+      EXPECT_EQ(last, list[end - 1].doc) << trial << " " << b;
+      EXPECT_EQ(max_tf, want_tf) << trial << " " << b;
+      EXPECT_EQ(min_dl, want_dl) << trial << " " << b;
+      const Posting& want = list[begin + rng() % (end - begin)];
+      const Posting* p = walk.NextGeq(want.doc);
+      ASSERT_NE(p, nullptr);
+      EXPECT_EQ(*p, want);
     }
     EXPECT_TRUE(walk.status().ok());
   }
