@@ -31,6 +31,13 @@ std::string NfkcCasefold(std::string_view s);
 // names, keywords and markup where Unicode case folding is not wanted).
 std::string AsciiLower(std::string_view s);
 
+// s without leading and trailing ASCII whitespace (space, tab, CR, LF).
+inline std::string_view TrimSpace(std::string_view s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return {};
+  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+}
+
 // Simple lower-casing of valid UTF-8 text (full Unicode, locale-independent).
 std::string ToLower(std::string_view s);
 

@@ -19,8 +19,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kSource = "default";
-
 // Adds ".engram/" to .git/info/exclude of a repository root, once.
 Result<bool> ExcludeFromGit(const fs::path& root) {
   std::error_code ec;
@@ -73,7 +71,7 @@ Result<InitReport> Brain::Init(const fs::path& dir) {
   ENGRAM_ASSIGN_OR_RETURN(report.git_excluded, ExcludeFromGit(report.root));
   // A new brain's pages are all indexed under today's rules and settings.
   if (report.created) {
-    ENGRAM_RETURN_IF_ERROR(ops::RecordIndexFormat(*engine, kSource, ops::IndexFingerprint(options)));
+    ENGRAM_RETURN_IF_ERROR(ops::RecordIndexFormat(*engine, kDefaultSource, ops::IndexFingerprint(options)));
   }
   return report;
 }
@@ -118,10 +116,9 @@ Result<BrainOptions> Brain::DefaultOptions() {
 }
 
 Result<fs::path> Brain::SourceRoot() {
-  ENGRAM_ASSIGN_OR_RETURN(std::string root, engine_->SourceRoot(kSource));
+  ENGRAM_ASSIGN_OR_RETURN(std::string root, engine_->SourceRoot(kDefaultSource));
   return root.empty() ? root_ : fs::path(root);
 }
-
 
 Result<std::unique_ptr<sync::WriteLock>> Brain::LockForWrite(std::string_view what) {
   return sync::WriteLock::Acquire(root_ / ".engram" / "write.lock", what, options_.store.lock_timeout_ms);
@@ -136,7 +133,7 @@ Result<std::unique_ptr<common::RootedDir>> Brain::Files(const OperationContext& 
 }
 
 ReadScope ReadScopeOf(const OperationContext& ctx) {
-  return ctx.remote ? ReadScope::Public(kSource) : ReadScope::All(kSource);
+  return ctx.remote ? ReadScope::Public(kDefaultSource) : ReadScope::All(kDefaultSource);
 }
 
 Result<BrainStats> Brain::Stats() { return engine_->Stats(); }

@@ -29,7 +29,6 @@ namespace engram::ops {
 namespace fs = std::filesystem;
 
 namespace {
-constexpr const char* kSource = "default";
 }  // namespace
 
 Result<PutReport> PageModule::Put(const OperationContext& ctx, std::string_view slug, std::string_view content) {
@@ -55,9 +54,9 @@ Result<std::unique_ptr<PageWriteLock>> PageModule::LockForPageWrite(std::string_
   if (source_root != brain_.root()) return held;
   auto committer = sync::GitCommitter::Open(brain_.root());
   if (!committer.ok()) return held;
-  ENGRAM_ASSIGN_OR_RETURN(std::string stored, brain_.engine().SyncAnchor(kSource));
+  ENGRAM_ASSIGN_OR_RETURN(std::string stored, brain_.engine().SyncAnchor(kDefaultSource));
   if (stored.empty()) {
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<SourceFile> files, brain_.engine().ListSourceFiles(kSource));
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<SourceFile> files, brain_.engine().ListSourceFiles(kDefaultSource));
     if (!files.empty()) return held;
   }
   ENGRAM_ASSIGN_OR_RETURN(std::string head, (*committer)->Head());
@@ -68,11 +67,11 @@ Result<std::unique_ptr<PageWriteLock>> PageModule::LockForPageWrite(std::string_
     // HEAD, and the anchor it moves to must cover them.
     ENGRAM_RETURN_IF_ERROR(brain_.Module<SyncModule>().CatchUpLocked().WithContext(
         "catching up with the repository's HEAD before the write"));
-    ENGRAM_ASSIGN_OR_RETURN(stored, brain_.engine().SyncAnchor(kSource));
+    ENGRAM_ASSIGN_OR_RETURN(stored, brain_.engine().SyncAnchor(kDefaultSource));
     anchor = sync::AnchorCommit(stored, &worktree);
   }
   held->git =
-      std::make_unique<GitWrites>(brain_.engine(), kSource, std::move(*committer), anchor, worktree, brain_.options());
+      std::make_unique<GitWrites>(brain_.engine(), kDefaultSource, std::move(*committer), anchor, worktree, brain_.options());
   return held;
 }
 
@@ -124,7 +123,7 @@ Result<PageWrite> PreparePut(Engine& engine, const BrainOptions& options, std::s
     return Status::InvalidArgument("'" + *rel + "' would not be a page (" + why + "); choose another name");
   }
   ENGRAM_ASSIGN_OR_RETURN(PageWrite write, sync::PreparePage(*rel, content, IndexingOf(options)));
-  write.source = kSource;
+  write.source = kDefaultSource;
   if (write.page.slug != path_slug) {
     // The request names the page; a frontmatter `slug:` must not redirect
     // the write to (or over) another page.
@@ -132,7 +131,7 @@ Result<PageWrite> PreparePut(Engine& engine, const BrainOptions& options, std::s
                                    path_slug + "', the page this request names; remove it or put to that name");
   }
   if (auto hit = sync::FindSensitive(*rel, content, SensitiveOf(options))) {
-    (void)engine.AppendAudit(kSource, {common::NowIso8601(), *rel, hit->rule, hit->line});
+    (void)engine.AppendAudit(kDefaultSource, {common::NowIso8601(), *rel, hit->rule, hit->line});
     return Status::FailedPrecondition("refused: the page looks sensitive (rule " + hit->rule +
                                       (hit->line > 0 ? ", line " + std::to_string(hit->line) : std::string()) +
                                       "); it was not written. See `engram audit`, or allow it in config.toml");
@@ -145,10 +144,10 @@ Result<PageWrite> PreparePut(Engine& engine, const BrainOptions& options, std::s
 Status CheckRemotePut(Engine& engine, common::RootedDir& dir, const std::string& rel, common::RootedDir::Kind kind,
                       const Result<StoredPage>& existing, const std::string& slug) {
   if (existing.ok() && existing->is_private) return Status::NotFound("no page '" + slug + "'");
-  ENGRAM_ASSIGN_OR_RETURN(std::optional<SourceFile> owner, engine.FindSourceFile(kSource, rel));
+  ENGRAM_ASSIGN_OR_RETURN(std::optional<SourceFile> owner, engine.FindSourceFile(kDefaultSource, rel));
   if (owner) {
     // A file that holds a page this caller cannot see: answered as if absent.
-    auto page = engine.GetPage(ReadScope::Public(kSource), owner->slug);
+    auto page = engine.GetPage(ReadScope::Public(kDefaultSource), owner->slug);
     if (!page.ok() && page.status().code() == StatusCode::kNotFound) return Status::NotFound("no page '" + slug + "'");
   }
   if (kind == common::RootedDir::Kind::kLink) {
@@ -173,7 +172,7 @@ Result<PutReport> PageModule::PutLocked(const OperationContext& ctx, PageWriteLo
                                         std::string_view slug, std::string_view content) {
   std::string rel;
   ENGRAM_ASSIGN_OR_RETURN(PageWrite write, PreparePut(brain_.engine(), brain_.options(), slug, content, &rel));
-  auto existing = brain_.engine().GetPage(kSource, write.page.slug);
+  auto existing = brain_.engine().GetPage(kDefaultSource, write.page.slug);
   if (existing.ok() && existing->path != rel) {
     return Status::AlreadyExists("page '" + write.page.slug + "' is the file '" + existing->path +
                                  "'; put to that name to change it");
@@ -252,7 +251,7 @@ std::string PageModule::WhyNotAPage(std::string_view slug) {
     return fs::is_regular_file(*source_root / path, ec);
   };
   const std::string config = (brain_.root() / ".engram" / "config.toml").string();
-  if (auto failures = brain_.engine().SyncFailures(kSource); failures.ok()) {
+  if (auto failures = brain_.engine().SyncFailures(kDefaultSource); failures.ok()) {
     for (const SyncFailure& f : *failures) {
       if (!names(f.path)) continue;
       return "'" + f.path + "' is not a page: it could not be indexed (" + f.reason +
@@ -277,7 +276,7 @@ std::string PageModule::WhyNotAPage(std::string_view slug) {
 }
 
 Result<std::vector<PageSummary>> PageModule::List(const OperationContext& ctx, ListFilter filter) {
-  filter.source = kSource;
+  filter.source = kDefaultSource;
   filter.include_private = !ctx.remote;
   return brain_.engine().ListPages(filter);
 }
@@ -294,7 +293,7 @@ Status PageModule::Delete(const OperationContext& ctx, std::string_view slug) {
                                     "' is a symbolic link; remote callers cannot delete through links");
   }
   if (held->git) return DeleteCommitted(ctx, *held->git, *dir, page);
-  ENGRAM_RETURN_IF_ERROR(brain_.engine().DeletePage(kSource, page.slug));
+  ENGRAM_RETURN_IF_ERROR(brain_.engine().DeletePage(kDefaultSource, page.slug));
   // unlinkat in the opened parent: a link swapped in is removed itself, its target never.
   Status removed = dir->RemoveFile(page.path);
   if (!removed.ok() && removed.code() != StatusCode::kNotFound) {
@@ -309,7 +308,7 @@ Status PageModule::DeleteCommitted(const OperationContext& ctx, GitWrites& git, 
   ENGRAM_RETURN_IF_ERROR(git.CheckWritable(page.path));
   ENGRAM_ASSIGN_OR_RETURN(std::string before, dir.ReadFile(page.path, UINT64_MAX));
   ENGRAM_RETURN_IF_ERROR(dir.RemoveFile(page.path));
-  auto apply = [&]() { return brain_.engine().DeletePage(kSource, page.slug); };
+  auto apply = [&]() { return brain_.engine().DeletePage(kDefaultSource, page.slug); };
   auto committed = git.Commit(page.path, /*removed=*/true, "delete", ctx, apply);
   if (!committed.ok()) {
     (void)dir.WriteFile(page.path, before, false);

@@ -14,7 +14,6 @@
 namespace engram::ops {
 
 namespace {
-constexpr const char* kSource = "default";
 }  // namespace
 
 Result<std::vector<LinkRecord>> PageModule::Backlinks(const OperationContext& ctx, std::string_view slug) {
@@ -24,7 +23,7 @@ Result<std::vector<LinkRecord>> PageModule::Backlinks(const OperationContext& ct
 
 Result<std::vector<TimelineEntry>> PageModule::Timeline(const OperationContext& ctx, std::string_view slug) {
   ENGRAM_ASSIGN_OR_RETURN(StoredPage page, Get(ctx, slug));
-  return brain_.engine().Timeline(kSource, page.slug);
+  return brain_.engine().Timeline(kDefaultSource, page.slug);
 }
 
 Result<std::vector<std::string>> PageModule::Tags(const OperationContext& ctx, std::string_view slug) {
@@ -68,7 +67,7 @@ Result<PutReport> PageModule::AddLink(const OperationContext& ctx, std::string_v
       written = to->path;
       if (written.size() > 3 && written.compare(written.size() - 3, 3, ".md") == 0) written.resize(written.size() - 3);
     } else if (to.ok()) {
-      ENGRAM_ASSIGN_OR_RETURN(std::vector<PageNames> pages, brain_.engine().AllPageNames(ReadScope::All(kSource)));
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<PageNames> pages, brain_.engine().AllPageNames(ReadScope::All(kDefaultSource)));
       written = VaultLinkText(pages, PageNames{to->slug, to->path, to->title, {}, to->is_private}, p.path);
     } else if (to.status().code() != StatusCode::kNotFound) {
       return to.status();

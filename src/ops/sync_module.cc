@@ -25,8 +25,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kSource = "default";
-
 // Where the last import or sync's error is kept for `status`: the hook's
 // sync runs in the background, and its log is easy to miss.
 constexpr const char* kLastSyncErrorKey = "last_sync_error:default";
@@ -41,14 +39,14 @@ void RecordSyncOutcome(Engine& engine, const Status& st) {
 // every page keyed as its file now says. Returns the pages re-keyed.
 Result<int64_t> ReindexIfRulesChanged(Engine& engine, const BrainOptions& o) {
   const std::string fingerprint = IndexFingerprint(o);
-  ENGRAM_ASSIGN_OR_RETURN(bool current, IndexFormatCurrent(engine, kSource, fingerprint));
+  ENGRAM_ASSIGN_OR_RETURN(bool current, IndexFormatCurrent(engine, kDefaultSource, fingerprint));
   if (current) return int64_t{0};
-  return ReindexAllPages(engine, kSource, IndexingOf(o), fingerprint);
+  return ReindexAllPages(engine, kDefaultSource, IndexingOf(o), fingerprint);
 }
 
 sync::SyncOptions SyncOptionsOf(const BrainOptions& o, const fs::path& root) {
   sync::SyncOptions so;
-  so.source = kSource;
+  so.source = kDefaultSource;
   so.root = root;
   so.max_file_bytes = o.import.max_file_bytes;
   so.indexing = IndexingOf(o);
@@ -80,17 +78,17 @@ Result<ImportReport> SyncModule::Import(const OperationContext&, const fs::path&
   if (abs != current) {
     // One folder per source: moving the source to another folder is only
     // allowed while it is empty, so an import never deletes another folder's pages.
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<SourceFile> files, brain_.engine().ListSourceFiles(kSource));
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<SourceFile> files, brain_.engine().ListSourceFiles(kDefaultSource));
     if (!files.empty()) {
       return Status::FailedPrecondition("this brain's pages come from " + current.string() + "; importing " +
                                         abs.string() +
                                         " would replace them. Import that folder again, or init a new brain");
     }
     if (!dry_run)
-      ENGRAM_RETURN_IF_ERROR(brain_.engine().SetSourceRoot(kSource, abs == brain_.root() ? "" : abs.string()));
+      ENGRAM_RETURN_IF_ERROR(brain_.engine().SetSourceRoot(kDefaultSource, abs == brain_.root() ? "" : abs.string()));
   }
   sync::ImportOptions io;
-  io.source = kSource;
+  io.source = kDefaultSource;
   io.max_file_bytes = brain_.options().import.max_file_bytes;
   io.indexing = IndexingOf(brain_.options());
   io.dry_run = dry_run;
@@ -190,13 +188,13 @@ namespace {
 Status ReindexFromStoredContent(Engine& engine, const std::set<std::string>& paths,
                                 const sync::IndexOptions& indexing) {
   for (const std::string& path : paths) {
-    ENGRAM_ASSIGN_OR_RETURN(std::optional<SourceFile> file, engine.FindSourceFile(kSource, path));
+    ENGRAM_ASSIGN_OR_RETURN(std::optional<SourceFile> file, engine.FindSourceFile(kDefaultSource, path));
     if (!file) continue;
-    ENGRAM_ASSIGN_OR_RETURN(StoredPage page, engine.GetPage(kSource, file->slug));
+    ENGRAM_ASSIGN_OR_RETURN(StoredPage page, engine.GetPage(kDefaultSource, file->slug));
     ENGRAM_ASSIGN_OR_RETURN(PageWrite write, sync::PreparePage(page.path, page.content, indexing));
-    write.source = kSource;
+    write.source = kDefaultSource;
     if (write.page.slug != page.slug) {
-      ENGRAM_RETURN_IF_ERROR(engine.DeletePage(kSource, page.slug));
+      ENGRAM_RETURN_IF_ERROR(engine.DeletePage(kDefaultSource, page.slug));
     }
     ENGRAM_RETURN_IF_ERROR(engine.PutPage(write).status().WithContext("re-indexing " + path));
   }
@@ -210,7 +208,7 @@ Result<CheckReport> SyncModule::Check(const OperationContext&, const CheckOption
   auto repo = sync::GitRepo::Open(brain_.root());
   std::set<std::string> reindex;
   sync::RebuildCheckOptions rebuild;
-  rebuild.source = kSource;
+  rebuild.source = kDefaultSource;
   rebuild.indexing = IndexingOf(brain_.options());
   rebuild.full = options.full;
   rebuild.sample = options.sample;
@@ -225,11 +223,11 @@ Result<CheckReport> SyncModule::Check(const OperationContext&, const CheckOption
         if (!p.path.empty()) reindex.insert(p.path);
       }
     } else {
-      ENGRAM_RETURN_IF_ERROR(sync::CheckAgainstCommit(brain_.engine(), **repo, kSource, ScopeOf(brain_.options()),
+      ENGRAM_RETURN_IF_ERROR(sync::CheckAgainstCommit(brain_.engine(), **repo, kDefaultSource, ScopeOf(brain_.options()),
                                                       SensitiveOf(brain_.options()), problems, &reindex,
                                                       &report.synced_commit));
     }
-    ENGRAM_ASSIGN_OR_RETURN(bool current, IndexFormatCurrent(brain_.engine(), kSource, fingerprint));
+    ENGRAM_ASSIGN_OR_RETURN(bool current, IndexFormatCurrent(brain_.engine(), kDefaultSource, fingerprint));
     if (!current) {
       // Every page would differ from its rebuild: one problem says why.
       problems->push_back({"",
@@ -288,8 +286,8 @@ Result<std::vector<HookInfo>> SyncModule::Hooks(const OperationContext&, std::st
 Result<BrainStatus> GetStatus(Brain& brain, const OperationContext& ctx) {
   BrainStatus s;
   ENGRAM_ASSIGN_OR_RETURN(s.stats, brain.engine().Stats());
-  ENGRAM_ASSIGN_OR_RETURN(s.synced_commit, brain.engine().SyncAnchor(kSource));
-  ENGRAM_ASSIGN_OR_RETURN(s.sync_failures, brain.engine().SyncFailures(kSource));
+  ENGRAM_ASSIGN_OR_RETURN(s.synced_commit, brain.engine().SyncAnchor(kDefaultSource));
+  ENGRAM_ASSIGN_OR_RETURN(s.sync_failures, brain.engine().SyncFailures(kDefaultSource));
   ENGRAM_ASSIGN_OR_RETURN(s.embedding, brain.Module<EmbeddingModule>().EmbeddingState());
   ENGRAM_ASSIGN_OR_RETURN(std::vector<IngestLogEntry> log, brain.engine().RecentIngestLog(200));
   for (IngestLogEntry& e : log) {
@@ -306,7 +304,7 @@ Result<BrainStatus> GetStatus(Brain& brain, const OperationContext& ctx) {
       if (!seen.insert(a.path).second) continue;
       std::error_code ec;
       if (!std::filesystem::is_regular_file(source_root / a.path, ec)) continue;
-      ENGRAM_ASSIGN_OR_RETURN(std::optional<SourceFile> page, brain.engine().FindSourceFile(kSource, a.path));
+      ENGRAM_ASSIGN_OR_RETURN(std::optional<SourceFile> page, brain.engine().FindSourceFile(kDefaultSource, a.path));
       if (!page) s.quarantined.push_back(std::move(a));
     }
     s.root = brain.root().string();

@@ -2,32 +2,13 @@
 
 #include <git2.h>
 
+#include "sync/git_handles.h"
+
 namespace engram::sync {
 
 namespace {
 
-template <typename T, void (*Free)(T*)>
-struct Deleter {
-  void operator()(T* p) const {
-    if (p != nullptr) Free(p);
-  }
-};
-template <typename T, void (*Free)(T*)>
-using Owned = std::unique_ptr<T, Deleter<T, Free>>;
-
-using RepoPtr = Owned<git_repository, git_repository_free>;
-using IndexPtr = Owned<git_index, git_index_free>;
-using CommitPtr = Owned<git_commit, git_commit_free>;
-using TreePtr = Owned<git_tree, git_tree_free>;
-using SignaturePtr = Owned<git_signature, git_signature_free>;
-using BuilderPtr = Owned<git_treebuilder, git_treebuilder_free>;
-
-std::string LastGitError(int rc) {
-  const git_error* e = git_error_last();
-  return e != nullptr && e->message != nullptr ? e->message : "libgit2 error " + std::to_string(rc);
-}
-
-Status GitError(int rc, const std::string& what) { return Status::IOError(what + ": " + LastGitError(rc)); }
+using namespace git;  // NOLINT: the handle types and GitError
 
 std::string Hex(const git_oid& oid) {
   char hex[GIT_OID_HEXSZ + 1];

@@ -5,9 +5,13 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "sync/git_handles.h"
+
 namespace engram::sync {
 
 namespace {
+
+using namespace git;  // NOLINT: the handle types and GitError
 
 // libgit2 must be initialised once per process; it is never shut down
 // (threads may still use it at exit).
@@ -20,29 +24,6 @@ void InitLibgit2() {
     git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_TREE, static_cast<size_t>(16) << 20);
   });
 }
-
-Status GitError(int rc, const std::string& what) {
-  const git_error* e = git_error_last();
-  std::string msg = what + ": " + (e != nullptr && e->message != nullptr ? e->message : "libgit2 error " + std::to_string(rc));
-  if (rc == GIT_ENOTFOUND) return Status::NotFound(msg);
-  return Status::IOError(msg);
-}
-
-template <typename T, void (*Free)(T*)>
-struct Deleter {
-  void operator()(T* p) const {
-    if (p != nullptr) Free(p);
-  }
-};
-template <typename T, void (*Free)(T*)>
-using Owned = std::unique_ptr<T, Deleter<T, Free>>;
-
-using RepoPtr = Owned<git_repository, git_repository_free>;
-using CommitPtr = Owned<git_commit, git_commit_free>;
-using TreePtr = Owned<git_tree, git_tree_free>;
-using DiffPtr = Owned<git_diff, git_diff_free>;
-using BlobPtr = Owned<git_blob, git_blob_free>;
-using EntryPtr = Owned<git_tree_entry, git_tree_entry_free>;
 
 bool IsRegular(uint32_t mode) { return mode == GIT_FILEMODE_BLOB || mode == GIT_FILEMODE_BLOB_EXECUTABLE; }
 

@@ -30,13 +30,6 @@ std::string Cat(std::initializer_list<std::string_view> pieces) {
   return out;
 }
 
-std::string_view Trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
-
 // A JSON string's text, as the index may hold it: "\u0000" decodes to a NUL
 // byte, which no page text carries.
 std::string Text(const Json& v) {
@@ -137,7 +130,7 @@ bool ReadNode(const Json& node, size_t index, Problems* problems, Card* card) {
     field = "url";
   } else if (type == "group") {
     std::string label;
-    if (StringField(node, "label", &label, &wrong)) card->text = std::string(Trim(label));
+    if (StringField(node, "label", &label, &wrong)) card->text = std::string(common::TrimSpace(label));
     if (wrong) problems->Add(Where("node", index, node) + ": group \"label\" is not a string; ignored");
     return !card->text.empty();
   } else {
@@ -149,10 +142,10 @@ bool ReadNode(const Json& node, size_t index, Problems* problems, Card* card) {
     return false;
   }
   if (type == "file") {
-    card->file = std::string(Trim(value));
+    card->file = std::string(common::TrimSpace(value));
     return !card->file.empty();
   }
-  card->text = std::string(Trim(value));
+  card->text = std::string(common::TrimSpace(value));
   return !card->text.empty();
 }
 
@@ -178,7 +171,7 @@ Result<CanvasContent> ReadCanvas(std::string_view path, std::string_view content
   }
   if (content.substr(0, 3) == "\xEF\xBB\xBF") content.remove_prefix(3);  // UTF-8 BOM
   CanvasContent out;
-  if (Trim(content).empty()) return out;  // a canvas just created, before its first card
+  if (common::TrimSpace(content).empty()) return out;  // a canvas just created, before its first card
   auto invalid = [&](std::string why) {
     return Status::InvalidArgument(name + ": not a valid JSON Canvas file (" + std::move(why) + ")");
   };
@@ -240,7 +233,7 @@ Result<CanvasContent> ReadCanvas(std::string_view path, std::string_view content
         }
         std::string label;
         bool wrong = false;
-        if (StringField(edge, "label", &label, &wrong) && !Trim(label).empty()) Append(&out.text, Trim(label));
+        if (StringField(edge, "label", &label, &wrong) && !common::TrimSpace(label).empty()) Append(&out.text, common::TrimSpace(label));
         if (wrong) problems.Add(Where("edge", i, edge) + ": \"label\" is not a string; ignored");
       }
     }
@@ -260,7 +253,7 @@ Result<Page> ParseCanvasPage(std::string_view path, std::string_view content) {
   std::string_view name = path;
   if (size_t slash = name.rfind('/'); slash != std::string_view::npos) name.remove_prefix(slash + 1);
   name.remove_suffix(kCanvasExtension.size());
-  page.title = std::string(Trim(name));
+  page.title = std::string(common::TrimSpace(name));
   page.type = "canvas";
   page.frontmatter_json = "{}";
   page.compiled_truth = std::move(canvas.text);
@@ -276,7 +269,7 @@ Result<Page> ParseCanvasPage(std::string_view path, std::string_view content) {
       if (end == std::string::npos) end = md.size();
       std::string_view line = std::string_view(md).substr(start, end - start);
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      const std::string_view t = Trim(line);
+      const std::string_view t = common::TrimSpace(line);
       if (t.substr(0, 3) == "```" || t.substr(0, 3) == "~~~") {
         in_code = !in_code;
       } else if (!in_code) {

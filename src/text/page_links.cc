@@ -13,13 +13,6 @@ namespace engram::text {
 
 namespace {
 
-std::string_view Trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
-
 bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 bool EndsWith(std::string_view s, std::string_view suffix) {
@@ -43,9 +36,9 @@ constexpr std::array<std::string_view, 9> kNotLinkFields = {"tags",  "tag",  "al
 
 // "Works at" -> "works_at"; "**Company**" -> "works_at" (through kLinkFields).
 std::string TypeFromKey(std::string_view key) {
-  key = Trim(key);
+  key = common::TrimSpace(key);
   while (key.size() >= 2 && (key.front() == '*' || key.front() == '_') && key.back() == key.front()) {
-    key = Trim(key.substr(1, key.size() - 2));
+    key = common::TrimSpace(key.substr(1, key.size() - 2));
   }
   std::string type;
   for (char c : common::AsciiLower(key)) type.push_back(c == ' ' || c == '-' ? '_' : c);
@@ -57,7 +50,7 @@ std::string TypeFromKey(std::string_view key) {
 
 // A Dataview field name: a few words, nothing that is markup.
 bool IsFieldKey(std::string_view key) {
-  key = Trim(key);
+  key = common::TrimSpace(key);
   if (key.empty() || key.size() > 64) return false;
   return key.find_first_of("[]()`#|:<>!\"") == std::string_view::npos;
 }
@@ -191,7 +184,7 @@ bool InlineField(std::string_view text, size_t i, std::string_view* key, std::st
 void PageRefCollector::AddLink(std::string target, bool markdown, std::string label, std::string type,
                                std::string_view context) {
   if (size_t hash = target.find('#'); hash != std::string::npos) target.resize(hash);
-  std::string_view t = Trim(target);
+  std::string_view t = common::TrimSpace(target);
   if (t.empty() || HasScheme(t)) return;
   const bool attachment = IsAttachment(t);
   // A Markdown link reaches a page only through its file name.
@@ -209,13 +202,13 @@ void PageRefCollector::AddLink(std::string target, bool markdown, std::string la
   if (stored.empty()) return;
   if (attachment) type = std::string(kAttachmentLinkType);
   if (!seen_links_.insert(stored + '\n' + type).second) return;
-  std::string ctx(Trim(context));
+  std::string ctx(common::TrimSpace(context));
   if (ctx.size() > 240) {
     size_t cut = 240;
     while (cut > 0 && (static_cast<unsigned char>(ctx[cut]) & 0xC0) == 0x80) --cut;
     ctx.resize(cut);
   }
-  links_.push_back({std::move(stored), std::string(Trim(label)), std::move(type), std::move(ctx)});
+  links_.push_back({std::move(stored), std::string(common::TrimSpace(label)), std::move(type), std::move(ctx)});
 }
 
 void PageRefCollector::AddFile(std::string_view path, std::string_view context) {
@@ -228,16 +221,16 @@ void PageRefCollector::AddTag(std::string tag) {
 }
 
 void PageRefCollector::AddFrontmatterTag(std::string_view tag) {
-  tag = Trim(tag);
+  tag = common::TrimSpace(tag);
   while (!tag.empty() && tag.front() == '#') tag.remove_prefix(1);
-  AddTag(std::string(Trim(tag)));
+  AddTag(std::string(common::TrimSpace(tag)));
 }
 
 void PageRefCollector::AddFieldValue(std::string_view key, std::string_view value) {
-  const std::string lower = common::AsciiLower(Trim(key));
+  const std::string lower = common::AsciiLower(common::TrimSpace(key));
   if (std::find(kNotLinkFields.begin(), kNotLinkFields.end(), lower) != kNotLinkFields.end()) return;
   if (value.find("[[") == std::string_view::npos) return;  // plain text names no page
-  const std::string context = std::string(Trim(key)) + ": " + std::string(value);
+  const std::string context = std::string(common::TrimSpace(key)) + ": " + std::string(value);
   const std::string type = TypeFromKey(key);
   size_t i = 0;
   while ((i = value.find("[[", i)) != std::string_view::npos) {
@@ -340,10 +333,10 @@ void PageRefCollector::ScanText(std::string_view text, std::string_view type, bo
         } else {
           end = MatchingClose(text, open);
           if (end != std::string_view::npos) {
-            dest = Trim(text.substr(open + 1, end - open - 1));
+            dest = common::TrimSpace(text.substr(open + 1, end - open - 1));
             // A title after the destination: [t](x.md "title").
             if (size_t sp = dest.find_first_of(" \t"); sp != std::string_view::npos) {
-              std::string_view after = Trim(dest.substr(sp));
+              std::string_view after = common::TrimSpace(dest.substr(sp));
               if (!after.empty() && (after.front() == '"' || after.front() == '\'' || after.front() == '(')) {
                 dest = dest.substr(0, sp);
               }
@@ -379,7 +372,7 @@ void PageRefCollector::ScanText(std::string_view text, std::string_view type, bo
 }
 
 std::string NormalizeTag(std::string_view written) {
-  std::string_view t = Trim(written);
+  std::string_view t = common::TrimSpace(written);
   if (!t.empty() && t.front() == '#') t.remove_prefix(1);
   while (!t.empty() && t.back() == '/') t.remove_suffix(1);
   if (t.empty() || t.front() == '/') return "";
@@ -395,7 +388,7 @@ std::string NormalizeTag(std::string_view written) {
 }
 
 std::string TagKey(std::string_view tag) {
-  std::string_view t = Trim(tag);
+  std::string_view t = common::TrimSpace(tag);
   while (!t.empty() && t.front() == '#') t.remove_prefix(1);
   return common::ToLower(common::NormalizeNfc(t));
 }

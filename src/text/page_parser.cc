@@ -41,21 +41,14 @@ std::vector<Line> SplitLines(std::string_view s, int first_number) {
   return lines;
 }
 
-std::string_view Trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
-
 bool IsFence(std::string_view line) {
-  std::string_view t = Trim(line);
+  std::string_view t = common::TrimSpace(line);
   return t.substr(0, 3) == "```" || t.substr(0, 3) == "~~~";
 }
 
 // "<!-- timeline -->", "--- timeline ---", "## Timeline", "## History", "## 时间线"…
 bool IsTimelineSeparator(std::string_view line) {
-  std::string_view trimmed = Trim(line);
+  std::string_view trimmed = common::TrimSpace(line);
   if (trimmed.empty() || (trimmed[0] != '<' && trimmed[0] != '-' && trimmed[0] != '#')) return false;
   std::string t = common::AsciiLower(trimmed);
   auto squash = [](std::string s) {
@@ -67,7 +60,7 @@ bool IsTimelineSeparator(std::string_view line) {
   if (t.size() > 2 && t[0] == '#') {
     size_t level = t.find_first_not_of('#');
     if (level == std::string::npos || level > 3 || t[level] != ' ') return false;
-    std::string_view heading = Trim(std::string_view(t).substr(level));
+    std::string_view heading = common::TrimSpace(std::string_view(t).substr(level));
     static constexpr std::array<std::string_view, 6> kHeadings = {
         "timeline", "history", "时间线", "时间轴", "历史", "大事记"};
     return std::find(kHeadings.begin(), kHeadings.end(), heading) != kHeadings.end();
@@ -81,7 +74,7 @@ bool OpensFrontmatter(std::string_view text) {
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   if (text.substr(0, 3) != "---") return false;
   std::string_view first = text.substr(0, text.find('\n'));
-  return Trim(first) == "---";
+  return common::TrimSpace(first) == "---";
 }
 
 // Limits on a page's frontmatter, enforced before yaml-cpp (which recurses
@@ -185,7 +178,7 @@ Json YamlToJson(const YAML::Node& node, int depth, size_t* nodes) {
 std::vector<std::string> StringList(const Json& v, bool split_commas) {
   std::vector<std::string> out;
   auto add = [&](std::string_view s) {
-    std::string_view t = Trim(s);
+    std::string_view t = common::TrimSpace(s);
     if (!t.empty() && std::find(out.begin(), out.end(), t) == out.end()) out.emplace_back(t);
   };
   if (v.is_string()) {
@@ -217,8 +210,8 @@ std::vector<std::string> StringList(const Json& v, bool split_commas) {
 
 // "- **2026-04-07** | Met at the summit [Source: notes]" -> entry.
 bool ParseTimelineLine(std::string_view line, int number, TimelineEntry* entry) {
-  std::string_view t = Trim(line);
-  if (t.size() >= 2 && (t[0] == '-' || t[0] == '*' || t[0] == '+') && t[1] == ' ') t = Trim(t.substr(2));
+  std::string_view t = common::TrimSpace(line);
+  if (t.size() >= 2 && (t[0] == '-' || t[0] == '*' || t[0] == '+') && t[1] == ' ') t = common::TrimSpace(t.substr(2));
   bool bold = false;
   if (t.substr(0, 2) == "**") {
     bold = true;
@@ -232,11 +225,11 @@ bool ParseTimelineLine(std::string_view line, int number, TimelineEntry* entry) 
     if (t.substr(0, 2) != "**") return false;
     t.remove_prefix(2);
   }
-  t = Trim(t);
+  t = common::TrimSpace(t);
   static constexpr std::array<std::string_view, 7> kSeps = {"|", "：", ":", "—", "–", "-", "·"};
   for (std::string_view sep : kSeps) {
     if (t.substr(0, sep.size()) == sep) {
-      t = Trim(t.substr(sep.size()));
+      t = common::TrimSpace(t.substr(sep.size()));
       break;
     }
   }
@@ -259,14 +252,14 @@ bool ParseTimelineLine(std::string_view line, int number, TimelineEntry* entry) 
       }
     }
     if (close == std::string::npos) continue;
-    source = std::string(Trim(std::string_view(summary).substr(at + open.size(), close - at - open.size())));
-    std::string before(Trim(std::string_view(summary).substr(0, at)));
-    const std::string_view after = Trim(std::string_view(summary).substr(close + 1));
+    source = std::string(common::TrimSpace(std::string_view(summary).substr(at + open.size(), close - at - open.size())));
+    std::string before(common::TrimSpace(std::string_view(summary).substr(0, at)));
+    const std::string_view after = common::TrimSpace(std::string_view(summary).substr(close + 1));
     if (!before.empty() && !after.empty()) before.push_back(' ');
     summary = before.append(after);
     break;
   }
-  summary = std::string(Trim(summary));
+  summary = std::string(common::TrimSpace(summary));
   if (summary.empty()) return false;
   *entry = {std::move(date), std::move(summary), std::move(source), number};
   return true;
@@ -275,8 +268,8 @@ bool ParseTimelineLine(std::string_view line, int number, TimelineEntry* entry) 
 // Joins lines [begin, end) after trimming blank lines at both ends; sets
 // *first_line to the first kept line's number.
 std::string JoinTrimmed(const std::vector<Line>& lines, size_t begin, size_t end, int* first_line) {
-  while (begin < end && Trim(lines[begin].text).empty()) ++begin;
-  while (end > begin && Trim(lines[end - 1].text).empty()) --end;
+  while (begin < end && common::TrimSpace(lines[begin].text).empty()) ++begin;
+  while (end > begin && common::TrimSpace(lines[end - 1].text).empty()) --end;
   *first_line = begin < end ? lines[begin].number : 0;
   std::string out;
   for (size_t i = begin; i < end; ++i) {
@@ -324,7 +317,7 @@ std::string PlainTitle(std::string_view md) {
       const std::string_view fence = md.substr(i, run - i);
       size_t end = md.find(fence, run);
       if (end != std::string_view::npos) {
-        out.append(Trim(md.substr(run, end - run)));
+        out.append(common::TrimSpace(md.substr(run, end - run)));
         i = end + fence.size();
         continue;
       }
@@ -334,7 +327,7 @@ std::string PlainTitle(std::string_view md) {
     out.push_back(md[i]);
     ++i;
   }
-  return std::string(Trim(out));
+  return std::string(common::TrimSpace(out));
 }
 
 namespace {
@@ -414,7 +407,7 @@ size_t SplitBody(const std::vector<Line>& lines, int body_first_line, Page* page
   page->compiled_truth = JoinTrimmed(lines, 0, sep, &page->compiled_truth_line);
   if (page->compiled_truth_line == 0) page->compiled_truth_line = body_first_line;
   if (sep < lines.size()) {
-    page->timeline_separator = std::string(Trim(lines[sep].text));
+    page->timeline_separator = std::string(common::TrimSpace(lines[sep].text));
     page->timeline_separator_line = lines[sep].number;
     page->timeline = JoinTrimmed(lines, sep + 1, lines.size(), &page->timeline_line);
   }
@@ -426,7 +419,7 @@ std::string FileNameOf(std::string_view path) {
   std::string_view name = path;
   if (size_t slash = name.rfind('/'); slash != std::string_view::npos) name = name.substr(slash + 1);
   if (name.size() > 3 && common::AsciiLower(name.substr(name.size() - 3)) == ".md") name.remove_suffix(3);
-  return std::string(Trim(name));
+  return std::string(common::TrimSpace(name));
 }
 
 // The plain text of the first "# " heading outside code, or "".
@@ -435,11 +428,11 @@ std::string FirstHeading(const std::vector<Line>& lines) {
   for (const Line& l : lines) {
     if (IsFence(l.text)) in_code = !in_code;
     if (!in_code && l.text.size() > 2 && l.text[0] == '#' && (l.text[1] == ' ' || l.text[1] == '\t')) {
-      std::string_view h = Trim(l.text.substr(2));
+      std::string_view h = common::TrimSpace(l.text.substr(2));
       // A closing sequence of '#' after a space is not part of the heading.
       size_t hashes = h.find_last_not_of('#');
       if (hashes != std::string_view::npos && hashes + 1 < h.size() && (h[hashes] == ' ' || h[hashes] == '\t')) {
-        h = Trim(h.substr(0, hashes));
+        h = common::TrimSpace(h.substr(0, hashes));
       }
       return PlainTitle(h);
     }
@@ -459,8 +452,8 @@ void ReadNames(std::string_view path, const Json& fm, const std::vector<Line>& l
   if (fm.contains("title") && fm["title"].is_string()) page->title = PlainTitle(fm["title"].get<std::string>());
   if (page->title.empty() && options.title == TitleSource::kHeading) page->title = heading;
   if (page->title.empty()) page->title = file_name;
-  if (fm.contains("type") && fm["type"].is_string() && !Trim(fm["type"].get<std::string>()).empty()) {
-    page->type = common::AsciiLower(Trim(fm["type"].get<std::string>()));
+  if (fm.contains("type") && fm["type"].is_string() && !common::TrimSpace(fm["type"].get<std::string>()).empty()) {
+    page->type = common::AsciiLower(common::TrimSpace(fm["type"].get<std::string>()));
   } else {
     page->type = TypeFromSlug(page->slug);
     if (page->type.empty()) page->type = "note";
@@ -480,7 +473,7 @@ void ReadNames(std::string_view path, const Json& fm, const std::vector<Line>& l
 
 void ReadVisibility(const Json& fm, Page* page) {
   if (fm.contains("visibility") && fm["visibility"].is_string()) {
-    page->is_private = common::AsciiLower(Trim(fm["visibility"].get<std::string>())) == "private";
+    page->is_private = common::AsciiLower(common::TrimSpace(fm["visibility"].get<std::string>())) == "private";
   }
   if (fm.contains("private") && fm["private"].is_boolean() && fm["private"].get<bool>()) {
     page->is_private = true;

@@ -17,6 +17,7 @@
 #include "engram/store/open_store.h"
 #include "store/postings_codec.h"
 #include "sync/page_indexer.h"
+#include "test_stores.h"
 #include "test_support.h"
 #include "text/analyzer.h"
 
@@ -25,19 +26,8 @@ namespace {
 
 using testing::TempDir;
 
-PageWrite Prepare(const std::string& path, const std::string& content) {
-  auto w = sync::PreparePage(path, content, {});
-  EXPECT_TRUE(w.ok()) << w.status().ToString();
-  return std::move(w).value();
-}
-
-std::unique_ptr<Engine> OpenFresh(const TempDir& dir) {
-  EngineOptions o;
-  o.create_if_missing = true;
-  auto e = OpenSqliteStore(dir.path() / "engram.db", o);
-  EXPECT_TRUE(e.ok()) << e.status().ToString();
-  return std::move(e).value();
-}
+using testing::Prepare;
+using testing::OpenFresh;
 
 Result<std::vector<KeywordHit>> SearchChunks(Engine& e, const KeywordQuery& q) {
   return bm25::Searcher(e.Postings()).SearchChunks(q);

@@ -13,6 +13,7 @@
 #include "engram/store/open_store.h"
 #include "store/postings_codec.h"
 #include "sync/page_indexer.h"
+#include "test_stores.h"
 #include "test_support.h"
 #include "ops/sync_module.h"
 
@@ -23,19 +24,8 @@ namespace fs = std::filesystem;
 using testing::TempDir;
 using testing::WriteFile;
 
-PageWrite Prepare(const std::string& path, const std::string& content) {
-  auto w = sync::PreparePage(path, content, {});
-  EXPECT_TRUE(w.ok()) << w.status().ToString();
-  return std::move(w).value();
-}
-
-std::unique_ptr<Engine> OpenFresh(const fs::path& db) {
-  EngineOptions o;
-  o.create_if_missing = true;
-  auto e = OpenSqliteStore(db, o);
-  EXPECT_TRUE(e.ok()) << e.status().ToString();
-  return std::move(e).value();
-}
+using testing::Prepare;
+using testing::OpenFresh;
 
 size_t TitleHits(Engine& e, const std::string& term) {
   KeywordQuery q;

@@ -14,6 +14,7 @@
 #include "store/sqlite/link_queries.h"
 #include "store/sqlite/schema.h"
 #include "sync/page_indexer.h"
+#include "test_stores.h"
 #include "test_support.h"
 
 namespace engram {
@@ -21,19 +22,8 @@ namespace {
 
 using testing::TempDir;
 
-PageWrite Prepare(const std::string& path, const std::string& content) {
-  auto w = sync::PreparePage(path, content, {});
-  EXPECT_TRUE(w.ok()) << w.status().ToString();
-  return std::move(w).value();
-}
-
-std::unique_ptr<Engine> OpenFresh(const TempDir& dir) {
-  EngineOptions o;
-  o.create_if_missing = true;
-  auto e = OpenSqliteStore(dir.path() / "engram.db", o);
-  EXPECT_TRUE(e.ok()) << e.status().ToString();
-  return std::move(e).value();
-}
+using testing::Prepare;
+using testing::OpenFresh;
 
 // Counts rows with a raw SQLite connection, independent of the engine.
 int64_t CountRows(const TempDir& dir, const std::string& sql) {

@@ -11,6 +11,7 @@
 #include "engram/engine.h"
 #include "engram/store/open_store.h"
 #include "sync/page_indexer.h"
+#include "test_stores.h"
 #include "test_support.h"
 
 namespace engram {
@@ -18,11 +19,7 @@ namespace {
 
 using testing::TempDir;
 
-PageWrite Prepare(const std::string& path, const std::string& content) {
-  auto w = sync::PreparePage(path, content, {});
-  EXPECT_TRUE(w.ok()) << w.status().ToString();
-  return std::move(w).value();
-}
+using testing::Prepare;
 
 class TransactionTest : public ::testing::Test {
  protected:

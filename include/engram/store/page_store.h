@@ -31,6 +31,9 @@
 
 namespace engram {
 
+// The source a brain's own Markdown folder is indexed under (a brain has one source today).
+inline constexpr const char* kDefaultSource = "default";
+
 // Analysed terms of one field: term -> frequency, plus the field length.
 struct TermVector {
   std::vector<std::pair<std::string, uint32_t>> terms;  // distinct terms with their counts
