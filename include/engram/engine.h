@@ -6,6 +6,7 @@
 //   engram/store/change_log.h    commit-ordered generations: what caches and indexes catch up from
 //   engram/store/sync_state.h    source roots, sync anchors, files that failed
 //   engram/store/log_store.h     audit and ingest logs
+//   engram/store/kb_store.h      knowledge collections and their entries
 //   engram/store/config_store.h  small named values kept with the data
 //   engram/store/transaction.h   a write transaction as an object
 //
@@ -30,6 +31,7 @@
 #include "engram/status.h"
 #include "engram/store/change_log.h"
 #include "engram/store/config_store.h"
+#include "engram/store/kb_store.h"
 #include "engram/store/log_store.h"
 #include "engram/store/page_store.h"
 #include "engram/store/sync_state.h"
@@ -70,7 +72,8 @@ class Engine : public PageStore,
                public ChangeLog,
                public SyncStateStore,
                public LogStore,
-               public ConfigStore {
+               public ConfigStore,
+               public KbStore {
  public:
   ~Engine() override = default;
   Engine(const Engine&) = delete;

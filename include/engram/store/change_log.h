@@ -38,7 +38,8 @@ namespace engram {
 
 // What a change log entry's key is. Numbered for storage: never renumber.
 enum class ChangeStream : int {
-  kVectors = 1,  // chunk ids whose vector (of any model) changed
+  kVectors = 1,    // chunk ids whose vector (of any model) changed
+  kKbEntries = 2,  // keys of knowledge entries written or gone (engram/store/kb_store.h)
 };
 
 class ChangeLog {

@@ -12,7 +12,7 @@ namespace engram::store::sqlite {
 namespace {
 
 // Migration N is kMigrations[N-1]. Never edit a released migration: append.
-constexpr std::array<const char*, 11> kMigrations = {
+constexpr std::array<const char*, 12> kMigrations = {
     // 1: the foundation schema.
     R"sql(
 CREATE TABLE sources (
@@ -278,6 +278,31 @@ BEGIN )sql" ENGRAM_LOG_CHANGE_SQL("1", "OLD.id") R"sql( END;
     R"sql(
 UPDATE postings SET data = engram_repack_postings(data) WHERE substr(data, 1, 2) != x'0003';
 UPDATE title_postings SET data = engram_repack_postings(data) WHERE substr(data, 1, 2) != x'0003';
+)sql",
+    // 12: knowledge collections and their entries (engram/store/kb_store.h).
+    // An entry's key is its row id (never reused: AUTOINCREMENT), which the
+    // change log carries (stream 2); fields are "name:type" joined by ','.
+    R"sql(
+CREATE TABLE kb_collections (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  fields TEXT NOT NULL DEFAULT '',
+  embedder TEXT NOT NULL DEFAULT '',
+  dimension INTEGER NOT NULL DEFAULT 0,
+  created_at TEXT NOT NULL,
+  created_by TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE kb_entries (
+  key INTEGER PRIMARY KEY AUTOINCREMENT,
+  collection_id INTEGER NOT NULL REFERENCES kb_collections(id),
+  id TEXT NOT NULL,
+  text TEXT NOT NULL,
+  source TEXT NOT NULL DEFAULT '',
+  meta TEXT NOT NULL DEFAULT '{}',
+  updated_at TEXT NOT NULL,
+  updated_by TEXT NOT NULL DEFAULT '',
+  UNIQUE (collection_id, id)
+);
 )sql",
 };
 

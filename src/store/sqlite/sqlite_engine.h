@@ -107,6 +107,18 @@ class SqliteEngine final : public Engine, public PostingStore {
   Result<std::vector<IngestLogEntry>> RecentIngestLog(size_t limit) override;
 
   // PostingStore.
+  Status CreateKbCollection(const KbCollection& collection) override;
+  Result<std::vector<KbCollection>> KbCollections() override;
+  Result<std::optional<KbCollection>> FindKbCollection(std::string_view name) override;
+  Status DropKbCollection(std::string_view name) override;
+  Result<std::vector<KbCollectionStats>> KbCollectionStatistics() override;
+  Result<std::vector<int64_t>> PutKbEntries(const std::vector<KbEntry>& entries) override;
+  Result<std::vector<std::string>> DeleteKbEntries(std::string_view collection,
+                                                   const std::vector<std::string>& ids) override;
+  Result<std::vector<KbEntry>> KbEntriesByKey(const std::vector<int64_t>& keys) override;
+  Result<std::vector<KbEntry>> ScanKbEntries(std::string_view collection, int64_t after_key, size_t limit) override;
+  Result<std::optional<KbEntry>> FindKbEntry(std::string_view collection, std::string_view id) override;
+
   Result<std::optional<int64_t>> FindTerm(std::string_view term) override;
   Result<std::shared_ptr<const std::string>> ReadPostingList(PostingField field, int64_t term_id) override;
   Result<FieldStatistics> Statistics(PostingField field) override;
@@ -143,6 +155,9 @@ class SqliteEngine final : public Engine, public PostingStore {
   template <typename Fn>
   Status Transaction(Fn&& fn);
 
+  // A knowledge collection's row id (sqlite_kb.cc): nothing / NotFound when there is none of that name.
+  Result<std::optional<int64_t>> KbCollectionId(std::string_view name);
+  Result<int64_t> RequireKbCollection(std::string_view name);
   Result<int64_t> SourceId(std::string_view name, bool create);
   Result<std::optional<SourceFile>> FindSourceFileWhere(const char* sql, std::string_view source,
                                                         std::string_view value);

@@ -1,0 +1,117 @@
+#include "kb/kb_index.h"
+
+#include <algorithm>
+#include <optional>
+
+namespace engram::kb {
+
+namespace {
+
+constexpr size_t kScanPage = 1000;
+
+bool SameCollection(const KbCollection& a, const KbCollection& b) {
+  return a.name == b.name && a.fields == b.fields && a.embedder == b.embedder && a.dimension == b.dimension &&
+         a.created_at == b.created_at;
+}
+
+}  // namespace
+
+void KbIndex::Index(Indexed& ix, const KbEntry& e) {
+  ix.lexical.Put(e.key, e.text);
+  ix.values[e.key] = ReadEntryValues(ix.fields, e.source, e.meta);
+  key_collection_[e.key] = ix.info.name;
+}
+
+void KbIndex::Unindex(int64_t key) {
+  auto it = key_collection_.find(key);
+  if (it == key_collection_.end()) return;
+  auto c = collections_.find(it->second);
+  if (c != collections_.end()) {
+    c->second.lexical.Remove(key);
+    c->second.values.erase(key);
+  }
+  key_collection_.erase(it);
+}
+
+Status KbIndex::CatchUp() {
+  ENGRAM_ASSIGN_OR_RETURN(int64_t generation, changes_.Generation());
+  if (generation == generation_) return Status::Ok();
+  std::optional<std::vector<int64_t>> keys;
+  if (generation_ >= 0) {
+    ENGRAM_ASSIGN_OR_RETURN(keys, changes_.ChangesSince(ChangeStream::kKbEntries, generation_));
+  }
+  if (!keys) {  // the first look, or the log no longer reaches back: every collection is rebuilt on use
+    collections_.clear();
+    key_collection_.clear();
+    generation_ = generation;
+    return Status::Ok();
+  }
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<KbEntry> entries, store_.KbEntriesByKey(*keys));
+  for (int64_t key : *keys) Unindex(key);
+  for (const KbEntry& e : entries) {
+    auto c = collections_.find(e.collection);
+    if (c != collections_.end()) Index(c->second, e);  // a collection not open yet is scanned when opened
+  }
+  generation_ = generation;
+  return Status::Ok();
+}
+
+Result<KbCollection> KbIndex::Collection(std::string_view name) {
+  ENGRAM_ASSIGN_OR_RETURN(std::optional<KbCollection> c, store_.FindKbCollection(name));
+  if (!c) return Status::NotFound("no knowledge collection '" + std::string(name) + "'");
+  return *c;
+}
+
+Result<KbIndex::Indexed*> KbIndex::Open(std::string_view name) {
+  ENGRAM_ASSIGN_OR_RETURN(KbCollection info, Collection(name));
+  auto it = collections_.find(name);
+  if (it != collections_.end() && SameCollection(it->second.info, info)) return &it->second;
+  if (it != collections_.end()) {  // dropped and made again since it was opened
+    for (const auto& [key, values] : it->second.values) key_collection_.erase(key);
+    collections_.erase(it);
+  }
+  Indexed& ix = collections_[info.name];
+  ix.info = info;
+  ix.fields = FilterableFields(info);
+  // Entries written after CatchUp read the generation are scanned here too;
+  // the next catch-up applies them again, which is harmless.
+  for (int64_t after = 0;;) {
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<KbEntry> page, store_.ScanKbEntries(info.name, after, kScanPage));
+    for (const KbEntry& e : page) Index(ix, e);
+    if (page.size() < kScanPage) break;
+    after = page.back().key;
+  }
+  return &ix;
+}
+
+Result<std::vector<Hit>> KbIndex::Search(std::string_view collection, std::string_view text, const Filter& filter,
+                                         const SearchOptions& options) {
+  ENGRAM_RETURN_IF_ERROR(CatchUp());
+  ENGRAM_ASSIGN_OR_RETURN(Indexed * ix, Open(collection));
+  std::vector<ScoredKey> scored = ix->lexical.Score(text, options.threshold);
+  if (!filter.empty()) {
+    std::erase_if(scored, [&](const ScoredKey& s) {
+      auto v = ix->values.find(s.key);
+      return v == ix->values.end() || !filter.Matches(v->second);
+    });
+  }
+  const auto better = [](const ScoredKey& a, const ScoredKey& b) {
+    return a.score != b.score ? a.score > b.score : a.key < b.key;
+  };
+  const size_t n = std::min(options.top_k, scored.size());
+  std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(n), scored.end(), better);
+  scored.resize(n);
+  std::vector<int64_t> keys;
+  for (const ScoredKey& s : scored) keys.push_back(s.key);
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<KbEntry> entries, store_.KbEntriesByKey(keys));
+  std::unordered_map<int64_t, KbEntry*> by_key;
+  for (KbEntry& e : entries) by_key[e.key] = &e;
+  std::vector<Hit> hits;
+  for (const ScoredKey& s : scored) {
+    auto e = by_key.find(s.key);
+    if (e != by_key.end()) hits.push_back({std::move(*e->second), s.score});
+  }
+  return hits;
+}
+
+}  // namespace engram::kb

@@ -1,0 +1,67 @@
+// The searchable side of a store's knowledge collections: one lexical
+// index per collection (kb/lexical_index.h) and each entry's filter values,
+// built from the store on first use and caught up from the change log
+// (ChangeStream::kKbEntries) before every search, so a search sees every
+// write committed before it started, from this process or any other.
+//
+// Thread safety: none; one per engine, used from the engine's thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "engram/status.h"
+#include "engram/store/change_log.h"
+#include "engram/store/kb_store.h"
+#include "kb/filter.h"
+#include "kb/lexical_index.h"
+
+namespace engram::kb {
+
+struct SearchOptions {
+  size_t top_k = 5;
+  double threshold = 0.8;  // hits score at least this (inclusive)
+};
+
+struct Hit {
+  KbEntry entry;
+  double score = 0;
+};
+
+class KbIndex {
+ public:
+  KbIndex(KbStore& store, ChangeLog& changes) : store_(store), changes_(changes) {}
+
+  // The named collection as stored now; NotFound when there is none.
+  Result<KbCollection> Collection(std::string_view name);
+
+  // The entries of the collection most similar to text that pass filter,
+  // best first (ties by key), at most top_k, each scoring >= threshold.
+  Result<std::vector<Hit>> Search(std::string_view collection, std::string_view text, const Filter& filter,
+                                  const SearchOptions& options);
+
+ private:
+  struct Indexed {
+    KbCollection info;
+    std::vector<KbField> fields;  // FilterableFields(info)
+    LexicalIndex lexical;
+    std::unordered_map<int64_t, EntryValues> values;
+  };
+  Status CatchUp();
+  void Index(Indexed& ix, const KbEntry& e);
+  void Unindex(int64_t key);
+  // The collection's index, built from a scan when it is new to this index or was re-created.
+  Result<Indexed*> Open(std::string_view name);
+
+  KbStore& store_;
+  ChangeLog& changes_;
+  std::map<std::string, Indexed, std::less<>> collections_;
+  std::unordered_map<int64_t, std::string> key_collection_;
+  int64_t generation_ = -1;  // -1: nothing read yet
+};
+
+}  // namespace engram::kb
