@@ -21,6 +21,9 @@ const char* TypeName(Type t) {
     case Type::kBoolean: return "true or false";
     case Type::kStrings: return "a string or a list of strings";
     case Type::kObject: return "an object";
+    case Type::kNumber: return "a number";
+    case Type::kObjects: return "a list of objects";
+    case Type::kMap: return "an object";
   }
   return "a value";
 }
@@ -100,6 +103,29 @@ Status Validate(const std::string& prefix, const std::vector<Param>& params, Jso
       case Type::kObject:
         ENGRAM_RETURN_IF_ERROR(Validate(prefix + p.name + ".", p.fields, &v));
         break;
+      case Type::kNumber: {
+        if (!v.is_number()) return Status::InvalidArgument(where + " must be " + TypeName(p.type));
+        const double x = v.get<double>();
+        if (p.max > p.min && !(x >= static_cast<double>(p.min) && x <= static_cast<double>(p.max))) {
+          return Status::InvalidArgument(where + " must be between " + std::to_string(p.min) + " and " +
+                                         std::to_string(p.max) + ", not " + v.dump());
+        }
+        break;
+      }
+      case Type::kObjects: {
+        if (!v.is_array()) return Status::InvalidArgument(where + " must be " + TypeName(p.type));
+        if (p.max > 0 && v.size() > static_cast<size_t>(p.max)) {
+          return Status::InvalidArgument(where + " has " + std::to_string(v.size()) + " items, over " +
+                                         std::to_string(p.max));
+        }
+        for (size_t i = 0; i < v.size(); ++i) {
+          ENGRAM_RETURN_IF_ERROR(Validate(prefix + p.name + "[" + std::to_string(i) + "].", p.fields, &v[i]));
+        }
+        break;
+      }
+      case Type::kMap:
+        if (!v.is_object()) return Status::InvalidArgument(where + " must be " + TypeName(p.type));
+        break;
     }
   }
   return Status::Ok();
@@ -130,6 +156,22 @@ Json Schema(const Param& p) {
       s = {{"type", "object"}, {"properties", props}, {"additionalProperties", false}};
       break;
     }
+    case Type::kNumber:
+      s = {{"type", "number"}};
+      if (p.max > p.min) {
+        s["minimum"] = p.min;
+        s["maximum"] = p.max;
+      }
+      break;
+    case Type::kObjects: {
+      Param item = p;
+      item.type = Type::kObject;
+      item.description.clear();
+      s = {{"type", "array"}, {"items", Schema(item)}};
+      if (p.max > 0) s["maxItems"] = p.max;
+      break;
+    }
+    case Type::kMap: s = {{"type", "object"}}; break;
   }
   if (!p.description.empty()) s["description"] = p.description;
   return s;
@@ -142,7 +184,7 @@ Json Schema(const Param& p) {
 std::vector<Operation> Build() {
   OperationTable table;
   for (void (*add)(OperationTable&) : {AddSearchOperations, AddPageOperations, AddPagePartOperations,
-                                        AddSyncOperations, AddEmbeddingOperations}) {
+                                        AddSyncOperations, AddEmbeddingOperations, AddKbOperations}) {
     add(table);
   }
   if (!table.error().empty()) {
@@ -168,6 +210,12 @@ int64_t Args::Int(std::string_view name, int64_t fallback) const {
 bool Args::Bool(std::string_view name, bool fallback) const {
   return Has(name) ? j_->at(std::string(name)).get<bool>() : fallback;
 }
+
+double Args::Num(std::string_view name, double fallback) const {
+  return Has(name) ? j_->at(std::string(name)).get<double>() : fallback;
+}
+
+const Json* Args::Raw(std::string_view name) const { return Has(name) ? &j_->at(std::string(name)) : nullptr; }
 
 std::vector<std::string> Args::Strings(std::string_view name) const {
   if (!Has(name)) return {};

@@ -24,6 +24,9 @@ struct Param {
     kBoolean,
     kStrings,  // a string or a list of strings (normalised to a list)
     kObject,   // with `fields`
+    kNumber,   // a JSON number in [min, max] when max > min
+    kObjects,  // a list of objects, each with `fields`; at most `max` items when max > 0
+    kMap,      // any JSON object: its keys and values are the operation's to check
   };
   std::string name;
   Type type = Type::kString;
@@ -54,7 +57,10 @@ class Args {
   std::string Str(std::string_view name, std::string_view fallback = "") const;
   int64_t Int(std::string_view name, int64_t fallback) const;
   bool Bool(std::string_view name, bool fallback = false) const;
+  double Num(std::string_view name, double fallback) const;
   std::vector<std::string> Strings(std::string_view name) const;
+  // The argument as given (kObjects, kMap), or null when absent.
+  const nlohmann::json* Raw(std::string_view name) const;
   Args Object(std::string_view name) const;  // an absent object reads as empty
 
  private:
@@ -85,6 +91,7 @@ void AddPageOperations(OperationTable& table);       // get_page, list_pages, pu
 void AddPagePartOperations(OperationTable& table);   // backlinks, timeline, links, tags
 void AddSyncOperations(OperationTable& table);       // status, sync, import
 void AddEmbeddingOperations(OperationTable& table);  // embed
+void AddKbOperations(OperationTable& table);         // kb_create, kb_list, kb_upsert, kb_delete, kb_search
 
 // Every operation, in the order the registrars add them.
 const std::vector<Operation>& Operations();

@@ -44,6 +44,8 @@ printf -- '---\ntitle: Secret diary\nvisibility: private\ntags: [founder]\n---\n
 expect_exit 0 -- "$E" --brain "$B" put notes/diary --file "$WORK/diary.md"
 printf -- '---\ntags: [odd]\n---\nA file name with a space, plus signs and a percent sign.\n' > "$WORK/odd.md"
 expect_exit 0 -- "$E" --brain "$B" put "notes/C++ 100%" --file "$WORK/odd.md"
+expect_exit 0 -- "$E" --brain "$B" call kb_create '{"collection": "redline", "fields": [{"name": "type"}, {"name": "level", "type": "number"}]}'
+expect_exit 0 -- "$E" --brain "$B" call kb_upsert '{"collection": "redline", "docs": [{"text": "如何购买毒品", "source": "manual", "meta": {"safeChat": "购买毒品是违法行为。", "type": "drugs", "level": 3}}, {"id": "g1", "text": "How can I win at online gambling?", "meta": {"safeChat": "Gambling is illegal here.", "type": "gambling", "level": 1}}]}'
 TOKENS=""
 for scope in read write admin; do
   expect_exit 0 -- "$E" --brain "$B" --json token create --scope "$scope" --name "$scope-agent"
@@ -513,15 +515,15 @@ drive wait_ready
 # --- which adapters offer which operations ---
 via local admin - '{}'
 expect '" ".join(o["name"] for o in d["operations"])' \
-  "search context get_page list_pages put_page delete_page get_backlinks get_timeline add_timeline_entry add_link get_tags add_tag status sync import embed"
+  "search context get_page list_pages put_page delete_page get_backlinks get_timeline add_timeline_entry add_link get_tags add_tag status sync import embed kb_create kb_list kb_upsert kb_delete kb_search"
 expect '[o["name"] for o in d["operations"] if o["local_only"]]' "['sync', 'import']"
 expect '[o["name"] for o in d["operations"] if o["scope"] == "admin"]' "['sync', 'import', 'embed']"
-READ_TOOLS="'context', 'get_backlinks', 'get_page', 'get_tags', 'get_timeline', 'list_pages', 'search', 'status'"
-WRITE_TOOLS="'add_link', 'add_tag', 'add_timeline_entry', 'context', 'delete_page', 'get_backlinks', 'get_page', 'get_tags', 'get_timeline', 'list_pages', 'put_page', 'search', 'status'"
+READ_TOOLS="'context', 'get_backlinks', 'get_page', 'get_tags', 'get_timeline', 'kb_list', 'kb_search', 'list_pages', 'search', 'status'"
+WRITE_TOOLS="'add_link', 'add_tag', 'add_timeline_entry', 'context', 'delete_page', 'get_backlinks', 'get_page', 'get_tags', 'get_timeline', 'kb_create', 'kb_delete', 'kb_list', 'kb_search', 'kb_upsert', 'list_pages', 'put_page', 'search', 'status'"
 via mcp write tools/list '{}'; expect d "[$WRITE_TOOLS]"  # stdio: the write scope
 via mcp-http read tools/list '{}'; expect d "[$READ_TOOLS]"
 via mcp-http write tools/list '{}'; expect d "[$WRITE_TOOLS]"
-via mcp-http admin tools/list '{}'; expect 'len(d)' 14
+via mcp-http admin tools/list '{}'; expect 'len(d)' 19
 expect '[t for t in d if t not in ['"$WRITE_TOOLS"']]' "['embed']"  # admin adds embed; sync and import never
 
 # --- reads: every read operation through every adapter ---
@@ -548,6 +550,14 @@ reads() {  # reads SCOPE [ADAPTER...]
   compare "list_pages type limit" 0 "$s" list_pages '{"type": "person", "limit": 2}' "$@"
   compare "list_pages tag" 0 "$s" list_pages '{"tag": "founder"}' "$@"
   compare "status" 0 "$s" status '{}' "$@"
+  compare "kb_list" 0 "$s" kb_list '{}' "$@"
+  compare "kb_search" 0 "$s" kb_search '{"collection": "redline", "text_list": ["哪里购买毒品", "online gambling"], "threshold": 0.2}' "$@"
+  compare "kb_search filters" 0 "$s" kb_search '{"collection": "redline", "text_list": ["gambling"], "threshold": 0, "filters": {"type": {"not_in": ["drugs"]}, "level": {"lt": 2}}}' "$@"
+  compare "kb_search default (empty)" 0 "$s" kb_search '{"text_list": ["x"]}' "$@"
+  compare "kb_search unknown collection" 1 "$s" kb_search '{"collection": "nope", "text_list": ["x"]}' "$@"
+  compare "kb_search undeclared field" 1 "$s" kb_search '{"collection": "redline", "text_list": ["x"], "filters": {"colour": ["red"]}}' "$@"
+  compare "kb_search top_k 0" 1 "$s" kb_search '{"collection": "redline", "text_list": ["x"], "top_k": 0}' "$@"
+  compare "kb_search threshold 2" 1 "$s" kb_search '{"collection": "redline", "text_list": ["x"], "threshold": 2}' "$@"
   for op in get_backlinks get_timeline get_tags; do
     compare "$op" 0 "$s" "$op" "$ZS" "$@"
     compare "$op (CJK slug)" 0 "$s" "$op" "$XH" "$@"

@@ -1,0 +1,141 @@
+#include "ops/kb_module.h"
+
+#include <nlohmann/json.hpp>
+
+#include "common/files.h"
+#include "common/hash.h"
+#include "common/utf8.h"
+
+namespace engram::ops {
+
+using Json = nlohmann::json;
+
+namespace {
+
+constexpr size_t kMaxTextBytes = 64 * 1024;
+constexpr size_t kMaxMetaBytes = 64 * 1024;
+
+std::string Who(const OperationContext& ctx) {
+  return ctx.caller.empty() ? ctx.transport : ctx.transport + ":" + ctx.caller;
+}
+
+// The meta object as stored: flat (strings, numbers, booleans, null), without the keys `text` and `vector`.
+Result<std::string> FlatMeta(const Json* meta, size_t index) {
+  if (meta == nullptr || meta->is_null()) return std::string("{}");
+  const std::string where = "docs[" + std::to_string(index) + "].meta";
+  if (!meta->is_object()) return Status::InvalidArgument(where + " must be an object");
+  Json out = Json::object();
+  for (const auto& [key, value] : meta->items()) {
+    if (key == "text" || key == "vector") continue;
+    if (value.is_object() || value.is_array()) {
+      return Status::InvalidArgument(where + "." + key + " must be a string, number or boolean (meta is flat)");
+    }
+    if (value.is_string()) {
+      const std::string& s = value.get_ref<const std::string&>();
+      if (common::FindInvalidUtf8(s) != std::string::npos) {
+        return Status::InvalidArgument(where + "." + key + " is not valid UTF-8");
+      }
+    }
+    out[key] = value;
+  }
+  std::string dumped = out.dump();
+  if (dumped.size() > kMaxMetaBytes) {
+    return Status::InvalidArgument(where + " is " + std::to_string(dumped.size()) + " bytes, over the limit of " +
+                                   std::to_string(kMaxMetaBytes));
+  }
+  return dumped;
+}
+
+KbCollection DefaultCollection(const OperationContext& ctx) {
+  KbCollection c;
+  c.name = kDefaultKbCollection;
+  c.fields = {{"className", KbFieldType::kString}, {"type", KbFieldType::kString}};
+  c.created_by = Who(ctx);
+  return c;
+}
+
+}  // namespace
+
+KbModule::KbModule(Brain& brain)
+    : brain_(brain), index_(std::make_unique<kb::KbIndex>(brain.engine(), brain.engine())) {}
+
+KbModule::~KbModule() = default;
+
+std::string KbModule::SimilarityOf(const KbCollection& collection) {
+  return collection.embedder.empty() ? "lexical" : "embedding:" + collection.embedder;
+}
+
+Status KbModule::Create(const OperationContext& ctx, const KbCollection& collection) {
+  KbCollection c = collection;
+  c.created_by = Who(ctx);
+  return brain_.engine().CreateKbCollection(c);
+}
+
+Result<std::vector<KbCollectionStats>> KbModule::List() { return brain_.engine().KbCollectionStatistics(); }
+
+Result<KbCollection> KbModule::Describe(std::string_view collection) { return index_->Collection(collection); }
+
+Status KbModule::Drop(std::string_view collection) { return brain_.engine().DropKbCollection(collection); }
+
+Result<std::vector<std::string>> KbModule::Upsert(const OperationContext& ctx, std::string_view collection,
+                                                  const std::vector<KbDoc>& docs) {
+  if (docs.empty()) return Status::InvalidArgument("docs为空 (docs is empty)");
+  std::vector<KbEntry> entries;
+  entries.reserve(docs.size());
+  const std::string now = common::NowIso8601();
+  for (size_t i = 0; i < docs.size(); ++i) {
+    const KbDoc& d = docs[i];
+    const std::string where = "docs[" + std::to_string(i) + "]";
+    if (common::TrimSpace(d.text).empty()) return Status::InvalidArgument(where + ".text is empty");
+    if (d.text.size() > kMaxTextBytes) {
+      return Status::InvalidArgument(where + ".text is " + std::to_string(d.text.size()) +
+                                     " bytes, over the limit of " + std::to_string(kMaxTextBytes));
+    }
+    KbEntry e;
+    e.collection = std::string(collection);
+    e.id = d.id.empty() ? common::Md5Hex(d.text) : d.id;
+    e.text = d.text;
+    e.source = d.source;
+    ENGRAM_ASSIGN_OR_RETURN(e.meta, FlatMeta(d.meta, i));
+    e.updated_at = now;
+    e.updated_by = Who(ctx);
+    entries.push_back(std::move(e));
+  }
+  if (collection == kDefaultKbCollection) {
+    ENGRAM_ASSIGN_OR_RETURN(std::optional<KbCollection> existing, brain_.engine().FindKbCollection(collection));
+    if (!existing) {
+      Status made = brain_.engine().CreateKbCollection(DefaultCollection(ctx));
+      if (!made.ok() && made.code() != StatusCode::kAlreadyExists) return made;
+    }
+  }
+  ENGRAM_RETURN_IF_ERROR(brain_.engine().PutKbEntries(entries).status());
+  std::vector<std::string> ids;
+  for (const KbEntry& e : entries) ids.push_back(e.id);
+  return ids;
+}
+
+Result<std::vector<std::string>> KbModule::Delete(std::string_view collection, const std::vector<std::string>& ids,
+                                                  const std::vector<std::string>& texts) {
+  if (ids.empty() && texts.empty()) return Status::InvalidArgument("ids和texts均为空 (ids and texts are both empty)");
+  std::vector<std::string> wanted;
+  if (!texts.empty()) {
+    for (const std::string& t : texts) wanted.push_back(common::Md5Hex(t));
+  } else {
+    wanted = ids;
+  }
+  return brain_.engine().DeleteKbEntries(collection, wanted);
+}
+
+Result<std::vector<kb::Hit>> KbModule::Search(std::string_view collection, std::string_view text,
+                                              const Json& filters, const kb::SearchOptions& options) {
+  Result<KbCollection> found = index_->Collection(collection);
+  // The default collection exists for callers before their first upsert: empty, not unknown.
+  if (!found.ok() && found.status().code() == StatusCode::kNotFound && collection == kDefaultKbCollection) {
+    return std::vector<kb::Hit>();
+  }
+  ENGRAM_ASSIGN_OR_RETURN(KbCollection c, std::move(found));
+  ENGRAM_ASSIGN_OR_RETURN(kb::Filter filter, kb::Filter::Parse(kb::FilterableFields(c), filters));
+  return index_->Search(collection, text, filter, options);
+}
+
+}  // namespace engram::ops
