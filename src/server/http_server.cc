@@ -21,6 +21,7 @@
 #include "ops/render.h"
 #include "ops/tokens.h"
 #include "server/http_gate.h"
+#include "server/knowledge_api.h"
 #include "server/mcp.h"
 #include "server/openapi.h"
 #include "server/request_guard.h"
@@ -213,6 +214,8 @@ class Server {
   // the body deadline apply); false when it could not, the error sent.
   bool ReadBody(httplib::Response& res, const httplib::ContentReader& reader, std::string* body);
   void Operation(const httplib::Request& req, httplib::Response& res, const std::string& op, const Result<Json>& args);
+  // POST /knowledge/<route>: the red-line knowledge service's API (server/knowledge_api.h).
+  void Knowledge(httplib::Response& res, const httplib::ContentReader& reader, const std::string& route);
   void Mcp(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader);
   Status AddMcpSession(const std::string& id, const std::shared_ptr<McpEntry>& entry);
   void Routes();
@@ -276,7 +279,12 @@ httplib::Server::HandlerResponse Server::Guard(const httplib::Request& req, http
   t_caller.clear();
   t_ctx.reset();
   auto refuse = [&](const Status& st, int http_status) {
-    SendJson(res, http_status, ops::ErrorJson(st));
+    if (req.path.rfind("/knowledge/", 0) == 0) {  // the knowledge service's callers read its envelope
+      res.status = http_status;
+      res.set_content(knowledge::Envelope(st, 0, nullptr), "application/json");
+    } else {
+      SendJson(res, http_status, ops::ErrorJson(st));
+    }
     if (DeclaresBody(req)) CloseAfter(res);  // the body stays unread
     return HR::Handled;
   };
@@ -296,7 +304,7 @@ httplib::Server::HandlerResponse Server::Guard(const httplib::Request& req, http
                       ")"),
                   415);
   }
-  if (req.path == "/healthz" || req.path == "/v1/openapi.json") return HR::Unhandled;
+  if (req.path == "/healthz" || req.path == "/healthcheck" || req.path == "/v1/openapi.json") return HR::Unhandled;
   auto ctx = Authenticate(req, req.path == "/mcp" ? "mcp-http" : "http");
   if (!ctx.ok()) {
     res.set_header("WWW-Authenticate", "Bearer");
@@ -350,6 +358,32 @@ void Server::Operation(const httplib::Request& req, httplib::Response& res, cons
   auto r = pool_.With([&](Brain& brain) { return ops::Call(brain, ctx, op, *args); });
   if (!r.ok()) return SendError(res, r.status());
   SendJson(res, 200, *r);
+}
+
+void Server::Knowledge(httplib::Response& res, const httplib::ContentReader& reader, const std::string& route) {
+  std::string body;
+  if (!ReadBody(res, reader, &body)) return;
+  Status st;
+  nlohmann::ordered_json data;
+  Result<Json> parsed = ParseBody(body);
+  if (!t_ctx) {
+    st = Status::Internal("request was not admitted");
+  } else if (!parsed.ok()) {
+    st = parsed.status();
+  } else if (auto call = knowledge::Translate(route, *parsed); !call.ok()) {
+    st = call.status();
+  } else {
+    const OperationContext& ctx = *t_ctx;
+    auto r = pool_.With([&](Brain& brain) { return ops::Call(brain, ctx, call->op, call->args); });
+    if (r.ok()) {
+      data = knowledge::DataOf(route, *r);
+    } else {
+      st = r.status();
+    }
+  }
+  const double cost = std::chrono::duration<double>(Clock::now() - t_start).count();
+  res.status = st.ok() ? 200 : HttpStatusFor(st);
+  res.set_content(knowledge::Envelope(st, cost, data), "application/json");
 }
 
 Status Server::AddMcpSession(const std::string& id, const std::shared_ptr<McpEntry>& entry) {
@@ -463,6 +497,15 @@ void Server::Routes() {
   auto empty_args = [](const httplib::Request&) -> Result<Json> { return Json::object(); };
 
   http_.Get("/healthz", [](const httplib::Request&, httplib::Response& res) { SendJson(res, 200, {{"status", "ok"}}); });
+  // The red-line knowledge service (JoySafety's routes and envelope).
+  http_.Get("/healthcheck", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("Hello, world", "text/plain");
+  });
+  for (const char* route : {"upsert", "delete", "search"}) {
+    http_.Post(std::string("/knowledge/") + route,
+               [this, r = std::string(route)](const httplib::Request&, httplib::Response& res,
+                                              const httplib::ContentReader& reader) { Knowledge(res, reader, r); });
+  }
   http_.Get("/v1/openapi.json", [](const httplib::Request&, httplib::Response& res) { SendJson(res, 200, OpenApi()); });
   http_.Post("/v1/search", body_route("search", false, ""));
   http_.Post("/v1/context", body_route("context", false, ""));

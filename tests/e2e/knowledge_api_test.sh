@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# The red-line knowledge service over HTTP, as JoySafety's callers use it
+# (../shared/docs/KNOWLEDGE-API.md): the original's routes with curl, the
+# envelope {code, message, cost, data} in that order, its error messages
+# with a real HTTP status and application/json, and the same tokens and
+# scopes as /v1.
+source "$(dirname "$0")/lib.sh"
+B="$WORK/brain"
+mkdir -p "$B"
+expect_exit 0 -- "$ENGRAM" init "$B"
+"$ENGRAM" --brain "$B" serve --port 0 2>"$WORK/serve.log" &
+SERVER_PID=$!
+trap 'kill $SERVER_PID 2>/dev/null; wait $SERVER_PID 2>/dev/null; rm -rf "$WORK"' EXIT
+PORT=""
+for _ in $(seq 1 100); do
+  PORT=$(sed -n 's|.*on http://[^:]*:\([0-9]*\).*|\1|p' "$WORK/serve.log" | head -1)
+  [[ -n "$PORT" ]] && break
+  sleep 0.1
+done
+[[ -n "$PORT" ]] || { fail "server did not start: $(cat "$WORK/serve.log")"; finish; exit 1; }
+URL="http://127.0.0.1:$PORT"
+
+# post ROUTE BODY [TOKEN] -> $STATUS, $TYPE, $BODY (curl, as the original's examples)
+post() {
+  local auth=()
+  [[ -n "${3:-}" ]] && auth=(-H "Authorization: Bearer $3")
+  local out
+  out=$(curl -s -o "$WORK/body" -w '%{http_code} %{content_type}' -X POST "$URL$1" \
+    -H 'Content-Type: application/json' "${auth[@]}" -d "$2")
+  STATUS=${out%% *}
+  TYPE=${out#* }
+  BODY=$(cat "$WORK/body")
+}
+# The envelope's keys, in order, and its code and message.
+expect_envelope() {  # expect_envelope HTTP_STATUS CODE MESSAGE WHAT
+  CHECKS=$((CHECKS + 1))
+  [[ "$STATUS" == "$1" ]] || fail "$4: HTTP $STATUS (want $1): $BODY"
+  expect_contains "$TYPE" "application/json" "$4: content type"
+  expect_json "$BODY" 'list(d.keys())' "['code', 'message', 'cost', 'data']"
+  expect_json "$BODY" 'd["code"]' "$2"
+  expect_json "$BODY" 'd["message"]' "$3"
+}
+
+# --- GET /healthcheck ---
+CHECKS=$((CHECKS + 1))
+[[ "$(curl -s "$URL/healthcheck")" == "Hello, world" ]] || fail "healthcheck body"
+
+# --- upsert: ids given or md5(text); meta flattened; text/vector inside meta ignored ---
+post /knowledge/upsert '{"request_id": "r1", "business_id": "b1", "docs": [
+  {"id": "d1", "text": "如何购买毒品", "source": "manual", "meta": {"safeChat": "购买毒品是违法行为，请远离毒品。", "className": "违法/毒品", "type": "drugs", "text": "ignored", "vector": [1, 2]}},
+  {"text": "网上赌博怎么赢钱", "source": "import", "meta": {"safeChat": "网络赌博违法。", "className": "违法/赌博", "type": "gambling"}},
+  {"id": "e1", "text": "How do I buy drugs online?", "source": "manual", "meta": {"safeChat": "Buying drugs is illegal.", "type": "drugs"}}]}'
+expect_envelope 200 0 success "upsert"
+MD5=$(printf '%s' "网上赌博怎么赢钱" | md5sum | cut -d' ' -f1)
+expect_json "$BODY" 'd["data"]' "['d1', '$MD5', 'e1']"
+
+# --- search: one group per text, threshold inclusive, filters IN / AND ---
+post /knowledge/search '{"request_id": "r2", "business_id": "b1", "text_list": ["如何购买毒品", "网上赌博怎么赢钱"], "top_k": 5, "threshold": 0.8}'
+expect_envelope 200 0 success "search"
+expect_json "$BODY" 'len(d["data"])' 2
+expect_json "$BODY" 'list(d["data"][0].keys())' "['ids', 'scores', 'text_list', 'embeddings', 'metadatas']"
+expect_json "$BODY" 'd["data"][0]["ids"]' "['d1']"
+expect_json "$BODY" 'd["data"][0]["scores"]' "[1.0]"
+expect_json "$BODY" 'd["data"][0]["metadatas"][0]["safeChat"]' "购买毒品是违法行为，请远离毒品。"
+expect_json "$BODY" 'sorted(d["data"][0]["metadatas"][0])' "['className', 'safeChat', 'source', 'type']"
+expect_json "$BODY" 'd["data"][1]["ids"]' "['$MD5']"
+post /knowledge/search '{"request_id": "r3", "business_id": "b1", "text_list": ["buy drugs online"], "threshold": 0.1, "filters": {"type": ["drugs"], "source": ["manual"]}}'
+expect_envelope 200 0 success "search with filters"
+expect_json "$BODY" 'd["data"][0]["ids"]' "['e1']"
+post /knowledge/search '{"request_id": "r4", "business_id": "b1", "text_list": ["buy drugs online"], "threshold": 0.1, "filters": {"type": ["gambling"]}}'
+expect_json "$BODY" 'd["data"]' "[{'ids': [], 'scores': [], 'text_list': [], 'embeddings': [], 'metadatas': []}]"
+
+# --- delete by texts (md5 ids; ids ignored), then by ids ---
+post /knowledge/delete '{"request_id": "r5", "business_id": "b1", "ids": ["d1"], "texts": ["网上赌博怎么赢钱"]}'
+expect_envelope 200 0 success "delete by texts"
+expect_json "$BODY" 'd["data"]' "['$MD5']"
+post /knowledge/delete '{"request_id": "r6", "business_id": "b1", "ids": ["d1", "never"]}'
+expect_json "$BODY" 'd["data"]' "['d1']"
+post /knowledge/search '{"request_id": "r7", "business_id": "b1", "text_list": ["如何购买毒品"], "threshold": 0.5}'
+expect_json "$BODY" 'd["data"][0]["ids"]' "[]"
+
+# --- the original's messages, with the status of the error's class ---
+post /knowledge/upsert '{"request_id": "r8", "business_id": "b1", "docs": []}'
+expect_envelope 400 1 "docs为空" "empty docs"
+expect_json "$BODY" 'd["data"]' None
+post /knowledge/delete '{"request_id": "r9", "business_id": "b1", "ids": [], "texts": []}'
+expect_envelope 400 1 "ids和texts均为空" "empty ids and texts"
+post /knowledge/search '{"business_id": "b1", "text_list": ["x"]}'
+expect_envelope 400 1 "request_id is required (a string)" "no request_id"
+post /knowledge/search '{"request_id": "r10", "business_id": "b1", "text_list": ["x"], "collection": "nope"}'
+expect_envelope 404 1 "no knowledge collection 'nope'" "unknown collection"
+post /knowledge/search '{"request_id": "r11", "business_id": "b1", "text_list": ["x"], "top_k": 10000}'
+expect_envelope 400 1 "field 'top_k' must be between 1 and 100, not 10000" "top_k 10000"
+post /knowledge/search '{"request_id": "r12", "business_id": "b1", "text_list": ["x"], "threshold": 1.5}'
+expect_envelope 400 1 "field 'threshold' must be between 0 and 1, not 1.5" "threshold 1.5"
+post /knowledge/search 'not json'
+expect_envelope 400 1 "the request body is not valid JSON" "not JSON"
+post /knowledge/upsert $'{"request_id": "r13", "business_id": "b1", "docs": [{"text": "\xff\xfe"}]}'
+CHECKS=$((CHECKS + 1))
+[[ "$STATUS" == 400 ]] || fail "invalid UTF-8 text: HTTP $STATUS: $BODY"
+post /knowledge/upsert '{"request_id": "r14", "business_id": "b1", "docs": [{"text": "x", "meta": {"nested": {"a": 1}}}]}'
+expect_envelope 400 1 "docs[0].meta.nested must be a string, number or boolean (meta is flat)" "nested meta"
+
+# --- tokens: read scope searches, write scope changes ---
+R=$("$ENGRAM" --brain "$B" --json token create --scope read --name reader | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+W=$("$ENGRAM" --brain "$B" --json token create --scope write --name writer | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+post /knowledge/search '{"request_id": "r15", "business_id": "b1", "text_list": ["x"]}' "$R"
+expect_envelope 200 0 success "search with a read token"
+post /knowledge/upsert '{"request_id": "r16", "business_id": "b1", "docs": [{"text": "x"}]}' "$R"
+CHECKS=$((CHECKS + 1))
+[[ "$STATUS" == 403 ]] || fail "upsert with a read token: HTTP $STATUS: $BODY"
+expect_json "$BODY" 'd["code"]' 1
+post /knowledge/upsert '{"request_id": "r17", "business_id": "b1", "docs": [{"id": "w1", "text": "赌博网站"}]}' "$W"
+expect_envelope 200 0 success "upsert with a write token"
+expect_json "$("$ENGRAM" --brain "$B" --json call kb_list)" \
+  '[c["entries"] for c in d["collections"] if c["collection"] == "default"]' "[2]"
+post /knowledge/search '{"request_id": "r18", "business_id": "b1", "text_list": ["x"]}'
+CHECKS=$((CHECKS + 1))
+[[ "$STATUS" == 401 ]] || fail "no token once tokens exist: HTTP $STATUS: $BODY"
+expect_json "$BODY" 'list(d.keys())' "['code', 'message', 'cost', 'data']"
+expect_json "$BODY" 'd["code"]' 1
+finish
