@@ -15,6 +15,7 @@
 #include "config_command.h"
 #include "embed_commands.h"
 #include "eval_command.h"
+#include "kb_commands.h"
 #include "model_commands.h"
 #include "page_commands.h"
 #include "search_commands.h"
@@ -45,6 +46,7 @@ int main(int argc, char** argv) {
   AddBrainCommands(app, &json, &brain_dir, &exit_code);  // init import sync audit check hook
   AddPageCommands(app, &json, &brain_dir, &exit_code);   // put get list delete backlinks timeline tag link
   AddSearchCommands(app, &json, &brain_dir, &exit_code);
+  AddKbCommands(app, &json, &brain_dir, &exit_code);  // kb create list upsert delete search import export
   AddStatusCommand(app, &json, &brain_dir, &exit_code);
   AddEvalCommand(app, &json, &brain_dir, &exit_code);
   AddEmbedCommands(app, &json, &exit_code);

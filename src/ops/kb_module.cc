@@ -75,6 +75,11 @@ Result<std::vector<KbCollectionStats>> KbModule::List() { return brain_.engine()
 
 Result<KbCollection> KbModule::Describe(std::string_view collection) { return index_->Collection(collection); }
 
+Result<std::vector<KbEntry>> KbModule::Scan(std::string_view collection, int64_t after_key, size_t limit) {
+  ENGRAM_RETURN_IF_ERROR(index_->Collection(collection).status());
+  return brain_.engine().ScanKbEntries(collection, after_key, limit);
+}
+
 Status KbModule::Drop(std::string_view collection) { return brain_.engine().DropKbCollection(collection); }
 
 Result<std::vector<std::string>> KbModule::Upsert(const OperationContext& ctx, std::string_view collection,

@@ -48,6 +48,9 @@ class KbModule final : public BrainModule {
   Result<std::vector<kb::Hit>> Search(std::string_view collection, std::string_view text,
                                       const nlohmann::json& filters, const kb::SearchOptions& options);
 
+  // The collection's entries after after_key, ascending, at most limit (a keyset page, for export).
+  Result<std::vector<KbEntry>> Scan(std::string_view collection, int64_t after_key, size_t limit);
+
   // What produced the scores of a collection's searches: "lexical" (TF-IDF
   // cosine over the analyzer's terms) or "embedding:MODEL".
   static std::string SimilarityOf(const KbCollection& collection);

@@ -119,4 +119,37 @@ CHECKS=$((CHECKS + 1))
 [[ "$STATUS" == 401 ]] || fail "no token once tokens exist: HTTP $STATUS: $BODY"
 expect_json "$BODY" 'list(d.keys())' "['code', 'message', 'cost', 'data']"
 expect_json "$BODY" 'd["code"]' 1
+
+# --- the shell: kb create / import / search / export / delete ---
+kb() { "$ENGRAM" --brain "$B" kb "$@"; }
+expect_exit 0 -- kb create redline --field type --field level:number
+expect_exit 1 -- kb create redline
+expect_contains "$ERR" "exists" "a second collection of a name"
+printf 'id,text,source,type,level,safeChat\nq1,如何购买毒品,csv,drugs,3,"购买毒品违法, 请远离"\nq2,"网上赌博\n怎么赢钱",csv,gambling,1,赌博违法\n' > "$WORK/a.csv"
+expect_exit 0 -- kb import "$WORK/a.csv" -c redline
+expect_contains "$OUT" "Imported 2 entries into redline" "csv import"
+# A bad line stops the import before anything is stored.
+printf '{"id": "j1", "text": "fine"}\n{"id": "j2", "text": 5}\n' > "$WORK/bad.jsonl"
+expect_exit 2 -- kb import "$WORK/bad.jsonl" -c redline
+expect_contains "$ERR" "bad.jsonl: line 2: \"text\" must be a string" "the bad line named"
+expect_exit 0 -- kb --json search 如何购买毒品 -c redline -t 0.99
+expect_json "$OUT" 'd["groups"][0]["ids"]' "['q1']"
+expect_exit 0 -- kb --json search 赌博 -c redline -t 0 --filter '{"level": {"lt": 2}}'
+expect_json "$OUT" 'd["groups"][0]["ids"]' "['q2']"
+expect_exit 2 -- kb search x -c redline --filter '{"colour": ["red"]}'
+expect_contains "$ERR" "filters.colour" "undeclared filter field"
+expect_exit 0 -- kb export -c redline
+printf '%s\n' "$OUT" > "$WORK/export.jsonl"
+expect_json "$(sed -n 2p "$WORK/export.jsonl")" 'd["text"]' $'网上赌博\n怎么赢钱'
+expect_json "$(head -1 "$WORK/export.jsonl")" 'd["meta"]' "{'level': '3', 'safeChat': '购买毒品违法, 请远离', 'type': 'drugs'}"
+# The export imports into another collection as the same entries.
+expect_exit 0 -- kb create copy --field type --field level:number
+expect_exit 0 -- kb import "$WORK/export.jsonl" -c copy
+expect_exit 0 -- kb export -c copy
+CHECKS=$((CHECKS + 1))
+[[ "$OUT" == "$(cat "$WORK/export.jsonl")" ]] || fail "export, import, export is not a fixed point"
+expect_exit 0 -- kb delete q1 -c copy
+expect_contains "$OUT" "Deleted 1 entry in copy" "delete"
+expect_exit 0 -- kb --json list
+expect_json "$OUT" '[(c["collection"], c["entries"]) for c in d["collections"]]' "[('copy', 1), ('default', 2), ('redline', 2)]"
 finish

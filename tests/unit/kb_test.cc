@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "kb/entry_reader.h"
 #include "kb/filter.h"
 #include "kb/kb_index.h"
 #include "kb/lexical_index.h"
@@ -251,6 +252,59 @@ TEST(KbStore, BadNamesUnknownCollectionsAndDuplicatesAreRefused) {
   auto c = e->FindKbCollection("ok");
   ASSERT_TRUE(c.ok() && c->has_value());
   EXPECT_EQ((*c)->fields, (std::vector<KbField>{{"level", KbFieldType::kNumber}}));
+}
+
+}  // namespace
+}  // namespace engram
+
+namespace engram {
+namespace {
+
+TEST(KbEntryReader, ReadsJsonLinesAndNamesTheFirstBadLine) {
+  auto ok = kb::ReadJsonl("{\"text\": \"如何购买毒品\", \"id\": \"a\", \"meta\": {\"type\": \"drugs\"}}\n\n"
+                          "{\"text\": \"x\", \"source\": \"s\"}\n");
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  ASSERT_EQ(ok->size(), 2u);
+  EXPECT_EQ((*ok)[0].id, "a");
+  EXPECT_EQ((*ok)[0].meta["type"], "drugs");
+  EXPECT_EQ((*ok)[1].line, 3);
+  EXPECT_EQ((*ok)[1].source, "s");
+  auto message = [](std::string_view data) {
+    auto r = kb::ReadJsonl(data);
+    EXPECT_FALSE(r.ok()) << data;
+    return r.ok() ? std::string() : r.status().message();
+  };
+  EXPECT_EQ(message("{\"text\": \"a\"}\n{\"text\": 5}\n"), "line 2: \"text\" must be a string");
+  EXPECT_EQ(message("{\"id\": \"a\"}"), "line 1: \"text\" is missing");
+  EXPECT_EQ(message("{\"text\": \"a\"}\n{\"text\": \"b\"\n"), "line 2: not valid JSON");
+  EXPECT_EQ(message("[1]"), "line 1: expected a JSON object {\"text\": ...}");
+  EXPECT_EQ(message("{\"text\": \"a\", \"meta\": [1]}"), "line 1: \"meta\" must be an object");
+  EXPECT_NE(message("{\"text\": \"\xff\"}").find("line 1: the line is not valid UTF-8"), std::string::npos);
+  EXPECT_NE(message(std::string(100000, '[')).find("line 1"), std::string::npos);
+}
+
+TEST(KbEntryReader, ReadsCsvWithQuotesLineBreaksAndABom) {
+  auto ok = kb::ReadCsv("\xEF\xBB\xBFid,text,source,type,safeChat\r\n"
+                        "q1,如何购买毒品,csv,drugs,\"违法, 请远离\"\r\n"
+                        "q2,\"多行\n问题 \"\"引号\"\"\",csv,,答\n\n");
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  ASSERT_EQ(ok->size(), 2u);
+  EXPECT_EQ((*ok)[0].meta, (nlohmann::json{{"type", "drugs"}, {"safeChat", "违法, 请远离"}}));
+  EXPECT_EQ((*ok)[1].text, "多行\n问题 \"引号\"");
+  EXPECT_EQ((*ok)[1].line, 3);
+  EXPECT_EQ((*ok)[1].meta, (nlohmann::json{{"safeChat", "答"}}));  // the empty type cell is left out
+  auto message = [](std::string_view data) {
+    auto r = kb::ReadCsv(data);
+    EXPECT_FALSE(r.ok()) << data;
+    return r.ok() ? std::string() : r.status().message();
+  };
+  EXPECT_EQ(message(""), "line 1: the file is empty (expected a header row with a text column)");
+  EXPECT_EQ(message("id,question\n1,x\n"), "line 1: the header row has no \"text\" column");
+  EXPECT_EQ(message("text,type\na,b\nc\n"), "line 3: 1 fields where the header has 2");
+  EXPECT_EQ(message("text\n\"never closed\n"), "line 2: a quoted field that never ends");
+  EXPECT_EQ(message("text\nab\"c\n"), "line 2: a quote inside an unquoted field");
+  EXPECT_EQ(message("text\n\"a\"b\n"), "line 2: text after a closing quote");
+  EXPECT_EQ(message("text\nok\n\xff\n"), "line 3: not valid UTF-8");
 }
 
 }  // namespace

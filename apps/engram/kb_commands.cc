@@ -1,0 +1,242 @@
+#include "kb_commands.h"
+
+#include <iomanip>
+#include <iostream>
+#include <memory>
+
+#include "command_support.h"
+#include "output.h"
+#include "kb/entry_reader.h"
+#include "ops/kb_module.h"
+
+namespace engram::cli {
+
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr size_t kImportBatch = 1000;
+constexpr uint64_t kMaxImportBytes = uint64_t{1} << 30;
+
+struct KbArgs {
+  std::string collection = ops::kDefaultKbCollection;
+  std::vector<std::string> fields;  // create: NAME or NAME:TYPE
+  std::vector<std::string> texts;   // search, delete --text
+  std::vector<std::string> ids;     // delete
+  std::string text, id, source, meta, filters, file, format;
+  int top_k = 5;
+  double threshold = 0.8;
+};
+
+// Runs one kb operation and prints its JSON (--json) or, from the same JSON, the text.
+int Run(std::string_view op, const Json& args, bool json, const std::string& brain_dir,
+        void (*print_text)(const Json&)) {
+  auto brain = OpenBrain(brain_dir);
+  if (!brain.ok()) return Fail(brain.status(), json);
+  auto r = CallOperation(**brain, op, args);
+  if (!r.ok()) return Fail(r.status(), json);
+  if (json) Print(*r);
+  else print_text(*r);
+  return 0;
+}
+
+Result<Json> ParseJsonFlag(const std::string& flag, const std::string& value) {
+  if (value.empty()) return Json();
+  Json j = Json::parse(value, nullptr, false);
+  if (j.is_discarded()) return Status::InvalidArgument(flag + " is not valid JSON: " + value.substr(0, 200));
+  return j;
+}
+
+void PrintCreate(const Json& r) { std::cout << "Created collection " << r["created"].get<std::string>() << "\n"; }
+
+void PrintList(const Json& r) {
+  if (r["collections"].empty()) std::cout << "No knowledge collections (engram kb create NAME)\n";
+  for (const Json& c : r["collections"]) {
+    std::string fields;
+    for (const Json& f : c["fields"]) {
+      fields += (fields.empty() ? "" : ", ") + f["name"].get<std::string>() + ":" + f["type"].get<std::string>();
+    }
+    std::cout << c["collection"].get<std::string>() << "  " << c["entries"].get<int64_t>() << " entries  "
+              << c["similarity"].get<std::string>() << (fields.empty() ? "" : "  fields: " + fields) << "\n";
+  }
+}
+
+void PrintIds(const Json& r) {
+  const bool deleted = r.contains("deleted");
+  const Json& ids = deleted ? r["deleted"] : r["ids"];
+  std::cout << (deleted ? "Deleted " : "Stored ") << ids.size() << (ids.size() == 1 ? " entry" : " entries")
+            << " in " << r["collection"].get<std::string>() << "\n";
+  for (const Json& id : ids) std::cout << "  " << id.get<std::string>() << "\n";
+}
+
+void PrintSearch(const Json& r) {
+  const Json& groups = r["groups"];
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (groups.size() > 1) std::cout << (g == 0 ? "" : "\n") << "#" << g + 1 << "\n";
+    const Json& grp = groups[g];
+    if (grp["ids"].empty()) std::cout << "No entry scores at or above the threshold\n";
+    for (size_t i = 0; i < grp["ids"].size(); ++i) {
+      std::cout << std::fixed << std::setprecision(3) << grp["scores"][i].get<double>() << "  "
+                << grp["ids"][i].get<std::string>() << "  " << grp["text_list"][i].get<std::string>() << "\n";
+      const Json& meta = grp["metadatas"][i];
+      if (meta.contains("safeChat") && meta["safeChat"].is_string()) {
+        std::cout << "       safeChat: " << meta["safeChat"].get<std::string>() << "\n";
+      }
+    }
+  }
+  std::cout << "(similarity: " << r["similarity"].get<std::string>() << ")\n";
+}
+
+int RunCreate(const KbArgs& a, bool json, const std::string& brain_dir) {
+  Json fields = Json::array();
+  for (const std::string& f : a.fields) {
+    const size_t colon = f.find(':');
+    Json field = {{"name", f.substr(0, colon)}};
+    if (colon != std::string::npos) field["type"] = f.substr(colon + 1);
+    fields.push_back(field);
+  }
+  return Run("kb_create", {{"collection", a.collection}, {"fields", fields}}, json, brain_dir, PrintCreate);
+}
+
+int RunUpsert(const KbArgs& a, bool json, const std::string& brain_dir) {
+  auto meta = ParseJsonFlag("--meta", a.meta);
+  if (!meta.ok()) return Fail(meta.status(), json);
+  Json doc = {{"text", a.text}};
+  if (!a.id.empty()) doc["id"] = a.id;
+  if (!a.source.empty()) doc["source"] = a.source;
+  if (!meta->is_null()) doc["meta"] = *meta;
+  return Run("kb_upsert", {{"collection", a.collection}, {"docs", Json::array({doc})}}, json, brain_dir, PrintIds);
+}
+
+int RunSearch(const KbArgs& a, bool json, const std::string& brain_dir) {
+  auto filters = ParseJsonFlag("--filter", a.filters);
+  if (!filters.ok()) return Fail(filters.status(), json);
+  Json args = {{"collection", a.collection}, {"text_list", a.texts}, {"top_k", a.top_k}, {"threshold", a.threshold}};
+  if (!filters->is_null()) args["filters"] = *filters;
+  return Run("kb_search", args, json, brain_dir, PrintSearch);
+}
+
+int RunImport(const KbArgs& a, bool json, const std::string& brain_dir) {
+  auto brain = OpenBrain(brain_dir);
+  if (!brain.ok()) return Fail(brain.status(), json);
+  auto data = ReadInputFile(a.file, kMaxImportBytes);
+  if (!data.ok()) return Fail(data.status(), json);
+  std::string format = a.format;
+  if (format.empty()) format = a.file.size() >= 4 && a.file.substr(a.file.size() - 4) == ".csv" ? "csv" : "jsonl";
+  auto entries = format == "csv" ? kb::ReadCsv(*data) : kb::ReadJsonl(*data);
+  if (!entries.ok()) return Fail(Status::InvalidArgument(a.file + ": " + entries.status().message()), json);
+  size_t done = 0;
+  for (size_t start = 0; start < entries->size(); start += kImportBatch) {
+    Json docs = Json::array();
+    const size_t end = std::min(entries->size(), start + kImportBatch);
+    for (size_t i = start; i < end; ++i) {
+      const kb::ReadEntry& e = (*entries)[i];
+      Json d = {{"text", e.text}, {"source", e.source}, {"meta", e.meta}};
+      if (!e.id.empty()) d["id"] = e.id;
+      docs.push_back(std::move(d));
+    }
+    auto r = CallOperation(**brain, "kb_upsert", {{"collection", a.collection}, {"docs", docs}});
+    if (!r.ok()) {
+      // Which line: the operation names the batch's index of the entry.
+      return Fail(Status(r.status().code(), a.file + " (entries from line " +
+                                                std::to_string((*entries)[start].line) + "): " + r.status().message()),
+                  json);
+    }
+    done = end;
+    if (!json) std::cerr << "\rimported " << done << "/" << entries->size() << std::flush;
+  }
+  if (!json) std::cerr << "\n";
+  Json out = {{"collection", a.collection}, {"imported", done}, {"file", a.file}, {"format", format}};
+  if (json) Print(out);
+  else std::cout << "Imported " << done << " entries into " << a.collection << "\n";
+  return 0;
+}
+
+int RunExport(const KbArgs& a, bool json, const std::string& brain_dir) {
+  auto brain = OpenBrain(brain_dir);
+  if (!brain.ok()) return Fail(brain.status(), json);
+  ops::KbModule& kb = (*brain)->Module<ops::KbModule>();
+  for (int64_t after = 0;;) {
+    auto page = kb.Scan(a.collection, after, kImportBatch);
+    if (!page.ok()) return Fail(page.status(), json);
+    for (const KbEntry& e : *page) {
+      Json meta = Json::parse(e.meta, nullptr, false);
+      Json line = {{"id", e.id}, {"text", e.text}, {"source", e.source},
+                   {"meta", meta.is_object() ? meta : Json::object()}};
+      std::cout << line.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
+    }
+    if (page->size() < kImportBatch) break;
+    after = page->back().key;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void AddKbCommands(CLI::App& app, const bool* json, const std::string* brain_dir, int* exit_code) {
+  auto a = std::make_shared<KbArgs>();
+  auto* kb = app.add_subcommand("kb", "Knowledge collections: curated Q/A entries found by similarity (red-line "
+                                      "knowledge service)");
+  kb->require_subcommand(1);
+  kb->footer("Entries are (id, text, source, meta); meta.safeChat holds an entry's safe answer. Without an embedding\n"
+             "model, scores are TF-IDF cosines over the analyzer's terms (Chinese characters and pairs, English\n"
+             "stems). `engram serve` answers JoySafety's /knowledge/* routes from the same collections.");
+  auto collection = [a](CLI::App* cmd) {
+    cmd->add_option("--collection,-c", a->collection, "The collection (default: \"default\")");
+  };
+
+  auto* create = kb->add_subcommand("create", "Create a collection with the meta fields it filters on");
+  create->add_option("NAME", a->collection, "Its name: letters, digits, '_', '-' or '.'")->required();
+  create->add_option("--field", a->fields, "A filterable meta field: NAME or NAME:TYPE (string, number, date)");
+  create->callback([a, json, brain_dir, exit_code] { *exit_code = RunCreate(*a, *json, *brain_dir); });
+
+  auto* list = kb->add_subcommand("list", "List the collections with their entry counts and fields");
+  list->callback([json, brain_dir, exit_code] {
+    *exit_code = Run("kb_list", Json::object(), *json, *brain_dir, PrintList);
+  });
+
+  auto* upsert = kb->add_subcommand("upsert", "Add or replace one entry (an existing id is replaced)");
+  upsert->add_option("TEXT", a->text, "The entry's text (the question)")->required();
+  upsert->add_option("--id", a->id, "Its id (default: md5 of the text)");
+  upsert->add_option("--source", a->source, "Where it comes from");
+  upsert->add_option("--meta", a->meta, "Flat JSON fields, e.g. '{\"safeChat\": \"...\", \"type\": \"drugs\"}'");
+  collection(upsert);
+  upsert->callback([a, json, brain_dir, exit_code] { *exit_code = RunUpsert(*a, *json, *brain_dir); });
+
+  auto* del = kb->add_subcommand("delete", "Delete entries by id, or by text (--text)");
+  del->add_option("ID", a->ids, "Entry ids");
+  del->add_option("--text", a->texts, "Delete the entry of this text (its md5 id); repeatable");
+  collection(del);
+  del->callback([a, json, brain_dir, exit_code] {
+    *exit_code = Run("kb_delete", {{"collection", a->collection}, {"ids", a->ids}, {"texts", a->texts}}, *json,
+                     *brain_dir, PrintIds);
+  });
+
+  auto* search = kb->add_subcommand("search", "Find the entries most similar to each text");
+  search->add_option("TEXT", a->texts, "One or more texts (one group of hits each)")->required();
+  search->add_option("--top-k,-k", a->top_k, "Hits per text (default 5)")->check(OperationRange("kb_search", "top_k"));
+  search->add_option("--threshold,-t", a->threshold, "Minimum score, inclusive (default 0.8)")
+      ->check(CLI::Range(0.0, 1.0));
+  search->add_option("--filter", a->filters,
+                     "JSON: {\"type\": [\"a\", \"b\"]} (IN, AND across fields), {\"level\": {\"gte\": 2}}, "
+                     "{\"type\": {\"not_in\": [\"c\"]}}");
+  collection(search);
+  search->callback([a, json, brain_dir, exit_code] { *exit_code = RunSearch(*a, *json, *brain_dir); });
+
+  auto* import = kb->add_subcommand("import", "Import entries from a JSON Lines or CSV file (all checked first)");
+  import->add_option("FILE", a->file, "The file: .jsonl ({id?, text, source?, meta?} per line) or .csv (a header "
+                                      "row with text and optionally id, source; other columns become meta)")
+      ->required();
+  import->add_option("--format", a->format, "jsonl or csv (default: from the file name)")
+      ->check(CLI::IsMember({"jsonl", "csv"}));
+  collection(import);
+  import->footer("Every line is read and checked before anything is stored: a bad line stops the import with its\n"
+                 "line number. Entries are then stored 1,000 at a time; ids make a re-import converge.");
+  import->callback([a, json, brain_dir, exit_code] { *exit_code = RunImport(*a, *json, *brain_dir); });
+
+  auto* exp = kb->add_subcommand("export", "Print a collection's entries as JSON Lines (what import reads)");
+  collection(exp);
+  exp->callback([a, json, brain_dir, exit_code] { *exit_code = RunExport(*a, *json, *brain_dir); });
+}
+
+}  // namespace engram::cli
