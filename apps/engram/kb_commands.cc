@@ -26,6 +26,8 @@ struct KbArgs {
   std::string text, id, source, meta, filters, file, format;
   int top_k = 5;
   double threshold = 0.8;
+  int64_t governed_id = 0;  // online, offline, audit --id
+  int limit = 100;
 };
 
 // Runs one kb operation and prints its JSON (--json) or, from the same JSON, the text.
@@ -85,6 +87,27 @@ void PrintSearch(const Json& r) {
     }
   }
   std::cout << "(similarity: " << r["similarity"].get<std::string>() << ")\n";
+}
+
+void PrintGoverned(const Json& g) {
+  std::cout << "Governed entry " << g["id"].get<int64_t>() << " (" << g["indexed_id"].get<std::string>() << ", version "
+            << g["version"].get<int64_t>() << ") is " << g["status"].get<std::string>()
+            << (g["status"] == "online" && g["latest"].get<bool>() ? ": searchable" : ": not searchable") << "\n";
+}
+
+void PrintAudit(const Json& r) {
+  if (r["audit"].empty()) std::cout << "No governance changes yet\n";
+  for (const Json& e : r["audit"]) {
+    std::cout << e["at"].get<std::string>() << "  " << e["action"].get<std::string>() << "  entry "
+              << e["governed_id"].get<int64_t>() << "  by " << e["who"].get<std::string>() << "\n";
+  }
+}
+
+void PrintReindex(const Json& r) {
+  const auto n = r["changed"].get<int64_t>();
+  std::cout << (n == 0 ? std::string("The collections already agree with the governed entries")
+                       : "Reindexed: " + std::to_string(n) + " searchable entries written or removed")
+            << "\n";
 }
 
 int RunCreate(const KbArgs& a, bool json, const std::string& brain_dir) {
@@ -233,6 +256,32 @@ void AddKbCommands(CLI::App& app, const bool* json, const std::string* brain_dir
   import->footer("Every line is read and checked before anything is stored: a bad line stops the import with its\n"
                  "line number. Entries are then stored 1,000 at a time; ids make a re-import converge.");
   import->callback([a, json, brain_dir, exit_code] { *exit_code = RunImport(*a, *json, *brain_dir); });
+
+  for (const bool online : {true, false}) {
+    auto* flip = kb->add_subcommand(online ? "online" : "offline",
+                                    online ? "Put a governed entry online (searchable when this returns)"
+                                           : "Take a governed entry offline (unsearchable when this returns)");
+    flip->add_option("ID", a->governed_id, "The governed entry's id")->required();
+    flip->callback([a, online, json, brain_dir, exit_code] {
+      *exit_code = Run(online ? "kb_gov_online" : "kb_gov_offline", {{"id", a->governed_id}}, *json, *brain_dir,
+                       PrintGoverned);
+    });
+  }
+  auto* audit = kb->add_subcommand("audit", "Show the governance log: who changed which entry when");
+  audit->add_option("--id", a->governed_id, "Only this governed entry's changes");
+  audit->add_option("--limit", a->limit, "At most this many, newest first (default 100)")
+      ->check(OperationRange("kb_audit", "limit"));
+  audit->callback([a, json, brain_dir, exit_code] {
+    Json args = {{"limit", a->limit}};
+    if (a->governed_id > 0) args["id"] = a->governed_id;
+    *exit_code = Run("kb_audit", args, *json, *brain_dir, PrintAudit);
+  });
+  auto* reindex = kb->add_subcommand("reindex", "Rebuild the governed entries' searchable side from their rows");
+  reindex->footer("Every online latest version is made searchable and nothing else of theirs is; a second run\n"
+                  "changes nothing. `engram check` reports any disagreement.");
+  reindex->callback([json, brain_dir, exit_code] {
+    *exit_code = Run("kb_reindex", Json::object(), *json, *brain_dir, PrintReindex);
+  });
 
   auto* exp = kb->add_subcommand("export", "Print a collection's entries as JSON Lines (what import reads)");
   collection(exp);

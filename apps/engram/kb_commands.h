@@ -1,4 +1,5 @@
-// `engram kb create | list | upsert | delete | search | import | export`:
+// `engram kb create | list | upsert | delete | search | import | export |
+// online | offline | audit | reindex`:
 // knowledge collections (the red-line knowledge service) from the shell.
 #pragma once
 

@@ -106,17 +106,21 @@ Result<std::vector<std::string>> KbModule::Upsert(const OperationContext& ctx, s
     e.updated_by = Who(ctx);
     entries.push_back(std::move(e));
   }
-  if (collection == kDefaultKbCollection) {
-    ENGRAM_ASSIGN_OR_RETURN(std::optional<KbCollection> existing, brain_.engine().FindKbCollection(collection));
-    if (!existing) {
-      Status made = brain_.engine().CreateKbCollection(DefaultCollection(ctx));
-      if (!made.ok() && made.code() != StatusCode::kAlreadyExists) return made;
-    }
-  }
+  ENGRAM_RETURN_IF_ERROR(EnsureCollection(ctx, collection));
   ENGRAM_RETURN_IF_ERROR(brain_.engine().PutKbEntries(entries).status());
   std::vector<std::string> ids;
   for (const KbEntry& e : entries) ids.push_back(e.id);
   return ids;
+}
+
+Status KbModule::EnsureCollection(const OperationContext& ctx, std::string_view collection) {
+  ENGRAM_ASSIGN_OR_RETURN(std::optional<KbCollection> existing, brain_.engine().FindKbCollection(collection));
+  if (existing) return Status::Ok();
+  if (collection != kDefaultKbCollection) {
+    return Status::NotFound("no knowledge collection '" + std::string(collection) + "'");
+  }
+  Status made = brain_.engine().CreateKbCollection(DefaultCollection(ctx));
+  return made.code() == StatusCode::kAlreadyExists ? Status::Ok() : made;
 }
 
 Result<std::vector<std::string>> KbModule::Delete(std::string_view collection, const std::vector<std::string>& ids,

@@ -27,6 +27,9 @@ struct KbDoc {
   const nlohmann::json* meta = nullptr;  // a flat object, or null
 };
 
+// A governed entry as the operations and the HTTP API return it.
+nlohmann::json GovernedJson(const GovernedEntry& entry);
+
 class KbModule final : public BrainModule {
  public:
   explicit KbModule(Brain& brain);
@@ -51,11 +54,40 @@ class KbModule final : public BrainModule {
   // The collection's entries after after_key, ascending, at most limit (a keyset page, for export).
   Result<std::vector<KbEntry>> Scan(std::string_view collection, int64_t after_key, size_t limit);
 
+  // Governance (kb_governance.cc): governed entries and their projection
+  // into their collection, changed together in one transaction; only the
+  // latest version of an online entry is searchable.
+  //
+  // Creates version 1 of (md5(question), business_scene), online unless
+  // fields.status says offline; when that pair exists, updates its latest
+  // version (a new version) instead — unless nothing changed.
+  Result<GovernedEntry> GovernedUpsert(const OperationContext& ctx, GovernedEntry fields);
+  // A new version of the latest row of id with the given fields changed
+  // (empty strings keep the old value); FailedPrecondition for an old
+  // version. The entry keeps its uniq_id (its identity), also when the
+  // question changes; the new version's text is what gets indexed.
+  Result<GovernedEntry> GovernedUpdate(const OperationContext& ctx, int64_t id, const GovernedEntry& changes);
+  // Takes the entry of id online or offline (its latest version); when this
+  // returns, no search started afterwards misses / finds it.
+  Result<GovernedEntry> GovernedSetStatus(const OperationContext& ctx, int64_t id, bool online);
+  Result<GovernedEntry> GovernedGet(int64_t id);
+  Result<std::vector<GovernedEntry>> GovernedFind(std::string_view word, size_t limit);
+  Result<std::vector<KbAuditEntry>> Audit(int64_t governed_id, size_t limit);
+  // Rebuilds the governed entries' projections from the rows: every online
+  // latest version present, nothing else of theirs; returns how many
+  // entries it wrote or removed (0 when they already agreed).
+  Result<size_t> Reindex(const OperationContext& ctx);
+  // Where the rows and the collections disagree (empty when they agree).
+  Result<std::vector<std::string>> CheckGoverned();
+
   // What produced the scores of a collection's searches: "lexical" (TF-IDF
   // cosine over the analyzer's terms) or "embedding:MODEL".
   static std::string SimilarityOf(const KbCollection& collection);
 
  private:
+  // The collection exists; the default one is made on first use (NotFound for any other).
+  Status EnsureCollection(const OperationContext& ctx, std::string_view collection);
+
   Brain& brain_;
   std::unique_ptr<kb::KbIndex> index_;
 };

@@ -1,5 +1,6 @@
 // The knowledge module's operations: collections and their entries, and the
 // similarity search the red-line knowledge service answers from.
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include "ops/kb_module.h"
@@ -62,6 +63,132 @@ Result<Json> Search(Brain& b, const Args& a) {
   std::string similarity = "lexical";
   if (auto c = Kb(b).Describe(collection); c.ok()) similarity = KbModule::SimilarityOf(*c);
   return Json{{"collection", collection}, {"similarity", similarity}, {"groups", groups}};
+}
+
+// The governed entry's fields a caller writes (upsert, update).
+std::vector<Param> GovernedFields(bool upsert) {
+  auto text = [](const char* name, const char* what, size_t max_bytes) {
+    return Param{name, Type::kString, false, what, 0, 0, max_bytes, {}, {}};
+  };
+  std::vector<Param> p;
+  if (upsert) {
+    p.push_back({"business_scene", Type::kString, true, "the business scene it belongs to", 0, 0, 256, {}, {}});
+    p.push_back({"question", Type::kString, true, "the red-line question (uniq_id = its md5)", 0, 0, 65536, {}, {}});
+    p.push_back({"status", Type::kString, false, "online (default: searchable) or offline", 0, 0, 16,
+                 {"online", "offline"}, {}});
+    p.push_back(Collection());
+  } else {
+    p.push_back({"id", Type::kInteger, true, "the governed entry (its latest version)", 1, INT64_MAX, 0, {}, {}});
+    p.push_back(text("question", "a new question text", 65536));
+  }
+  p.push_back(text("answer", "the safe standard answer (safeChat)", 65536));
+  p.push_back({"metadata", Type::kMap, false, "any JSON object kept with it", 0, 0, 0, {}, {}});
+  p.push_back(text("class_name", "its class, levels joined by '/'", 1024));
+  p.push_back(text("class_no", "its class number", 256));
+  p.push_back(text("source", "where it comes from", 256));
+  p.push_back(text("type", "its type (indexed as \"none\" when empty)", 256));
+  p.push_back(text("desc", "a description", 4096));
+  for (const char* who : {"editor", "editor_id", "auditor", "auditor_id", "releaser", "releaser_id"}) {
+    p.push_back(text(who, "who edited, audited or released it", 256));
+  }
+  return p;
+}
+
+GovernedEntry GovernedOf(const Args& a) {
+  GovernedEntry g;
+  g.business_scene = a.Str("business_scene");
+  g.question = a.Str("question");
+  g.answer = a.Str("answer");
+  const Json* meta = a.Raw("metadata");
+  g.metadata = meta != nullptr ? meta->dump(-1, ' ', false, Json::error_handler_t::replace) : "{}";
+  g.class_name = a.Str("class_name");
+  g.class_no = a.Str("class_no");
+  g.source = a.Str("source");
+  g.type = a.Str("type");
+  g.desc = a.Str("desc");
+  g.status = a.Str("status", "online");
+  g.editor = a.Str("editor");
+  g.editor_id = a.Str("editor_id");
+  g.auditor = a.Str("auditor");
+  g.auditor_id = a.Str("auditor_id");
+  g.releaser = a.Str("releaser");
+  g.releaser_id = a.Str("releaser_id");
+  g.collection = a.Str("collection", kDefaultKbCollection);
+  return g;
+}
+
+Param GovernedId() { return {"id", Type::kInteger, true, "the governed entry", 1, INT64_MAX, 0, {}, {}}; }
+
+Json AuditJson(const KbAuditEntry& e) {
+  auto parsed = [](const std::string& s) { return s.empty() ? Json() : Json::parse(s, nullptr, false); };
+  return {{"at", e.at}, {"who", e.who}, {"action", e.action}, {"governed_id", e.governed_id},
+          {"before", parsed(e.before)}, {"after", parsed(e.after)}};
+}
+
+void AddGovernanceOperations(OperationTable& ops) {
+  ops.Add({"kb_gov_upsert",
+           "Add a governed red-line entry (version 1), or, when its question and scene exist, a new version of it. "
+           "Its latest online version is searchable in its collection, changed in the same transaction.",
+           Scope::kWrite, false, GovernedFields(true),
+           [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
+             ENGRAM_ASSIGN_OR_RETURN(GovernedEntry g, Kb(b).GovernedUpsert(ctx, GovernedOf(a)));
+             return GovernedJson(g);
+           }});
+  ops.Add({"kb_gov_update",
+           "Update a governed entry: a new version with the given fields changed, re-indexed (the old version "
+           "leaves search in the same transaction).",
+           Scope::kWrite, false, GovernedFields(false),
+           [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
+             GovernedEntry changes = GovernedOf(a);
+             if (!a.Has("metadata")) changes.metadata.clear();
+             ENGRAM_ASSIGN_OR_RETURN(GovernedEntry g, Kb(b).GovernedUpdate(ctx, a.Int("id", 0), changes));
+             return GovernedJson(g);
+           }});
+  for (const bool online : {true, false}) {
+    ops.Add({online ? "kb_gov_online" : "kb_gov_offline",
+             online ? "Put a governed entry online: searchable as soon as this returns."
+                    : "Take a governed entry offline: no search started after this returns finds it.",
+             Scope::kWrite, false, {GovernedId()},
+             [online](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
+               ENGRAM_ASSIGN_OR_RETURN(GovernedEntry g, Kb(b).GovernedSetStatus(ctx, a.Int("id", 0), online));
+               return GovernedJson(g);
+             }});
+  }
+  ops.Add({"kb_gov_get", "Read a governed entry by id (any version, any status).", Scope::kRead, false, {GovernedId()},
+           [](Brain& b, const OperationContext&, const Args& a) -> Result<Json> {
+             ENGRAM_ASSIGN_OR_RETURN(GovernedEntry g, Kb(b).GovernedGet(a.Int("id", 0)));
+             return GovernedJson(g);
+           }});
+  ops.Add({"kb_gov_find", "Find online governed entries whose question contains a word (latest versions).",
+           Scope::kRead, false,
+           {{"word", Type::kString, true, "the word, matched as written", 0, 0, 1024, {}, {}},
+            {"limit", Type::kInteger, false, "entries (1-1000, default 100)", 1, 1000, 0, {}, {}}},
+           [](Brain& b, const OperationContext&, const Args& a) -> Result<Json> {
+             ENGRAM_ASSIGN_OR_RETURN(std::vector<GovernedEntry> found,
+                                     Kb(b).GovernedFind(a.Str("word"), static_cast<size_t>(a.Int("limit", 100))));
+             Json out = Json::array();
+             for (const GovernedEntry& g : found) out.push_back(GovernedJson(g));
+             return Json{{"entries", out}};
+           }});
+  ops.Add({"kb_audit", "The governance log: who changed which entry when, with the row before and after.",
+           Scope::kRead, false,
+           {{"id", Type::kInteger, false, "only this governed entry's changes", 1, INT64_MAX, 0, {}, {}},
+            {"limit", Type::kInteger, false, "entries, newest first (1-10000, default 100)", 1, 10000, 0, {}, {}}},
+           [](Brain& b, const OperationContext&, const Args& a) -> Result<Json> {
+             ENGRAM_ASSIGN_OR_RETURN(std::vector<KbAuditEntry> log,
+                                     Kb(b).Audit(a.Int("id", 0), static_cast<size_t>(a.Int("limit", 100))));
+             Json out = Json::array();
+             for (const KbAuditEntry& e : log) out.push_back(AuditJson(e));
+             return Json{{"audit", out}};
+           }});
+  ops.Add({"kb_reindex",
+           "Rebuild the searchable entries of governed rows: every online latest version present, nothing else of "
+           "theirs. Idempotent: a second run changes nothing.",
+           Scope::kAdmin, false, {},
+           [](Brain& b, const OperationContext& ctx, const Args&) -> Result<Json> {
+             ENGRAM_ASSIGN_OR_RETURN(size_t changed, Kb(b).Reindex(ctx));
+             return Json{{"changed", changed}};
+           }});
 }
 
 }  // namespace
@@ -166,6 +293,7 @@ void AddKbOperations(OperationTable& ops) {
             {"return_embeddings", Type::kBoolean, false, "include the hits' embeddings (none for lexical)", 0, 0, 0,
              {}, {}}},
            [](Brain& b, const OperationContext&, const Args& a) -> Result<Json> { return Search(b, a); }});
+  AddGovernanceOperations(ops);
 }
 
 }  // namespace engram::ops

@@ -11,6 +11,7 @@
 #include "common/files.h"
 #include "ops/embedding_module.h"
 #include "ops/index_format.h"
+#include "ops/kb_module.h"
 #include "sync/git_repo.h"
 #include "sync/git_sync.h"
 #include "sync/hooks.h"
@@ -203,7 +204,7 @@ Status ReindexFromStoredContent(Engine& engine, const std::set<std::string>& pat
 
 }  // namespace
 
-Result<CheckReport> SyncModule::Check(const OperationContext&, const CheckOptions& options) {
+Result<CheckReport> SyncModule::Check(const OperationContext& ctx, const CheckOptions& options) {
   CheckReport report;
   auto repo = sync::GitRepo::Open(brain_.root());
   std::set<std::string> reindex;
@@ -213,8 +214,15 @@ Result<CheckReport> SyncModule::Check(const OperationContext&, const CheckOption
   rebuild.full = options.full;
   rebuild.sample = options.sample;
   const std::string fingerprint = IndexFingerprint(brain_.options());
+  bool knowledge_disagrees = false;
   auto run_check = [&](std::vector<ImportIssue>* problems) -> Status {
     reindex.clear();
+    // Governed knowledge entries against their collections' searchable entries.
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<std::string> knowledge, brain_.Module<KbModule>().CheckGoverned());
+    knowledge_disagrees = !knowledge.empty();
+    for (const std::string& k : knowledge) {
+      problems->push_back({"", "knowledge: " + k + " (`engram kb reindex` or `check --repair` rebuilds it)"});
+    }
 
     if (!repo.ok()) {  // a plain folder: the database against itself
       ENGRAM_ASSIGN_OR_RETURN(std::vector<IntegrityProblem> internal, brain_.engine().CheckIntegrity());
@@ -242,6 +250,7 @@ Result<CheckReport> SyncModule::Check(const OperationContext&, const CheckOption
   if (options.repair && !report.problems.empty()) {
     ENGRAM_ASSIGN_OR_RETURN(auto lock, brain_.LockForWrite("check --repair"));
     ENGRAM_RETURN_IF_ERROR(brain_.engine().Repair());
+    if (knowledge_disagrees) ENGRAM_RETURN_IF_ERROR(brain_.Module<KbModule>().Reindex(ctx).status());
     ENGRAM_RETURN_IF_ERROR(ReindexIfRulesChanged(brain_.engine(), brain_.options()).status());
     if (repo.ok()) {
       sync::SyncOptions so = SyncOptionsOf(brain_.options(), brain_.root());

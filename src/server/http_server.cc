@@ -214,7 +214,7 @@ class Server {
   // the body deadline apply); false when it could not, the error sent.
   bool ReadBody(httplib::Response& res, const httplib::ContentReader& reader, std::string* body);
   void Operation(const httplib::Request& req, httplib::Response& res, const std::string& op, const Result<Json>& args);
-  // POST /knowledge/<route>: the red-line knowledge service's API (server/knowledge_api.h).
+  // POST /<route>: the red-line knowledge service's API (server/knowledge_api.h).
   void Knowledge(httplib::Response& res, const httplib::ContentReader& reader, const std::string& route);
   void Mcp(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader);
   Status AddMcpSession(const std::string& id, const std::shared_ptr<McpEntry>& entry);
@@ -279,7 +279,8 @@ httplib::Server::HandlerResponse Server::Guard(const httplib::Request& req, http
   t_caller.clear();
   t_ctx.reset();
   auto refuse = [&](const Status& st, int http_status) {
-    if (req.path.rfind("/knowledge/", 0) == 0) {  // the knowledge service's callers read its envelope
+    if (req.path.rfind("/knowledge/", 0) == 0 || req.path.rfind("/data/redline_knowledge/", 0) == 0) {
+      // The knowledge service's callers read its envelope.
       res.status = http_status;
       res.set_content(knowledge::Envelope(st, 0, nullptr), "application/json");
     } else {
@@ -501,8 +502,11 @@ void Server::Routes() {
   http_.Get("/healthcheck", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("Hello, world", "text/plain");
   });
-  for (const char* route : {"upsert", "delete", "search"}) {
-    http_.Post(std::string("/knowledge/") + route,
+  for (const char* route : {"knowledge/upsert", "knowledge/delete", "knowledge/search", "data/redline_knowledge/upsert",
+                            "data/redline_knowledge/update", "data/redline_knowledge/online",
+                            "data/redline_knowledge/offline", "data/redline_knowledge/getById",
+                            "data/redline_knowledge/getByWord"}) {
+    http_.Post(std::string("/") + route,
                [this, r = std::string(route)](const httplib::Request&, httplib::Response& res,
                                               const httplib::ContentReader& reader) { Knowledge(res, reader, r); });
   }

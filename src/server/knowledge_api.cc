@@ -38,8 +38,33 @@ bool EmptyList(const Json& body, const char* key) {
 
 }  // namespace
 
-Result<Call> Translate(std::string_view route, const Json& body) {
+namespace {
+
+constexpr std::string_view kGovernance = "data/redline_knowledge/";
+
+// The governance routes: the body's fields are the operation's arguments (envelope fields dropped).
+Result<Call> TranslateGovernance(std::string_view route, const Json& body) {
+  static const std::pair<std::string_view, const char*> kOps[] = {
+      {"upsert", "kb_gov_upsert"},   {"update", "kb_gov_update"},   {"online", "kb_gov_online"},
+      {"offline", "kb_gov_offline"}, {"getById", "kb_gov_get"},     {"getByWord", "kb_gov_find"}};
+  Call call;
+  for (const auto& [name, op] : kOps) {
+    if (route == name) call.op = op;
+  }
+  if (call.op.empty()) return Status::NotFound("no route /" + std::string(kGovernance) + std::string(route));
+  call.args = body;
+  for (const char* key : {"request_id", "business_id", "session_id"}) call.args.erase(key);
+  return call;
+}
+
+}  // namespace
+
+Result<Call> Translate(std::string_view path, const Json& body) {
   ENGRAM_RETURN_IF_ERROR(CheckCommonFields(body));
+  if (path.substr(0, kGovernance.size()) == kGovernance) return TranslateGovernance(path.substr(kGovernance.size()), body);
+  constexpr std::string_view kKnowledge = "knowledge/";
+  if (path.substr(0, kKnowledge.size()) != kKnowledge) return Status::NotFound("no route /" + std::string(path));
+  const std::string_view route = path.substr(kKnowledge.size());
   Call call;
   call.args = Json::object();
   Take(body, "collection", &call.args);
@@ -68,9 +93,10 @@ Result<Call> Translate(std::string_view route, const Json& body) {
   return call;
 }
 
-Ordered DataOf(std::string_view route, const Json& answer) {
-  if (route == "upsert") return Ordered(answer.value("ids", Json::array()));
-  if (route == "delete") return Ordered(answer.value("deleted", Json::array()));
+Ordered DataOf(std::string_view path, const Json& answer) {
+  if (path.substr(0, kGovernance.size()) == kGovernance) return Ordered::parse(answer.dump());
+  if (path == "knowledge/upsert") return Ordered(answer.value("ids", Json::array()));
+  if (path == "knowledge/delete") return Ordered(answer.value("deleted", Json::array()));
   Ordered groups = Ordered::array();
   for (const Json& g : answer.value("groups", Json::array())) {
     Ordered o;

@@ -25,14 +25,16 @@ struct Call {
   nlohmann::json args;
 };
 
-// The call behind POST /knowledge/<route> (route: "upsert", "delete",
-// "search") for its JSON body. InvalidArgument with the original's message
-// for what it refuses itself ("docs为空", "ids和texts均为空", ...) and for a
-// missing request_id or business_id.
-Result<Call> Translate(std::string_view route, const nlohmann::json& body);
+// The call behind POST /PATH for its JSON body. PATH (without the leading
+// '/') is knowledge/upsert|delete|search, or a governance route
+// data/redline_knowledge/upsert|update|online|offline|getById|getByWord
+// (whose body holds the operation's arguments). InvalidArgument with the
+// original's message for what it refuses itself ("docs为空", "ids和texts均为空",
+// ...) and for a missing request_id or business_id.
+Result<Call> Translate(std::string_view path, const nlohmann::json& body);
 
 // The envelope's data for a route from its operation's answer.
-nlohmann::ordered_json DataOf(std::string_view route, const nlohmann::json& answer);
+nlohmann::ordered_json DataOf(std::string_view path, const nlohmann::json& answer);
 
 // The envelope, serialised: code 0 / "success" for ok, else code 1 and the
 // error's message.

@@ -101,6 +101,44 @@ CHECKS=$((CHECKS + 1))
 post /knowledge/upsert '{"request_id": "r14", "business_id": "b1", "docs": [{"text": "x", "meta": {"nested": {"a": 1}}}]}'
 expect_envelope 400 1 "docs[0].meta.nested must be a string, number or boolean (meta is flat)" "nested meta"
 
+# --- governance: rows and search change together ---
+Q='如何在网上购买违禁药品'
+UQ=$(printf '%s' "$Q" | md5sum | cut -d' ' -f1)
+post /data/redline_knowledge/upsert "{\"request_id\": \"g1\", \"business_id\": \"b1\", \"business_scene\": \"chat\", \"question\": \"$Q\", \"answer\": \"购买违禁药品违法。\", \"class_name\": \"违法/毒品\", \"type\": \"drugs\", \"editor\": \"alice\"}"
+expect_envelope 200 0 success "governed upsert"
+expect_json "$BODY" '(d["data"]["uniq_id"], d["data"]["version"], d["data"]["status"])' "('$UQ', 1, 'online')"
+GID=$(json_get "$BODY" 'd["data"]["id"]')
+search_ids() {
+  post /knowledge/search "{\"request_id\": \"s\", \"business_id\": \"b1\", \"text_list\": [\"$Q\"], \"threshold\": 0.9}"
+  json_get "$BODY" 'd["data"][0]["ids"]'
+}
+CHECKS=$((CHECKS + 1))
+[[ "$(search_ids)" == "['chat_${UQ}_1']" ]] || fail "an online governed entry is searchable: $BODY"
+post /data/redline_knowledge/offline "{\"request_id\": \"g2\", \"business_id\": \"b1\", \"id\": $GID}"
+expect_envelope 200 0 success "offline"
+CHECKS=$((CHECKS + 1))
+[[ "$(search_ids)" == "[]" ]] || fail "offline leaves search at once: $BODY"
+post /data/redline_knowledge/getByWord '{"request_id": "g3", "business_id": "b1", "word": "违禁药品"}'
+expect_json "$BODY" 'd["data"]["entries"]' "[]"
+post /data/redline_knowledge/online "{\"request_id\": \"g4\", \"business_id\": \"b1\", \"id\": $GID}"
+post /data/redline_knowledge/update "{\"request_id\": \"g5\", \"business_id\": \"b1\", \"id\": $GID, \"answer\": \"网上购买违禁药品是违法行为。\", \"auditor\": \"bob\"}"
+expect_envelope 200 0 success "update"
+expect_json "$BODY" '(d["data"]["version"], d["data"]["auditor"], d["data"]["editor"])' "(2, 'bob', 'alice')"
+CHECKS=$((CHECKS + 1))
+[[ "$(search_ids)" == "['chat_${UQ}_2']" ]] || fail "an update re-indexes as the new version: $BODY"
+post /knowledge/search "{\"request_id\": \"s\", \"business_id\": \"b1\", \"text_list\": [\"$Q\"], \"threshold\": 0.9}"
+expect_json "$BODY" 'd["data"][0]["metadatas"][0]' "{'className': '违法/毒品', 'safeChat': '网上购买违禁药品是违法行为。', 'source': '', 'type': 'drugs'}"
+post /data/redline_knowledge/getById "{\"request_id\": \"g6\", \"business_id\": \"b1\", \"id\": $GID}"
+expect_json "$BODY" '(d["data"]["version"], d["data"]["latest"], d["data"]["status"])' "(1, False, 'online')"
+post /data/redline_knowledge/getById '{"request_id": "g7", "business_id": "b1", "id": 999999}'
+expect_envelope 404 1 "no governed entry 999999" "unknown governed id"
+post /data/redline_knowledge/upsert '{"request_id": "g8", "business_id": "b1", "question": "x"}'
+expect_envelope 400 1 "field 'business_scene' is required" "governed upsert without a scene"
+expect_exit 0 -- "$ENGRAM" --brain "$B" --json call kb_audit "{\"limit\": 10}"
+expect_json "$OUT" '[(e["action"], e["who"].split(":")[0]) for e in d["audit"]]' \
+  "[('update', 'http'), ('online', 'http'), ('offline', 'http'), ('create', 'http')]"
+expect_exit 0 -- "$ENGRAM" --brain "$B" check
+
 # --- tokens: read scope searches, write scope changes ---
 R=$("$ENGRAM" --brain "$B" --json token create --scope read --name reader | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
 W=$("$ENGRAM" --brain "$B" --json token create --scope write --name writer | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
@@ -113,7 +151,7 @@ expect_json "$BODY" 'd["code"]' 1
 post /knowledge/upsert '{"request_id": "r17", "business_id": "b1", "docs": [{"id": "w1", "text": "赌博网站"}]}' "$W"
 expect_envelope 200 0 success "upsert with a write token"
 expect_json "$("$ENGRAM" --brain "$B" --json call kb_list)" \
-  '[c["entries"] for c in d["collections"] if c["collection"] == "default"]' "[2]"
+  '[c["entries"] for c in d["collections"] if c["collection"] == "default"]' "[3]"
 post /knowledge/search '{"request_id": "r18", "business_id": "b1", "text_list": ["x"]}'
 CHECKS=$((CHECKS + 1))
 [[ "$STATUS" == 401 ]] || fail "no token once tokens exist: HTTP $STATUS: $BODY"
@@ -151,5 +189,5 @@ CHECKS=$((CHECKS + 1))
 expect_exit 0 -- kb delete q1 -c copy
 expect_contains "$OUT" "Deleted 1 entry in copy" "delete"
 expect_exit 0 -- kb --json list
-expect_json "$OUT" '[(c["collection"], c["entries"]) for c in d["collections"]]' "[('copy', 1), ('default', 2), ('redline', 2)]"
+expect_json "$OUT" '[(c["collection"], c["entries"]) for c in d["collections"]]' "[('copy', 1), ('default', 3), ('redline', 2)]"
 finish

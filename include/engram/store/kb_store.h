@@ -70,6 +70,42 @@ struct KbCollectionStats {
   int64_t entries = 0;
 };
 
+// A governed entry (the original's red_line_knowledge row): curated by
+// editors, audited and released, versioned. uniq_id = md5(question); unique
+// on (uniq_id, business_scene, version). Its latest version, while online,
+// is an entry of its collection (id "{business_scene}_{uniq_id}_{version}"),
+// written in the same transaction as the row.
+struct GovernedEntry {
+  int64_t id = 0;  // set by the store
+  std::string uniq_id;
+  std::string business_scene;
+  std::string question;
+  std::string answer;
+  std::string metadata = "{}";  // a JSON object, as given
+  std::string class_name;       // levels joined by '/'
+  std::string class_no;
+  std::string source;
+  std::string type;
+  std::string desc;
+  int64_t version = 1;
+  std::string status = "online";  // "online" or "offline"
+  std::string editor, editor_id, auditor, auditor_id, releaser, releaser_id;
+  std::string create_time, update_time;
+  std::string collection;  // the collection it is searchable in
+  bool latest = true;      // false once a newer version exists
+};
+
+// One governance change: who, when, what, and the row before and after (JSON).
+struct KbAuditEntry {
+  int64_t id = 0;
+  std::string at;
+  std::string who;
+  std::string action;  // "create", "update", "online", "offline", "reindex"
+  int64_t governed_id = 0;
+  std::string before;  // "" when there was none
+  std::string after;
+};
+
 class KbStore {
  public:
   virtual ~KbStore() = default;
@@ -103,6 +139,25 @@ class KbStore {
                                                      size_t limit) = 0;
   // The entry of that id in the collection, or nothing.
   virtual Result<std::optional<KbEntry>> FindKbEntry(std::string_view collection, std::string_view id) = 0;
+
+  // Governed entries. InsertGoverned returns the new row's id
+  // (AlreadyExists for a second (uniq_id, business_scene, version)).
+  virtual Result<int64_t> InsertGoverned(const GovernedEntry& entry) = 0;
+  // Rewrites the row of entry.id (NotFound when there is none).
+  virtual Status UpdateGoverned(const GovernedEntry& entry) = 0;
+  virtual Result<std::optional<GovernedEntry>> GetGoverned(int64_t id) = 0;
+  // The latest version of (uniq_id, business_scene), or nothing.
+  virtual Result<std::optional<GovernedEntry>> LatestGoverned(std::string_view uniq_id,
+                                                              std::string_view business_scene) = 0;
+  // Latest versions whose question contains word (online ones only when
+  // online_only), by id, at most limit.
+  virtual Result<std::vector<GovernedEntry>> FindGoverned(std::string_view word, bool online_only,
+                                                          size_t limit) = 0;
+  // Every row after after_id, ascending, at most limit (a keyset page).
+  virtual Result<std::vector<GovernedEntry>> ScanGoverned(int64_t after_id, size_t limit) = 0;
+  virtual Status AppendKbAudit(const KbAuditEntry& entry) = 0;
+  // Newest first; governed_id 0 = every entry's changes.
+  virtual Result<std::vector<KbAuditEntry>> KbAudit(int64_t governed_id, size_t limit) = 0;
 
  protected:
   KbStore() = default;

@@ -12,7 +12,7 @@ namespace engram::store::sqlite {
 namespace {
 
 // Migration N is kMigrations[N-1]. Never edit a released migration: append.
-constexpr std::array<const char*, 12> kMigrations = {
+constexpr std::array<const char*, 13> kMigrations = {
     // 1: the foundation schema.
     R"sql(
 CREATE TABLE sources (
@@ -303,6 +303,44 @@ CREATE TABLE kb_entries (
   updated_by TEXT NOT NULL DEFAULT '',
   UNIQUE (collection_id, id)
 );
+)sql",
+    // 13: governed knowledge entries (the original's red_line_knowledge
+    // table) and the audit log of every governance change.
+    R"sql(
+CREATE TABLE kb_governed (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  uniq_id TEXT NOT NULL,
+  business_scene TEXT NOT NULL,
+  question TEXT NOT NULL,
+  answer TEXT NOT NULL DEFAULT '',
+  metadata TEXT NOT NULL DEFAULT '{}',
+  class_name TEXT NOT NULL DEFAULT '',
+  class_no TEXT NOT NULL DEFAULT '',
+  source TEXT NOT NULL DEFAULT '',
+  type TEXT NOT NULL DEFAULT '',
+  desc TEXT NOT NULL DEFAULT '',
+  version INTEGER NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('online', 'offline')),
+  editor TEXT NOT NULL DEFAULT '', editor_id TEXT NOT NULL DEFAULT '',
+  auditor TEXT NOT NULL DEFAULT '', auditor_id TEXT NOT NULL DEFAULT '',
+  releaser TEXT NOT NULL DEFAULT '', releaser_id TEXT NOT NULL DEFAULT '',
+  create_time TEXT NOT NULL,
+  update_time TEXT NOT NULL,
+  collection TEXT NOT NULL,
+  latest INTEGER NOT NULL DEFAULT 1,
+  UNIQUE (uniq_id, business_scene, version)
+);
+CREATE INDEX kb_governed_latest ON kb_governed(uniq_id, business_scene, latest);
+CREATE TABLE kb_audit (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  at TEXT NOT NULL,
+  who TEXT NOT NULL,
+  action TEXT NOT NULL,
+  governed_id INTEGER NOT NULL,
+  before TEXT NOT NULL DEFAULT '',
+  after TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX kb_audit_governed ON kb_audit(governed_id);
 )sql",
 };
 

@@ -118,6 +118,15 @@ class SqliteEngine final : public Engine, public PostingStore {
   Result<std::vector<KbEntry>> KbEntriesByKey(const std::vector<int64_t>& keys) override;
   Result<std::vector<KbEntry>> ScanKbEntries(std::string_view collection, int64_t after_key, size_t limit) override;
   Result<std::optional<KbEntry>> FindKbEntry(std::string_view collection, std::string_view id) override;
+  Result<int64_t> InsertGoverned(const GovernedEntry& entry) override;
+  Status UpdateGoverned(const GovernedEntry& entry) override;
+  Result<std::optional<GovernedEntry>> GetGoverned(int64_t id) override;
+  Result<std::optional<GovernedEntry>> LatestGoverned(std::string_view uniq_id,
+                                                      std::string_view business_scene) override;
+  Result<std::vector<GovernedEntry>> FindGoverned(std::string_view word, bool online_only, size_t limit) override;
+  Result<std::vector<GovernedEntry>> ScanGoverned(int64_t after_id, size_t limit) override;
+  Status AppendKbAudit(const KbAuditEntry& entry) override;
+  Result<std::vector<KbAuditEntry>> KbAudit(int64_t governed_id, size_t limit) override;
 
   Result<std::optional<int64_t>> FindTerm(std::string_view term) override;
   Result<std::shared_ptr<const std::string>> ReadPostingList(PostingField field, int64_t term_id) override;
