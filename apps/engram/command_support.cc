@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "ops/operations.h"
+#include "output.h"
 #include "ops/render.h"
 
 namespace engram::cli {
@@ -61,6 +62,17 @@ std::atomic<bool>& StopOnSignals() {
 Result<nlohmann::json> CallOperation(Brain& brain, std::string_view name, const nlohmann::json& args,
                                      const OperationContext& ctx) {
   return ops::Call(brain, ctx, name, args);
+}
+
+int RunOperation(std::string_view name, const nlohmann::json& args, bool json, const std::string& brain_dir,
+                 void (*print_text)(const nlohmann::json&)) {
+  auto brain = OpenBrain(brain_dir);
+  if (!brain.ok()) return Fail(brain.status(), json);
+  auto r = CallOperation(**brain, name, args);
+  if (!r.ok()) return Fail(r.status(), json);
+  if (json) Print(*r);
+  else print_text(*r);
+  return 0;
 }
 
 CLI::Range OperationRange(std::string_view op_name, std::string_view param) {

@@ -36,6 +36,12 @@ std::atomic<bool>& StopOnSignals();
 Result<nlohmann::json> CallOperation(Brain& brain, std::string_view name, const nlohmann::json& args,
                                      const OperationContext& ctx = {});
 
+// Opens the brain, runs the operation `name` (CallOperation) and prints its
+// JSON (json) or, from the same JSON, the text print_text makes of it;
+// returns the exit status.
+int RunOperation(std::string_view name, const nlohmann::json& args, bool json, const std::string& brain_dir,
+                 void (*print_text)(const nlohmann::json&));
+
 // The range an operation's integer parameter allows, as a CLI11 check: a flag
 // refuses what the operation would refuse, and its help shows the range.
 CLI::Range OperationRange(std::string_view op, std::string_view param);

@@ -30,17 +30,6 @@ struct KbArgs {
   int limit = 100;
 };
 
-// Runs one kb operation and prints its JSON (--json) or, from the same JSON, the text.
-int Run(std::string_view op, const Json& args, bool json, const std::string& brain_dir,
-        void (*print_text)(const Json&)) {
-  auto brain = OpenBrain(brain_dir);
-  if (!brain.ok()) return Fail(brain.status(), json);
-  auto r = CallOperation(**brain, op, args);
-  if (!r.ok()) return Fail(r.status(), json);
-  if (json) Print(*r);
-  else print_text(*r);
-  return 0;
-}
 
 Result<Json> ParseJsonFlag(const std::string& flag, const std::string& value) {
   if (value.empty()) return Json();
@@ -49,9 +38,9 @@ Result<Json> ParseJsonFlag(const std::string& flag, const std::string& value) {
   return j;
 }
 
-void PrintCreate(const Json& r) { std::cout << "Created collection " << r["created"].get<std::string>() << "\n"; }
+void PrintKbCreate(const Json& r) { std::cout << "Created collection " << r["created"].get<std::string>() << "\n"; }
 
-void PrintList(const Json& r) {
+void PrintKbList(const Json& r) {
   if (r["collections"].empty()) std::cout << "No knowledge collections (engram kb create NAME)\n";
   for (const Json& c : r["collections"]) {
     std::string fields;
@@ -63,7 +52,7 @@ void PrintList(const Json& r) {
   }
 }
 
-void PrintIds(const Json& r) {
+void PrintKbIds(const Json& r) {
   const bool deleted = r.contains("deleted");
   const Json& ids = deleted ? r["deleted"] : r["ids"];
   std::cout << (deleted ? "Deleted " : "Stored ") << ids.size() << (ids.size() == 1 ? " entry" : " entries")
@@ -71,7 +60,7 @@ void PrintIds(const Json& r) {
   for (const Json& id : ids) std::cout << "  " << id.get<std::string>() << "\n";
 }
 
-void PrintSearch(const Json& r) {
+void PrintKbSearch(const Json& r) {
   const Json& groups = r["groups"];
   for (size_t g = 0; g < groups.size(); ++g) {
     if (groups.size() > 1) std::cout << (g == 0 ? "" : "\n") << "#" << g + 1 << "\n";
@@ -95,7 +84,7 @@ void PrintGoverned(const Json& g) {
             << (g["status"] == "online" && g["latest"].get<bool>() ? ": searchable" : ": not searchable") << "\n";
 }
 
-void PrintAudit(const Json& r) {
+void PrintKbAudit(const Json& r) {
   if (r["audit"].empty()) std::cout << "No governance changes yet\n";
   for (const Json& e : r["audit"]) {
     std::cout << e["at"].get<std::string>() << "  " << e["action"].get<std::string>() << "  entry "
@@ -103,14 +92,14 @@ void PrintAudit(const Json& r) {
   }
 }
 
-void PrintReindex(const Json& r) {
+void PrintKbReindex(const Json& r) {
   const auto n = r["changed"].get<int64_t>();
   std::cout << (n == 0 ? std::string("The collections already agree with the governed entries")
                        : "Reindexed: " + std::to_string(n) + " searchable entries written or removed")
             << "\n";
 }
 
-int RunCreate(const KbArgs& a, bool json, const std::string& brain_dir) {
+int RunKbCreate(const KbArgs& a, bool json, const std::string& brain_dir) {
   Json fields = Json::array();
   for (const std::string& f : a.fields) {
     const size_t colon = f.find(':');
@@ -118,28 +107,28 @@ int RunCreate(const KbArgs& a, bool json, const std::string& brain_dir) {
     if (colon != std::string::npos) field["type"] = f.substr(colon + 1);
     fields.push_back(field);
   }
-  return Run("kb_create", {{"collection", a.collection}, {"fields", fields}}, json, brain_dir, PrintCreate);
+  return RunOperation("kb_create", {{"collection", a.collection}, {"fields", fields}}, json, brain_dir, PrintKbCreate);
 }
 
-int RunUpsert(const KbArgs& a, bool json, const std::string& brain_dir) {
+int RunKbUpsert(const KbArgs& a, bool json, const std::string& brain_dir) {
   auto meta = ParseJsonFlag("--meta", a.meta);
   if (!meta.ok()) return Fail(meta.status(), json);
   Json doc = {{"text", a.text}};
   if (!a.id.empty()) doc["id"] = a.id;
   if (!a.source.empty()) doc["source"] = a.source;
   if (!meta->is_null()) doc["meta"] = *meta;
-  return Run("kb_upsert", {{"collection", a.collection}, {"docs", Json::array({doc})}}, json, brain_dir, PrintIds);
+  return RunOperation("kb_upsert", {{"collection", a.collection}, {"docs", Json::array({doc})}}, json, brain_dir, PrintKbIds);
 }
 
-int RunSearch(const KbArgs& a, bool json, const std::string& brain_dir) {
+int RunKbSearch(const KbArgs& a, bool json, const std::string& brain_dir) {
   auto filters = ParseJsonFlag("--filter", a.filters);
   if (!filters.ok()) return Fail(filters.status(), json);
   Json args = {{"collection", a.collection}, {"text_list", a.texts}, {"top_k", a.top_k}, {"threshold", a.threshold}};
   if (!filters->is_null()) args["filters"] = *filters;
-  return Run("kb_search", args, json, brain_dir, PrintSearch);
+  return RunOperation("kb_search", args, json, brain_dir, PrintKbSearch);
 }
 
-int RunImport(const KbArgs& a, bool json, const std::string& brain_dir) {
+int RunKbImport(const KbArgs& a, bool json, const std::string& brain_dir) {
   auto brain = OpenBrain(brain_dir);
   if (!brain.ok()) return Fail(brain.status(), json);
   auto data = ReadInputFile(a.file, kMaxImportBytes);
@@ -175,7 +164,7 @@ int RunImport(const KbArgs& a, bool json, const std::string& brain_dir) {
   return 0;
 }
 
-int RunExport(const KbArgs& a, bool json, const std::string& brain_dir) {
+int RunKbExport(const KbArgs& a, bool json, const std::string& brain_dir) {
   auto brain = OpenBrain(brain_dir);
   if (!brain.ok()) return Fail(brain.status(), json);
   ops::KbModule& kb = (*brain)->Module<ops::KbModule>();
@@ -211,11 +200,11 @@ void AddKbCommands(CLI::App& app, const bool* json, const std::string* brain_dir
   auto* create = kb->add_subcommand("create", "Create a collection with the meta fields it filters on");
   create->add_option("NAME", a->collection, "Its name: letters, digits, '_', '-' or '.'")->required();
   create->add_option("--field", a->fields, "A filterable meta field: NAME or NAME:TYPE (string, number, date)");
-  create->callback([a, json, brain_dir, exit_code] { *exit_code = RunCreate(*a, *json, *brain_dir); });
+  create->callback([a, json, brain_dir, exit_code] { *exit_code = RunKbCreate(*a, *json, *brain_dir); });
 
   auto* list = kb->add_subcommand("list", "List the collections with their entry counts and fields");
   list->callback([json, brain_dir, exit_code] {
-    *exit_code = Run("kb_list", Json::object(), *json, *brain_dir, PrintList);
+    *exit_code = RunOperation("kb_list", Json::object(), *json, *brain_dir, PrintKbList);
   });
 
   auto* upsert = kb->add_subcommand("upsert", "Add or replace one entry (an existing id is replaced)");
@@ -224,15 +213,15 @@ void AddKbCommands(CLI::App& app, const bool* json, const std::string* brain_dir
   upsert->add_option("--source", a->source, "Where it comes from");
   upsert->add_option("--meta", a->meta, "Flat JSON fields, e.g. '{\"safeChat\": \"...\", \"type\": \"drugs\"}'");
   collection(upsert);
-  upsert->callback([a, json, brain_dir, exit_code] { *exit_code = RunUpsert(*a, *json, *brain_dir); });
+  upsert->callback([a, json, brain_dir, exit_code] { *exit_code = RunKbUpsert(*a, *json, *brain_dir); });
 
   auto* del = kb->add_subcommand("delete", "Delete entries by id, or by text (--text)");
   del->add_option("ID", a->ids, "Entry ids");
   del->add_option("--text", a->texts, "Delete the entry of this text (its md5 id); repeatable");
   collection(del);
   del->callback([a, json, brain_dir, exit_code] {
-    *exit_code = Run("kb_delete", {{"collection", a->collection}, {"ids", a->ids}, {"texts", a->texts}}, *json,
-                     *brain_dir, PrintIds);
+    *exit_code = RunOperation("kb_delete", {{"collection", a->collection}, {"ids", a->ids}, {"texts", a->texts}}, *json,
+                     *brain_dir, PrintKbIds);
   });
 
   auto* search = kb->add_subcommand("search", "Find the entries most similar to each text");
@@ -244,7 +233,7 @@ void AddKbCommands(CLI::App& app, const bool* json, const std::string* brain_dir
                      "JSON: {\"type\": [\"a\", \"b\"]} (IN, AND across fields), {\"level\": {\"gte\": 2}}, "
                      "{\"type\": {\"not_in\": [\"c\"]}}");
   collection(search);
-  search->callback([a, json, brain_dir, exit_code] { *exit_code = RunSearch(*a, *json, *brain_dir); });
+  search->callback([a, json, brain_dir, exit_code] { *exit_code = RunKbSearch(*a, *json, *brain_dir); });
 
   auto* import = kb->add_subcommand("import", "Import entries from a JSON Lines or CSV file (all checked first)");
   import->add_option("FILE", a->file, "The file: .jsonl ({id?, text, source?, meta?} per line) or .csv (a header "
@@ -255,7 +244,7 @@ void AddKbCommands(CLI::App& app, const bool* json, const std::string* brain_dir
   collection(import);
   import->footer("Every line is read and checked before anything is stored: a bad line stops the import with its\n"
                  "line number. Entries are then stored 1,000 at a time; ids make a re-import converge.");
-  import->callback([a, json, brain_dir, exit_code] { *exit_code = RunImport(*a, *json, *brain_dir); });
+  import->callback([a, json, brain_dir, exit_code] { *exit_code = RunKbImport(*a, *json, *brain_dir); });
 
   for (const bool online : {true, false}) {
     auto* flip = kb->add_subcommand(online ? "online" : "offline",
@@ -263,7 +252,7 @@ void AddKbCommands(CLI::App& app, const bool* json, const std::string* brain_dir
                                            : "Take a governed entry offline (unsearchable when this returns)");
     flip->add_option("ID", a->governed_id, "The governed entry's id")->required();
     flip->callback([a, online, json, brain_dir, exit_code] {
-      *exit_code = Run(online ? "kb_gov_online" : "kb_gov_offline", {{"id", a->governed_id}}, *json, *brain_dir,
+      *exit_code = RunOperation(online ? "kb_gov_online" : "kb_gov_offline", {{"id", a->governed_id}}, *json, *brain_dir,
                        PrintGoverned);
     });
   }
@@ -274,18 +263,18 @@ void AddKbCommands(CLI::App& app, const bool* json, const std::string* brain_dir
   audit->callback([a, json, brain_dir, exit_code] {
     Json args = {{"limit", a->limit}};
     if (a->governed_id > 0) args["id"] = a->governed_id;
-    *exit_code = Run("kb_audit", args, *json, *brain_dir, PrintAudit);
+    *exit_code = RunOperation("kb_audit", args, *json, *brain_dir, PrintKbAudit);
   });
   auto* reindex = kb->add_subcommand("reindex", "Rebuild the governed entries' searchable side from their rows");
   reindex->footer("Every online latest version is made searchable and nothing else of theirs is; a second run\n"
                   "changes nothing. `engram check` reports any disagreement.");
   reindex->callback([json, brain_dir, exit_code] {
-    *exit_code = Run("kb_reindex", Json::object(), *json, *brain_dir, PrintReindex);
+    *exit_code = RunOperation("kb_reindex", Json::object(), *json, *brain_dir, PrintKbReindex);
   });
 
   auto* exp = kb->add_subcommand("export", "Print a collection's entries as JSON Lines (what import reads)");
   collection(exp);
-  exp->callback([a, json, brain_dir, exit_code] { *exit_code = RunExport(*a, *json, *brain_dir); });
+  exp->callback([a, json, brain_dir, exit_code] { *exit_code = RunKbExport(*a, *json, *brain_dir); });
 }
 
 }  // namespace engram::cli

@@ -31,18 +31,6 @@ struct PartArgs {
   std::string type;
 };
 
-// Runs one page operation on the brain and prints its JSON (--json) or,
-// from the same JSON, the text.
-int RunPageOperation(std::string_view op, const Json& args, bool json, const std::string& brain_dir,
-                     void (*print_text)(const Json&)) {
-  auto brain = OpenBrain(brain_dir);
-  if (!brain.ok()) return Fail(brain.status(), json);
-  auto r = CallOperation(**brain, op, args);
-  if (!r.ok()) return Fail(r.status(), json);
-  if (json) Print(*r);
-  else print_text(*r);
-  return 0;
-}
 
 void PrintPut(const Json& r) {
   std::cout << (r["created"].get<bool>() ? "Created " : "Updated ") << r["slug"].get<std::string>() << " ("
@@ -114,25 +102,25 @@ int RunList(const PageArgs& a, bool json, const std::string& brain_dir) {
   Json args = {{"limit", a.filter.limit}};
   if (!a.filter.type.empty()) args["type"] = a.filter.type;
   if (!a.filter.tag.empty()) args["tag"] = a.filter.tag;
-  return RunPageOperation("list_pages", args, json, brain_dir, PrintList);
+  return RunOperation("list_pages", args, json, brain_dir, PrintList);
 }
 
 int RunTimeline(const PartArgs& a, bool json, const std::string& brain_dir) {
-  if (a.date.empty()) return RunPageOperation("get_timeline", {{"slug", a.slug}}, json, brain_dir, PrintTimeline);
+  if (a.date.empty()) return RunOperation("get_timeline", {{"slug", a.slug}}, json, brain_dir, PrintTimeline);
   Json args = {{"slug", a.slug}, {"date", a.date}, {"summary", a.summary}};
   if (!a.source.empty()) args["source"] = a.source;
-  return RunPageOperation("add_timeline_entry", args, json, brain_dir, PrintEdit);
+  return RunOperation("add_timeline_entry", args, json, brain_dir, PrintEdit);
 }
 
 int RunTag(const PartArgs& a, bool json, const std::string& brain_dir) {
-  if (a.tag.empty()) return RunPageOperation("get_tags", {{"slug", a.slug}}, json, brain_dir, PrintTags);
-  return RunPageOperation("add_tag", {{"slug", a.slug}, {"tag", a.tag}}, json, brain_dir, PrintEdit);
+  if (a.tag.empty()) return RunOperation("get_tags", {{"slug", a.slug}}, json, brain_dir, PrintTags);
+  return RunOperation("add_tag", {{"slug", a.slug}, {"tag", a.tag}}, json, brain_dir, PrintEdit);
 }
 
 int RunLink(const PartArgs& a, bool json, const std::string& brain_dir) {
   Json args = {{"slug", a.slug}, {"target", a.target}};
   if (!a.type.empty()) args["type"] = a.type;
-  return RunPageOperation("add_link", args, json, brain_dir, PrintEdit);
+  return RunOperation("add_link", args, json, brain_dir, PrintEdit);
 }
 
 // `engram backlinks | timeline | tag | link`: the operations on a page's
@@ -142,7 +130,7 @@ void AddPagePartCommands(CLI::App& app, const bool* json, const std::string* bra
   auto* back = app.add_subcommand("backlinks", "List the pages linking to a page, with each link's type and sentence");
   back->add_option("SLUG", a->slug, "The page: slug, path, title or alias")->required();
   back->callback([a, json, brain_dir, exit_code] {
-    *exit_code = RunPageOperation("get_backlinks", {{"slug", a->slug}}, *json, *brain_dir, PrintBacklinks);
+    *exit_code = RunOperation("get_backlinks", {{"slug", a->slug}}, *json, *brain_dir, PrintBacklinks);
   });
 
   auto* timeline = app.add_subcommand("timeline", "Show a page's dated timeline, or add an entry to it");
@@ -186,7 +174,7 @@ void AddPageCommands(CLI::App& app, const bool* json, const std::string* brain_d
   auto* get = app.add_subcommand("get", "Print a page's Markdown (or, with --json, its fields)");
   get->add_option("SLUG", a->slug, "Page slug")->required();
   get->callback([a, json, brain_dir, exit_code] {
-    *exit_code = RunPageOperation("get_page", {{"slug", a->slug}}, *json, *brain_dir, PrintGet);
+    *exit_code = RunOperation("get_page", {{"slug", a->slug}}, *json, *brain_dir, PrintGet);
   });
 
   auto* list = app.add_subcommand("list", "List pages, optionally by type or tag");
@@ -200,7 +188,7 @@ void AddPageCommands(CLI::App& app, const bool* json, const std::string* brain_d
   auto* del = app.add_subcommand("delete", "Delete a page and its Markdown file");
   del->add_option("SLUG", a->slug, "Page slug")->required();
   del->callback([a, json, brain_dir, exit_code] {
-    *exit_code = RunPageOperation("delete_page", {{"slug", a->slug}}, *json, *brain_dir, PrintDelete);
+    *exit_code = RunOperation("delete_page", {{"slug", a->slug}}, *json, *brain_dir, PrintDelete);
   });
 
   AddPagePartCommands(app, json, brain_dir, exit_code);

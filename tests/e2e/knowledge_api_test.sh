@@ -8,16 +8,9 @@ source "$(dirname "$0")/lib.sh"
 B="$WORK/brain"
 mkdir -p "$B"
 expect_exit 0 -- "$ENGRAM" init "$B"
-"$ENGRAM" --brain "$B" serve --port 0 2>"$WORK/serve.log" &
-SERVER_PID=$!
-trap 'kill $SERVER_PID 2>/dev/null; wait $SERVER_PID 2>/dev/null; rm -rf "$WORK"' EXIT
-PORT=""
-for _ in $(seq 1 100); do
-  PORT=$(sed -n 's|.*on http://[^:]*:\([0-9]*\).*|\1|p' "$WORK/serve.log" | head -1)
-  [[ -n "$PORT" ]] && break
-  sleep 0.1
-done
-[[ -n "$PORT" ]] || { fail "server did not start: $(cat "$WORK/serve.log")"; finish; exit 1; }
+start_server "$WORK/serve.log"
+trap 'stop_server; rm -rf "$WORK"' EXIT
+[[ -n "$PORT" ]] || { finish; exit 1; }
 URL="http://127.0.0.1:$PORT"
 
 # post ROUTE BODY [TOKEN] -> $STATUS, $TYPE, $BODY (curl, as the original's examples)

@@ -37,6 +37,22 @@ expect_json() {  # expect_json JSON EXPR WANT
   [[ "$got" == "$3" ]] || fail "$2: got '$got', want '$3'"
 }
 
+# start_server LOG [serve options…]: `engram serve` on the brain $B at a free
+# port; sets PORT and SERVER_PID. stop_server ends it.
+start_server() {
+  local log=$1; shift
+  "$ENGRAM" --brain "$B" serve --port 0 "$@" 2>"$log" &
+  SERVER_PID=$!
+  PORT=""
+  for _ in $(seq 1 100); do
+    PORT=$(sed -n 's|.*on http://[^:]*:\([0-9]*\).*|\1|p' "$log" | head -1)
+    [[ -n "$PORT" ]] && break
+    sleep 0.1
+  done
+  [[ -n "$PORT" ]] || fail "server did not start: $(cat "$log")"
+}
+stop_server() { kill "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; }
+
 finish() {
   echo "$((CHECKS - FAILURES)) passed, $FAILURES failed"
   [[ $FAILURES -eq 0 ]]

@@ -91,20 +91,6 @@ expect_exit 0 -- node "$NPM_DIR/mcp_client.mjs" stdio "$ENGRAM" "$B"
 expect_contains "$OUT" "0 failed (stdio)" "SDK over stdio"
 
 # --- engram serve ---
-# start_server LOG [serve options…]: sets PORT and SERVER_PID
-start_server() {
-  local log=$1; shift
-  "$ENGRAM" --brain "$B" serve --port 0 "$@" 2>"$log" &
-  SERVER_PID=$!
-  PORT=""
-  for _ in $(seq 1 100); do
-    PORT=$(sed -n 's|.*on http://[^:]*:\([0-9]*\).*|\1|p' "$log" | head -1)
-    [[ -n "$PORT" ]] && break
-    sleep 0.1
-  done
-  [[ -n "$PORT" ]] || fail "server did not start: $(cat "$log")"
-}
-stop_server() { kill "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; }
 # http METHOD PATH [BODY] [TOKEN] -> $STATUS, $BODY
 http() {
   local out
