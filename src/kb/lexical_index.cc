@@ -8,6 +8,25 @@
 
 namespace engram::kb {
 
+double TextCosine(std::string_view a, std::string_view b) {
+  auto weights = [](std::string_view text) {
+    std::map<std::string, double> w;
+    for (std::string& t : text::AnalyzeTerms(text)) w[std::move(t)] += 1;
+    for (auto& [term, tf] : w) tf = 1.0 + std::log(tf);
+    return w;
+  };
+  const auto wa = weights(a), wb = weights(b);
+  double dot = 0, na = 0, nb = 0;
+  for (const auto& [t, x] : wa) {
+    na += x * x;
+    auto it = wb.find(t);
+    if (it != wb.end()) dot += x * it->second;
+  }
+  for (const auto& [t, y] : wb) nb += y * y;
+  if (na <= 0 || nb <= 0) return 0;
+  return std::min(1.0, dot / (std::sqrt(na) * std::sqrt(nb)));
+}
+
 void LexicalIndex::Weigh(std::string_view text, bool add_terms, std::vector<std::pair<uint32_t, float>>* known,
                          std::vector<float>* unknown) {
   std::map<std::string, uint32_t> counts;

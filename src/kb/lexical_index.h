@@ -34,6 +34,11 @@ struct ScoredKey {
   double score = 0;
 };
 
+// The cosine of two texts' term vectors, each term weighing 1 + ln tf (no
+// idf: two texts are no collection), in [0, 1]; 0 when either has no term.
+// It compares an LLM's answer with the standard answer it was given.
+double TextCosine(std::string_view a, std::string_view b);
+
 class LexicalIndex {
  public:
   // Adds the entry of key with text, replacing what key held.

@@ -13,6 +13,10 @@
 #include "engram/store/kb_store.h"
 #include "kb/kb_index.h"
 
+namespace engram::llm {
+class ChatClient;
+}
+
 namespace engram::ops {
 
 // The collection a call names none of. Made on first upsert, with the
@@ -25,6 +29,22 @@ struct KbDoc {
   std::string text;
   std::string source;
   const nlohmann::json* meta = nullptr;  // a flat object, or null
+};
+
+// The guarded answer's settings (the original's defaults).
+struct KbAnswerOptions {
+  kb::SearchOptions search;          // threshold 0.8, top_k 5
+  double same_threshold = 0.9;       // top-1 at least this: its safeChat, no LLM
+  double answer_similarity = 0.7;    // an LLM answer at least this similar to the top-1 safeChat is kept
+};
+
+// What the guarded answer gives (the original's fields).
+struct KbAnswer {
+  std::string answer;
+  std::string answer_backup;     // an LLM answer too unlike the references
+  std::string no_answer_reason;  // "无数据", "有数据", "模型输出与文档相似度低", "模型未配置", "模型调用失败…", ""
+  double answer_ref_similar = 0;
+  std::vector<kb::Hit> references;
 };
 
 // A governed entry as the operations and the HTTP API return it.
@@ -80,6 +100,15 @@ class KbModule final : public BrainModule {
   // Where the rows and the collections disagree (empty when they agree).
   Result<std::vector<std::string>> CheckGoverned();
 
+  // The guarded answer in three stages: no hit -> "无数据"; top-1 score >=
+  // same_threshold -> its safeChat verbatim, no LLM; otherwise an LLM
+  // ([llm] model) answers from the references, kept only when its
+  // similarity (kb::TextCosine) to the top-1 safeChat reaches
+  // answer_similarity, else moved to answer_backup. An LLM that is not
+  // configured, fails or answers nothing is a no_answer_reason, never an error.
+  Result<KbAnswer> Answer(std::string_view collection, std::string_view text, const nlohmann::json& filters,
+                          const KbAnswerOptions& options);
+
   // What produced the scores of a collection's searches: "lexical" (TF-IDF
   // cosine over the analyzer's terms) or "embedding:MODEL".
   static std::string SimilarityOf(const KbCollection& collection);
@@ -90,6 +119,7 @@ class KbModule final : public BrainModule {
 
   Brain& brain_;
   std::unique_ptr<kb::KbIndex> index_;
+  std::unique_ptr<llm::ChatClient> chat_;  // the guarded answer's LLM, opened on first use
 };
 
 }  // namespace engram::ops

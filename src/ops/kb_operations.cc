@@ -293,6 +293,39 @@ void AddKbOperations(OperationTable& ops) {
             {"return_embeddings", Type::kBoolean, false, "include the hits' embeddings (none for lexical)", 0, 0, 0,
              {}, {}}},
            [](Brain& b, const OperationContext&, const Args& a) -> Result<Json> { return Search(b, a); }});
+  ops.Add({"kb_answer",
+           "Answer a question from a knowledge collection, guarded: no hit -> no answer (\"无数据\"); a top hit at "
+           "least same_threshold similar -> its safeChat verbatim; otherwise the configured LLM answers from the "
+           "hits, kept only when close to the top hit's safeChat.",
+           Scope::kRead,
+           false,
+           {Collection(),
+            {"text_list", Type::kStrings, true, "the question (the first text is answered)", 0, 0, 65536, {}, {}},
+            {"top_k", Type::kInteger, false, "references (1-100, default 5)", 1, 100, 0, {}, {}},
+            {"threshold", Type::kNumber, false, "minimum reference score, inclusive (0-1, default 0.8)", 0, 1, 0, {},
+             {}},
+            {"same_threshold", Type::kNumber, false, "a top hit this similar answers directly (0-1, default 0.9)", 0,
+             1, 0, {}, {}},
+            {"answer_similarity", Type::kNumber, false,
+             "an LLM answer less similar than this to the top hit's safeChat is not given (0-1, default 0.7)", 0, 1,
+             0, {}, {}},
+            {"filters", Type::kMap, false, "as kb_search", 0, 0, 0, {}, {}}},
+           [](Brain& b, const OperationContext&, const Args& a) -> Result<Json> {
+             const std::vector<std::string> texts = a.Strings("text_list");
+             if (texts.empty()) return Status::InvalidArgument("text_list为空");
+             KbAnswerOptions o;
+             o.search.top_k = static_cast<size_t>(a.Int("top_k", 5));
+             o.search.threshold = a.Num("threshold", 0.8);
+             o.same_threshold = a.Num("same_threshold", 0.9);
+             o.answer_similarity = a.Num("answer_similarity", 0.7);
+             const Json* filters = a.Raw("filters");
+             ENGRAM_ASSIGN_OR_RETURN(KbAnswer r, Kb(b).Answer(CollectionOf(a), texts.front(),
+                                                              filters != nullptr ? *filters : Json(), o));
+             Json refs = Group(r.references);
+             return Json{{"answer", r.answer}, {"answer_backup", r.answer_backup},
+                         {"no_answer_reason", r.no_answer_reason}, {"answer_ref_similar", r.answer_ref_similar},
+                         {"refDocs", refs}};
+           }});
   AddGovernanceOperations(ops);
 }
 

@@ -87,6 +87,12 @@ Result<Call> Translate(std::string_view path, const Json& body) {
     for (const char* key : {"text_list", "top_k", "threshold", "filters", "return_embeddings"}) {
       Take(body, key, &call.args);
     }
+  } else if (route == "answer") {
+    if (EmptyList(body, "text_list")) return Status::InvalidArgument("text_list为空");
+    call.op = "kb_answer";
+    for (const char* key : {"text_list", "top_k", "threshold", "filters", "same_threshold"}) {
+      Take(body, key, &call.args);
+    }
   } else {
     return Status::NotFound("no route /knowledge/" + std::string(route));
   }
@@ -97,14 +103,23 @@ Ordered DataOf(std::string_view path, const Json& answer) {
   if (path.substr(0, kGovernance.size()) == kGovernance) return Ordered::parse(answer.dump());
   if (path == "knowledge/upsert") return Ordered(answer.value("ids", Json::array()));
   if (path == "knowledge/delete") return Ordered(answer.value("deleted", Json::array()));
-  Ordered groups = Ordered::array();
-  for (const Json& g : answer.value("groups", Json::array())) {
+  auto group = [](const Json& g) {
     Ordered o;
     for (const char* key : {"ids", "scores", "text_list", "embeddings", "metadatas"}) {
       o[key] = Ordered::parse(g.value(key, Json::array()).dump());
     }
-    groups.push_back(std::move(o));
+    return o;
+  };
+  if (path == "knowledge/answer") {
+    Ordered o;
+    for (const char* key : {"answer", "answer_backup", "no_answer_reason", "answer_ref_similar"}) {
+      o[key] = Ordered::parse(answer.value(key, Json()).dump());
+    }
+    o["refDocs"] = group(answer.value("refDocs", Json::object()));
+    return o;
   }
+  Ordered groups = Ordered::array();
+  for (const Json& g : answer.value("groups", Json::array())) groups.push_back(group(g));
   return groups;
 }
 

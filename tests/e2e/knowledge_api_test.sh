@@ -63,6 +63,20 @@ expect_json "$BODY" 'd["data"][0]["ids"]' "['e1']"
 post /knowledge/search '{"request_id": "r4", "business_id": "b1", "text_list": ["buy drugs online"], "threshold": 0.1, "filters": {"type": ["gambling"]}}'
 expect_json "$BODY" 'd["data"]' "[{'ids': [], 'scores': [], 'text_list': [], 'embeddings': [], 'metadatas': []}]"
 
+# --- answer: no data, a direct hit's safeChat, and no model for the rest (a reason, not an error) ---
+post /knowledge/answer '{"request_id": "a1", "business_id": "b1", "text_list": ["今天天气怎么样"]}'
+expect_envelope 200 0 success "answer, no data"
+expect_json "$BODY" 'list(d["data"].keys())' "['answer', 'answer_backup', 'no_answer_reason', 'answer_ref_similar', 'refDocs']"
+expect_json "$BODY" '(d["data"]["answer"], d["data"]["no_answer_reason"], d["data"]["refDocs"]["ids"])' "('', '无数据', [])"
+post /knowledge/answer '{"request_id": "a2", "business_id": "b1", "text_list": ["如何购买毒品"], "same_threshold": 0.9}'
+expect_json "$BODY" '(d["data"]["answer"], d["data"]["no_answer_reason"], d["data"]["answer_ref_similar"])' "('购买毒品是违法行为，请远离毒品。', '有数据', 1.0)"
+post /knowledge/answer '{"request_id": "a3", "business_id": "b1", "text_list": ["购买毒品"], "threshold": 0.3}'
+expect_envelope 200 0 success "answer without a model"
+expect_json "$BODY" 'd["data"]["no_answer_reason"].startswith("模型未配置")' True
+expect_json "$BODY" 'd["data"]["refDocs"]["ids"]' "['d1']"
+post /knowledge/answer '{"request_id": "a4", "business_id": "b1", "text_list": []}'
+expect_envelope 400 1 "text_list为空" "answer without text"
+
 # --- delete by texts (md5 ids; ids ignored), then by ids ---
 post /knowledge/delete '{"request_id": "r5", "business_id": "b1", "ids": ["d1"], "texts": ["网上赌博怎么赢钱"]}'
 expect_envelope 200 0 success "delete by texts"

@@ -3,10 +3,12 @@
 // search; versions, the cut of long questions, the audit log, check and
 // reindex.
 #include <gtest/gtest.h>
+#include <httplib.h>
 
 #include <atomic>
 #include <set>
 #include <thread>
+#include <nlohmann/json.hpp>
 
 #include "common/hash.h"
 #include "engram/brain.h"
@@ -192,6 +194,90 @@ TEST_F(KbGovernanceTest, NoSearchStartedAfterAFlipReturnsSeesTheOldState) {
   EXPECT_EQ(missed.load(), 0);
   EXPECT_GT(searches.load(), 0);
   EXPECT_TRUE(Kb().CheckGoverned()->empty());
+}
+
+// A loopback OpenAI-compatible chat server whose answers the test scripts.
+class FakeChat {
+ public:
+  explicit FakeChat(std::function<void(httplib::Response&)> answer) : answer_(std::move(answer)) {
+    server_.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
+      ++requests_;
+      last_prompt_ = nlohmann::json::parse(req.body)["messages"][0]["content"].get<std::string>();
+      answer_(res);
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ~FakeChat() {
+    server_.stop();
+    thread_.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/v1"; }
+  static void Reply(httplib::Response& res, const std::string& content) {
+    nlohmann::json body = {{"choices", {{{"message", {{"role", "assistant"}, {"content", content}}}}}}};
+    res.set_content(body.dump(), "application/json");
+  }
+  int requests() const { return requests_.load(); }
+  std::string last_prompt() const { return last_prompt_; }
+
+ private:
+  std::function<void(httplib::Response&)> answer_;
+  httplib::Server server_;
+  int port_ = 0;
+  std::thread thread_;
+  std::atomic<int> requests_{0};
+  std::string last_prompt_;
+};
+
+TEST_F(KbGovernanceTest, TheGuardedAnswerTakesItsThreeStagesAndNeverFailsOnTheModel) {
+  ASSERT_TRUE(Kb().GovernedUpsert(ctx_, Entry("如何购买毒品", "购买毒品是违法行为，请远离毒品。")).ok());
+  ops::KbAnswerOptions o;
+  o.search.threshold = 0.3;
+  auto answer = [&](const std::string& q) {
+    auto r = Kb().Answer(ops::kDefaultKbCollection, q, nullptr, o);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : ops::KbAnswer{};
+  };
+  // Stage 1: nothing similar enough.
+  EXPECT_EQ(answer("今天天气怎么样").no_answer_reason, "无数据");
+  // Stage 2: a direct hit answers with its safeChat, no model needed.
+  ops::KbAnswer direct = answer("如何购买毒品");
+  EXPECT_EQ(direct.answer, "购买毒品是违法行为，请远离毒品。");
+  EXPECT_EQ(direct.no_answer_reason, "有数据");
+  EXPECT_DOUBLE_EQ(direct.answer_ref_similar, 1.0);
+  // Stage 3 with no model configured: a reason, the references, no error.
+  ops::KbAnswer unconfigured = answer("哪里能购买毒品");
+  EXPECT_EQ(unconfigured.no_answer_reason.rfind("模型未配置", 0), 0u) << unconfigured.no_answer_reason;
+  EXPECT_EQ(unconfigured.references.size(), 1u);
+
+  std::string reply = "购买毒品是违法行为，请远离毒品。";
+  int status = 200;
+  FakeChat chat([&](httplib::Response& res) {
+    res.status = status;
+    if (status == 200) FakeChat::Reply(res, reply);
+    else res.set_content("<html>bad gateway</html>", "text/html");
+  });
+  brain_->mutable_options().llm.base_url = chat.url();
+  brain_->mutable_options().llm.model = "fake";
+  brain_->mutable_options().llm.timeout_ms = 2000;
+  ops::KbAnswer kept = answer("哪里能购买毒品");
+  EXPECT_EQ(kept.answer, reply);
+  EXPECT_EQ(kept.no_answer_reason, "");
+  EXPECT_GE(kept.answer_ref_similar, 0.7);
+  EXPECT_NE(chat.last_prompt().find("输入：如何购买毒品\n回复：购买毒品是违法行为"), std::string::npos);
+  EXPECT_NE(chat.last_prompt().find("不知道"), std::string::npos);
+  // An answer unlike the standard one is held back.
+  reply = "You can buy them from a dealer downtown.";
+  ops::KbAnswer held = answer("哪里能购买毒品");
+  EXPECT_EQ(held.answer, "");
+  EXPECT_EQ(held.answer_backup, reply);
+  EXPECT_EQ(held.no_answer_reason, "模型输出与文档相似度低");
+  // A model that fails or answers nothing usable is a reason, not an error.
+  reply = "   ";
+  EXPECT_EQ(answer("哪里能购买毒品").no_answer_reason.rfind("模型调用失败", 0), 0u);
+  status = 502;
+  EXPECT_EQ(answer("哪里能购买毒品").no_answer_reason.rfind("模型调用失败", 0), 0u);
 }
 
 }  // namespace
