@@ -65,6 +65,33 @@ Result<Json> Search(Brain& b, const Args& a) {
   return Json{{"collection", collection}, {"similarity", similarity}, {"groups", groups}};
 }
 
+// The guarded answer's parameters (kb_answer, kb_check).
+std::vector<Param> AnswerParams() {
+  return {Collection(),
+          {"text_list", Type::kStrings, true, "the question (the first text is answered)", 0, 0, 65536, {}, {}},
+          {"top_k", Type::kInteger, false, "references (1-100, default 5)", 1, 100, 0, {}, {}},
+          {"threshold", Type::kNumber, false, "minimum reference score, inclusive (0-1, default 0.8)", 0, 1, 0, {},
+           {}},
+          {"same_threshold", Type::kNumber, false, "a top hit this similar answers directly (0-1, default 0.9)", 0,
+           1, 0, {}, {}},
+          {"answer_similarity", Type::kNumber, false,
+           "an LLM answer less similar than this to the top hit's safeChat is not given (0-1, default 0.7)", 0, 1,
+           0, {}, {}},
+          {"filters", Type::kMap, false, "as kb_search", 0, 0, 0, {}, {}}};
+}
+
+Result<KbAnswer> Answer(Brain& b, const Args& a) {
+  const std::vector<std::string> texts = a.Strings("text_list");
+  if (texts.empty()) return Status::InvalidArgument("text_list为空");
+  KbAnswerOptions o;
+  o.search.top_k = static_cast<size_t>(a.Int("top_k", 5));
+  o.search.threshold = a.Num("threshold", 0.8);
+  o.same_threshold = a.Num("same_threshold", 0.9);
+  o.answer_similarity = a.Num("answer_similarity", 0.7);
+  const Json* filters = a.Raw("filters");
+  return Kb(b).Answer(CollectionOf(a), texts.front(), filters != nullptr ? *filters : Json(), o);
+}
+
 // The governed entry's fields a caller writes (upsert, update).
 std::vector<Param> GovernedFields(bool upsert) {
   auto text = [](const char* name, const char* what, size_t max_bytes) {
@@ -299,32 +326,22 @@ void AddKbOperations(OperationTable& ops) {
            "hits, kept only when close to the top hit's safeChat.",
            Scope::kRead,
            false,
-           {Collection(),
-            {"text_list", Type::kStrings, true, "the question (the first text is answered)", 0, 0, 65536, {}, {}},
-            {"top_k", Type::kInteger, false, "references (1-100, default 5)", 1, 100, 0, {}, {}},
-            {"threshold", Type::kNumber, false, "minimum reference score, inclusive (0-1, default 0.8)", 0, 1, 0, {},
-             {}},
-            {"same_threshold", Type::kNumber, false, "a top hit this similar answers directly (0-1, default 0.9)", 0,
-             1, 0, {}, {}},
-            {"answer_similarity", Type::kNumber, false,
-             "an LLM answer less similar than this to the top hit's safeChat is not given (0-1, default 0.7)", 0, 1,
-             0, {}, {}},
-            {"filters", Type::kMap, false, "as kb_search", 0, 0, 0, {}, {}}},
+           AnswerParams(),
            [](Brain& b, const OperationContext&, const Args& a) -> Result<Json> {
-             const std::vector<std::string> texts = a.Strings("text_list");
-             if (texts.empty()) return Status::InvalidArgument("text_list为空");
-             KbAnswerOptions o;
-             o.search.top_k = static_cast<size_t>(a.Int("top_k", 5));
-             o.search.threshold = a.Num("threshold", 0.8);
-             o.same_threshold = a.Num("same_threshold", 0.9);
-             o.answer_similarity = a.Num("answer_similarity", 0.7);
-             const Json* filters = a.Raw("filters");
-             ENGRAM_ASSIGN_OR_RETURN(KbAnswer r, Kb(b).Answer(CollectionOf(a), texts.front(),
-                                                              filters != nullptr ? *filters : Json(), o));
-             Json refs = Group(r.references);
+             ENGRAM_ASSIGN_OR_RETURN(KbAnswer r, Answer(b, a));
              return Json{{"answer", r.answer}, {"answer_backup", r.answer_backup},
                          {"no_answer_reason", r.no_answer_reason}, {"answer_ref_similar", r.answer_ref_similar},
-                         {"refDocs", refs}};
+                         {"refDocs", Group(r.references)}};
+           }});
+  ops.Add({"kb_check",
+           "For gateways: the guarded answer as a risk code — 110101 when an answer is returned, 110100 when the "
+           "text resembles a red-line entry but no answer is given, 0 otherwise — with the hits and the answer.",
+           Scope::kRead, false, AnswerParams(),
+           [](Brain& b, const OperationContext&, const Args& a) -> Result<Json> {
+             ENGRAM_ASSIGN_OR_RETURN(KbAnswer r, Answer(b, a));
+             const int risk = !r.answer.empty() ? 110101 : (!r.references.empty() ? 110100 : 0);
+             return Json{{"riskCode", risk}, {"hits", Group(r.references)}, {"answer", r.answer},
+                         {"no_answer_reason", r.no_answer_reason}};
            }});
   AddGovernanceOperations(ops);
 }

@@ -502,7 +502,7 @@ void Server::Routes() {
   http_.Get("/healthcheck", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("Hello, world", "text/plain");
   });
-  for (const char* route : {"knowledge/upsert", "knowledge/delete", "knowledge/search", "knowledge/answer",
+  for (const char* route : {"knowledge/upsert", "knowledge/delete", "knowledge/search", "knowledge/answer", "knowledge/check",
                             "data/redline_knowledge/upsert",
                             "data/redline_knowledge/update", "data/redline_knowledge/online",
                             "data/redline_knowledge/offline", "data/redline_knowledge/getById",

@@ -87,9 +87,9 @@ Result<Call> Translate(std::string_view path, const Json& body) {
     for (const char* key : {"text_list", "top_k", "threshold", "filters", "return_embeddings"}) {
       Take(body, key, &call.args);
     }
-  } else if (route == "answer") {
+  } else if (route == "answer" || route == "check") {
     if (EmptyList(body, "text_list")) return Status::InvalidArgument("text_list为空");
-    call.op = "kb_answer";
+    call.op = route == "answer" ? "kb_answer" : "kb_check";
     for (const char* key : {"text_list", "top_k", "threshold", "filters", "same_threshold"}) {
       Take(body, key, &call.args);
     }
@@ -110,6 +110,13 @@ Ordered DataOf(std::string_view path, const Json& answer) {
     }
     return o;
   };
+  if (path == "knowledge/check") {
+    Ordered o;
+    o["riskCode"] = answer.value("riskCode", 0);
+    o["hits"] = group(answer.value("hits", Json::object()));
+    o["answer"] = answer.value("answer", "");
+    return o;
+  }
   if (path == "knowledge/answer") {
     Ordered o;
     for (const char* key : {"answer", "answer_backup", "no_answer_reason", "answer_ref_similar"}) {

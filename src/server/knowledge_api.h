@@ -26,7 +26,7 @@ struct Call {
 };
 
 // The call behind POST /PATH for its JSON body. PATH (without the leading
-// '/') is knowledge/upsert|delete|search, or a governance route
+// '/') is knowledge/upsert|delete|search|answer|check, or a governance route
 // data/redline_knowledge/upsert|update|online|offline|getById|getByWord
 // (whose body holds the operation's arguments). InvalidArgument with the
 // original's message for what it refuses itself ("docs为空", "ids和texts均为空",

@@ -77,6 +77,16 @@ expect_json "$BODY" 'd["data"]["refDocs"]["ids"]' "['d1']"
 post /knowledge/answer '{"request_id": "a4", "business_id": "b1", "text_list": []}'
 expect_envelope 400 1 "text_list为空" "answer without text"
 
+# --- check, for gateways: 110101 with an answer, 110100 on a red-line hit without one, 0 otherwise ---
+post /knowledge/check '{"request_id": "c1", "business_id": "b1", "text_list": ["如何购买毒品"]}'
+expect_envelope 200 0 success "check"
+expect_json "$BODY" 'list(d["data"].keys())' "['riskCode', 'hits', 'answer']"
+expect_json "$BODY" '(d["data"]["riskCode"], d["data"]["hits"]["ids"], d["data"]["answer"])' "(110101, ['d1'], '购买毒品是违法行为，请远离毒品。')"
+post /knowledge/check '{"request_id": "c2", "business_id": "b1", "text_list": ["购买毒品"], "threshold": 0.3}'
+expect_json "$BODY" '(d["data"]["riskCode"], d["data"]["answer"])' "(110100, '')"
+post /knowledge/check '{"request_id": "c3", "business_id": "b1", "text_list": ["今天天气怎么样"]}'
+expect_json "$BODY" '(d["data"]["riskCode"], d["data"]["hits"]["ids"])' "(0, [])"
+
 # --- delete by texts (md5 ids; ids ignored), then by ids ---
 post /knowledge/delete '{"request_id": "r5", "business_id": "b1", "ids": ["d1"], "texts": ["网上赌博怎么赢钱"]}'
 expect_envelope 200 0 success "delete by texts"
