@@ -297,8 +297,8 @@ void AddKbOperations(OperationTable& ops) {
            Scope::kWrite,
            false,
            {Collection(),
-            {"ids", Type::kStrings, false, "entry ids", 0, 0, 256, {}, {}},
-            {"texts", Type::kStrings, false, "entry texts", 0, 0, 65536, {}, {}}},
+            {"ids", Type::kStrings, false, "entry ids (at most 1000)", 0, 1000, 256, {}, {}},
+            {"texts", Type::kStrings, false, "entry texts (at most 1000)", 0, 1000, 65536, {}, {}}},
            [](Brain& b, const OperationContext&, const Args& a) -> Result<Json> {
              ENGRAM_ASSIGN_OR_RETURN(std::vector<std::string> deleted,
                                      Kb(b).Delete(CollectionOf(a), a.Strings("ids"), a.Strings("texts")));

@@ -93,7 +93,11 @@ Status Validate(const std::string& prefix, const std::vector<Param>& params, Jso
       case Type::kStrings: {
         if (v.is_string()) v = Json::array({v});
         if (!v.is_array()) return Status::InvalidArgument(where + " must be " + TypeName(p.type));
-        if (v.size() > 50) return Status::InvalidArgument(where + " has " + std::to_string(v.size()) + " items, over 50");
+        const size_t most = p.max > 0 ? static_cast<size_t>(p.max) : 50;
+        if (v.size() > most) {
+          return Status::InvalidArgument(where + " has " + std::to_string(v.size()) + " items, over " +
+                                         std::to_string(most));
+        }
         for (const Json& item : v) {
           if (!item.is_string()) return Status::InvalidArgument(where + " must hold strings only");
           ENGRAM_RETURN_IF_ERROR(CheckString(where, p, item));
@@ -148,7 +152,9 @@ Json Schema(const Param& p) {
       break;
     case Type::kBoolean: s = {{"type", "boolean"}}; break;
     case Type::kStrings:
-      s = {{"anyOf", Json::array({{{"type", "string"}}, {{"type", "array"}, {"items", {{"type", "string"}}}, {"maxItems", 50}}})}};
+      s = {{"anyOf", Json::array({{{"type", "string"}},
+                                  {{"type", "array"}, {"items", {{"type", "string"}}},
+                                   {"maxItems", p.max > 0 ? p.max : int64_t{50}}}})}};
       break;
     case Type::kObject: {
       Json props = Json::object();

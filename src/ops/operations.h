@@ -22,7 +22,7 @@ struct Param {
     kString,
     kInteger,
     kBoolean,
-    kStrings,  // a string or a list of strings (normalised to a list)
+    kStrings,  // a string or a list of strings (normalised to a list); at most `max` items, 50 when max is 0
     kObject,   // with `fields`
     kNumber,   // a JSON number in [min, max] when max > min
     kObjects,  // a list of objects, each with `fields`; at most `max` items when max > 0

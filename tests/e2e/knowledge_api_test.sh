@@ -96,6 +96,14 @@ expect_json "$BODY" 'd["data"]' "['d1']"
 post /knowledge/search '{"request_id": "r7", "business_id": "b1", "text_list": ["如何购买毒品"], "threshold": 0.5}'
 expect_json "$BODY" 'd["data"][0]["ids"]' "[]"
 
+# --- up to 1,000 ids per delete (the list limit of other operations is 50) ---
+IDS=$(python3 -c 'import json; print(json.dumps(["n%d" % i for i in range(1000)]))')
+post /knowledge/delete "{\"request_id\": \"r20\", \"business_id\": \"b1\", \"ids\": $IDS}"
+expect_envelope 200 0 success "delete 1000 ids"
+IDS=$(python3 -c 'import json; print(json.dumps(["n%d" % i for i in range(1001)]))')
+post /knowledge/delete "{\"request_id\": \"r21\", \"business_id\": \"b1\", \"ids\": $IDS}"
+expect_envelope 400 1 "field 'ids' has 1001 items, over 1000" "delete 1001 ids"
+
 # --- the original's messages, with the status of the error's class ---
 post /knowledge/upsert '{"request_id": "r8", "business_id": "b1", "docs": []}'
 expect_envelope 400 1 "docs为空" "empty docs"
