@@ -84,10 +84,11 @@ Result<KbIndex::Indexed*> KbIndex::Open(std::string_view name) {
   return &ix;
 }
 
-Result<std::vector<Hit>> KbIndex::Search(std::string_view collection, std::string_view text, const Filter& filter,
-                                         const SearchOptions& options) {
+Result<std::vector<Hit>> KbIndex::Search(std::string_view collection, std::string_view text,
+                                         const nlohmann::json& filters, const SearchOptions& options) {
   ENGRAM_RETURN_IF_ERROR(CatchUp());
   ENGRAM_ASSIGN_OR_RETURN(Indexed * ix, Open(collection));
+  ENGRAM_ASSIGN_OR_RETURN(Filter filter, Filter::Parse(ix->fields, filters));
   std::vector<ScoredKey> scored = ix->lexical.Score(text, options.threshold);
   if (!filter.empty()) {
     std::erase_if(scored, [&](const ScoredKey& s) {

@@ -39,9 +39,10 @@ class KbIndex {
   // The named collection as stored now; NotFound when there is none.
   Result<KbCollection> Collection(std::string_view name);
 
-  // The entries of the collection most similar to text that pass filter,
-  // best first (ties by key), at most top_k, each scoring >= threshold.
-  Result<std::vector<Hit>> Search(std::string_view collection, std::string_view text, const Filter& filter,
+  // The entries of the collection most similar to text that pass filters
+  // (kb/filter.h, parsed against the collection's fields), best first (ties
+  // by key), at most top_k, each scoring >= threshold.
+  Result<std::vector<Hit>> Search(std::string_view collection, std::string_view text, const nlohmann::json& filters,
                                   const SearchOptions& options);
 
  private:

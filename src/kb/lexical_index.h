@@ -45,7 +45,6 @@ class LexicalIndex {
   void Put(int64_t key, std::string_view text);
   // Removes the entry of key (nothing when absent).
   void Remove(int64_t key);
-  bool Contains(int64_t key) const { return slots_.count(key) != 0; }
   size_t size() const { return slots_.size(); }
 
   // Every entry whose similarity to query is at least min_score (> 0: an

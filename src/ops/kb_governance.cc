@@ -53,12 +53,14 @@ KbEntry ProjectionOf(const GovernedEntry& g, const std::string& who) {
 }  // namespace
 
 Json GovernedJson(const GovernedEntry& g) {
+  Json metadata = Json::parse(g.metadata, nullptr, false);
+  if (!metadata.is_object()) metadata = Json::object();
   return {{"id", g.id},
           {"uniq_id", g.uniq_id},
           {"business_scene", g.business_scene},
           {"question", g.question},
           {"answer", g.answer},
-          {"metadata", Json::parse(g.metadata, nullptr, false).is_object() ? Json::parse(g.metadata) : Json::object()},
+          {"metadata", metadata},
           {"class_name", g.class_name},
           {"class_no", g.class_no},
           {"source", g.source},

@@ -71,7 +71,19 @@ Status KbModule::Create(const OperationContext& ctx, const KbCollection& collect
   return brain_.engine().CreateKbCollection(c);
 }
 
-Result<std::vector<KbCollectionStats>> KbModule::List() { return brain_.engine().KbCollectionStatistics(); }
+Result<std::vector<std::pair<KbCollection, int64_t>>> KbModule::List() {
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<KbCollection> collections, brain_.engine().KbCollections());
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<KbCollectionStats> stats, brain_.engine().KbCollectionStatistics());
+  std::vector<std::pair<KbCollection, int64_t>> out;
+  for (KbCollection& c : collections) {
+    int64_t entries = 0;
+    for (const KbCollectionStats& s : stats) {
+      if (s.name == c.name) entries = s.entries;
+    }
+    out.emplace_back(std::move(c), entries);
+  }
+  return out;
+}
 
 Result<KbCollection> KbModule::Describe(std::string_view collection) { return index_->Collection(collection); }
 
@@ -79,8 +91,6 @@ Result<std::vector<KbEntry>> KbModule::Scan(std::string_view collection, int64_t
   ENGRAM_RETURN_IF_ERROR(index_->Collection(collection).status());
   return brain_.engine().ScanKbEntries(collection, after_key, limit);
 }
-
-Status KbModule::Drop(std::string_view collection) { return brain_.engine().DropKbCollection(collection); }
 
 Result<std::vector<std::string>> KbModule::Upsert(const OperationContext& ctx, std::string_view collection,
                                                   const std::vector<KbDoc>& docs) {
@@ -137,14 +147,12 @@ Result<std::vector<std::string>> KbModule::Delete(std::string_view collection, c
 
 Result<std::vector<kb::Hit>> KbModule::Search(std::string_view collection, std::string_view text,
                                               const Json& filters, const kb::SearchOptions& options) {
-  Result<KbCollection> found = index_->Collection(collection);
+  Result<std::vector<kb::Hit>> hits = index_->Search(collection, text, filters, options);
   // The default collection exists for callers before their first upsert: empty, not unknown.
-  if (!found.ok() && found.status().code() == StatusCode::kNotFound && collection == kDefaultKbCollection) {
+  if (!hits.ok() && hits.status().code() == StatusCode::kNotFound && collection == kDefaultKbCollection) {
     return std::vector<kb::Hit>();
   }
-  ENGRAM_ASSIGN_OR_RETURN(KbCollection c, std::move(found));
-  ENGRAM_ASSIGN_OR_RETURN(kb::Filter filter, kb::Filter::Parse(kb::FilterableFields(c), filters));
-  return index_->Search(collection, text, filter, options);
+  return hits;
 }
 
 }  // namespace engram::ops

@@ -56,9 +56,9 @@ class KbModule final : public BrainModule {
   ~KbModule() override;
 
   Status Create(const OperationContext& ctx, const KbCollection& collection);
-  Result<std::vector<KbCollectionStats>> List();
+  // Every collection with its entry count, by name.
+  Result<std::vector<std::pair<KbCollection, int64_t>>> List();
   Result<KbCollection> Describe(std::string_view collection);
-  Status Drop(std::string_view collection);
 
   // Stores the docs (all or none); returns their ids in order.
   Result<std::vector<std::string>> Upsert(const OperationContext& ctx, std::string_view collection,

@@ -253,11 +253,10 @@ void AddKbOperations(OperationTable& ops) {
   ops.Add({"kb_list", "List the knowledge collections with their entry counts, fields and similarity.", Scope::kRead,
            false, {},
            [](Brain& b, const OperationContext&, const Args&) -> Result<Json> {
-             ENGRAM_ASSIGN_OR_RETURN(std::vector<KbCollectionStats> stats, Kb(b).List());
+             ENGRAM_ASSIGN_OR_RETURN(auto collections, Kb(b).List());
              Json out = Json::array();
-             for (const KbCollectionStats& s : stats) {
-               ENGRAM_ASSIGN_OR_RETURN(KbCollection c, Kb(b).Describe(s.name));
-               out.push_back({{"collection", s.name}, {"entries", s.entries}, {"fields", FieldsJson(c.fields)},
+             for (const auto& [c, entries] : collections) {
+               out.push_back({{"collection", c.name}, {"entries", entries}, {"fields", FieldsJson(c.fields)},
                               {"similarity", KbModule::SimilarityOf(c)}, {"created_at", c.created_at},
                               {"created_by", c.created_by}});
              }

@@ -48,6 +48,11 @@ constexpr const char* kEntryColumns =
     "SELECT e.key, c.name, e.id, e.text, e.source, e.meta, e.updated_at, e.updated_by FROM kb_entries e "
     "JOIN kb_collections c ON c.id = e.collection_id ";
 
+// A collection row: name, fields, embedder, dimension, created_at, created_by.
+KbCollection CollectionOf(const Stmt& q) {
+  return {q.Text(0), DecodeFields(q.Text(1)), q.Text(2), static_cast<int>(q.Int(3)), q.Text(4), q.Text(5)};
+}
+
 KbEntry EntryOf(const Stmt& q) {
   return {q.Int(0), q.Text(1), q.Text(2), q.Text(3), q.Text(4), q.Text(5), q.Text(6), q.Text(7)};
 }
@@ -95,20 +100,20 @@ Result<std::vector<KbCollection>> SqliteEngine::KbCollections() {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT name, fields, embedder, dimension, created_at, created_by "
                                       "FROM kb_collections ORDER BY name"));
   std::vector<KbCollection> out;
-  while (q->Step()) {
-    out.push_back({q->Text(0), DecodeFields(q->Text(1)), q->Text(2), static_cast<int>(q->Int(3)), q->Text(4),
-                   q->Text(5)});
-  }
+  while (q->Step()) out.push_back(CollectionOf(*q));
   ENGRAM_RETURN_IF_ERROR(q->status());
   return out;
 }
 
 Result<std::optional<KbCollection>> SqliteEngine::FindKbCollection(std::string_view name) {
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<KbCollection> all, KbCollections());
-  for (KbCollection& c : all) {
-    if (c.name == name) return std::optional<KbCollection>(std::move(c));
-  }
-  return std::optional<KbCollection>();
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT name, fields, embedder, dimension, created_at, created_by "
+                                      "FROM kb_collections WHERE name = ?"));
+  q->Bind(1, name);
+  std::optional<KbCollection> out;
+  if (q->Step()) out = CollectionOf(*q);
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  q->Reset();
+  return out;
 }
 
 Status SqliteEngine::DropKbCollection(std::string_view name) {
