@@ -1,12 +1,16 @@
 #include "kb_commands.h"
 
+#include <chrono>
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "command_support.h"
 #include "output.h"
+#include "kb/dialog.h"
 #include "kb/entry_reader.h"
+#include "kb/mysql_dump.h"
 #include "ops/kb_module.h"
 
 namespace engram::cli {
@@ -24,10 +28,12 @@ struct KbArgs {
   std::vector<std::string> texts;   // search, delete --text
   std::vector<std::string> ids;     // delete
   std::string text, id, source, meta, filters, file, format;
-  int top_k = 5;
-  double threshold = 0.8;
+  int top_k = 0;            // 0: [kb] top_k
+  double threshold = -1;    // below 0: [kb] threshold
+  double same_threshold = -1;
   int64_t governed_id = 0;  // online, offline, audit --id
   int limit = 100;
+  int max_turns = 0;  // dialog: 0 = [kb] max_turns
 };
 
 
@@ -120,12 +126,109 @@ int RunKbUpsert(const KbArgs& a, bool json, const std::string& brain_dir) {
   return RunOperation("kb_upsert", {{"collection", a.collection}, {"docs", Json::array({doc})}}, json, brain_dir, PrintKbIds);
 }
 
-int RunKbSearch(const KbArgs& a, bool json, const std::string& brain_dir) {
-  auto filters = ParseJsonFlag("--filter", a.filters);
-  if (!filters.ok()) return Fail(filters.status(), json);
-  Json args = {{"collection", a.collection}, {"text_list", a.texts}, {"top_k", a.top_k}, {"threshold", a.threshold}};
-  if (!filters->is_null()) args["filters"] = *filters;
-  return RunOperation("kb_search", args, json, brain_dir, PrintKbSearch);
+void PrintKbAnswer(const Json& r) {
+  const std::string answer = r["answer"].get<std::string>();
+  if (!answer.empty()) std::cout << answer << "\n";
+  const std::string reason = r["no_answer_reason"].get<std::string>();
+  if (!reason.empty()) std::cout << "(" << reason << ")\n";
+  const std::string backup = r.value("answer_backup", "");
+  if (!backup.empty()) std::cout << "held back: " << backup << "\n";
+  const Json& refs = r.contains("refDocs") ? r["refDocs"] : r["hits"];
+  for (size_t i = 0; i < refs["ids"].size(); ++i) {
+    std::cout << "  " << std::fixed << std::setprecision(3) << refs["scores"][i].get<double>() << "  "
+              << refs["text_list"][i].get<std::string>() << "\n";
+  }
+}
+
+void PrintKbCheck(const Json& r) {
+  std::cout << "riskCode " << r["riskCode"].get<int>() << "\n";
+  PrintKbAnswer(r);
+}
+
+void PrintKbDialog(const Json& r) {
+  std::cout << "riskCode " << r["riskCode"].get<int>() << " (" << r["riskMessage"].get<std::string>() << ")"
+            << (r["checked"].get<bool>() ? "" : ", not checked") << "\n";
+  if (!r["reason"].get<std::string>().empty()) std::cout << r["reason"].get<std::string>() << "\n";
+}
+
+// The search arguments shared by search, answer and check: what was not given comes from [kb].
+Result<Json> SearchArgs(const KbArgs& a) {
+  ENGRAM_ASSIGN_OR_RETURN(Json filters, ParseJsonFlag("--filter", a.filters));
+  Json args = {{"collection", a.collection}, {"text_list", a.texts}};
+  if (a.top_k > 0) args["top_k"] = a.top_k;
+  if (a.threshold >= 0) args["threshold"] = a.threshold;
+  if (a.same_threshold >= 0) args["same_threshold"] = a.same_threshold;
+  if (!filters.is_null()) args["filters"] = filters;
+  return args;
+}
+
+int RunKbSearch(const std::string& op, const KbArgs& a, bool json, const std::string& brain_dir,
+                void (*print)(const Json&)) {
+  auto args = SearchArgs(a);
+  if (!args.ok()) return Fail(args.status(), json);
+  return RunOperation(op, *args, json, brain_dir, print);
+}
+
+// A conversation file: a JSON array of {role, content, messageId?}, or an
+// object holding it as "history" (a /dialog request body); "-" is stdin.
+int RunKbDialog(const KbArgs& a, bool json, const std::string& brain_dir) {
+  std::string text;
+  if (a.file == "-") {
+    std::stringstream ss;
+    ss << std::cin.rdbuf();
+    text = ss.str();
+  } else {
+    auto data = ReadInputFile(a.file, 64u << 20);
+    if (!data.ok()) return Fail(data.status(), json);
+    text = std::move(*data);
+  }
+  Json conversation = Json::parse(text, nullptr, false);
+  if (conversation.is_object() && conversation.contains("history")) conversation = conversation["history"];
+  if (!conversation.is_array()) {
+    return Fail(Status::InvalidArgument(a.file + ": not a JSON array of messages ({role, content}) or an object "
+                                                 "with \"history\""),
+                json);
+  }
+  // A message's other keys (timestamps, names...) are left out, as POST /dialog does.
+  for (Json& m : conversation) {
+    if (!m.is_object()) continue;
+    Json kept = Json::object();
+    for (const char* key : {"role", "content", "messageId"}) {
+      if (m.contains(key)) kept[key] = m[key];
+    }
+    m = std::move(kept);
+  }
+  Json args = {{"history", conversation}};
+  if (a.max_turns > 0) args["max_turns"] = a.max_turns;
+  return RunOperation("dialog_check", args, json, brain_dir, PrintKbDialog);
+}
+
+bool EndsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// A JoySafety MySQL dump: its red_line_knowledge rows become governed entries, as they were.
+int RunKbImportDump(const KbArgs& a, const std::string& data, Brain& brain, bool json) {
+  auto rows = kb::ReadRedLineDump(data);
+  if (!rows.ok()) return Fail(Status::InvalidArgument(a.file + ": " + rows.status().message()), json);
+  OperationContext ctx;
+  ctx.transport = "cli";
+  const auto start = std::chrono::steady_clock::now();
+  auto counts = brain.Module<ops::KbModule>().GovernedImport(
+      ctx, std::move(*rows), a.collection, kImportBatch, [&](size_t done, size_t total) {
+        if (!json) ProgressBar("import", static_cast<int64_t>(done), static_cast<int64_t>(total), start);
+      });
+  if (!counts.ok()) return Fail(Status(counts.status().code(), a.file + ": " + counts.status().message()), json);
+  Json out = {{"collection", a.collection}, {"imported", counts->imported}, {"skipped", counts->skipped},
+              {"file", a.file}, {"format", "mysql"}};
+  if (json) {
+    Print(out);
+  } else {
+    std::cout << "Imported " << counts->imported << " governed entries into " << a.collection;
+    if (counts->skipped > 0) std::cout << " (" << counts->skipped << " versions were already here)";
+    std::cout << "\n";
+  }
+  return 0;
 }
 
 int RunKbImport(const KbArgs& a, bool json, const std::string& brain_dir) {
@@ -134,14 +237,16 @@ int RunKbImport(const KbArgs& a, bool json, const std::string& brain_dir) {
   auto data = ReadInputFile(a.file, kMaxImportBytes);
   if (!data.ok()) return Fail(data.status(), json);
   std::string format = a.format;
-  if (format.empty()) format = a.file.size() >= 4 && a.file.substr(a.file.size() - 4) == ".csv" ? "csv" : "jsonl";
+  if (format.empty()) format = EndsWith(a.file, ".csv") ? "csv" : (EndsWith(a.file, ".sql") ? "mysql" : "jsonl");
+  if (format == "mysql") return RunKbImportDump(a, *data, **brain, json);
   auto entries = format == "csv" ? kb::ReadCsv(*data) : kb::ReadJsonl(*data);
   if (!entries.ok()) return Fail(Status::InvalidArgument(a.file + ": " + entries.status().message()), json);
+  const auto start = std::chrono::steady_clock::now();
   size_t done = 0;
-  for (size_t start = 0; start < entries->size(); start += kImportBatch) {
+  for (size_t first = 0; first < entries->size(); first += kImportBatch) {
     Json docs = Json::array();
-    const size_t end = std::min(entries->size(), start + kImportBatch);
-    for (size_t i = start; i < end; ++i) {
+    const size_t end = std::min(entries->size(), first + kImportBatch);
+    for (size_t i = first; i < end; ++i) {
       const kb::ReadEntry& e = (*entries)[i];
       Json d = {{"text", e.text}, {"source", e.source}, {"meta", e.meta}};
       if (!e.id.empty()) d["id"] = e.id;
@@ -151,13 +256,12 @@ int RunKbImport(const KbArgs& a, bool json, const std::string& brain_dir) {
     if (!r.ok()) {
       // Which line: the operation names the batch's index of the entry.
       return Fail(Status(r.status().code(), a.file + " (entries from line " +
-                                                std::to_string((*entries)[start].line) + "): " + r.status().message()),
+                                                std::to_string((*entries)[first].line) + "): " + r.status().message()),
                   json);
     }
     done = end;
-    if (!json) std::cerr << "\rimported " << done << "/" << entries->size() << std::flush;
+    if (!json) ProgressBar("import", static_cast<int64_t>(done), static_cast<int64_t>(entries->size()), start);
   }
-  if (!json) std::cerr << "\n";
   Json out = {{"collection", a.collection}, {"imported", done}, {"file", a.file}, {"format", format}};
   if (json) Print(out);
   else std::cout << "Imported " << done << " entries into " << a.collection << "\n";
@@ -226,24 +330,71 @@ void AddKbCommands(CLI::App& app, const bool* json, const std::string* brain_dir
 
   auto* search = kb->add_subcommand("search", "Find the entries most similar to each text");
   search->add_option("TEXT", a->texts, "One or more texts (one group of hits each)")->required();
-  search->add_option("--top-k,-k", a->top_k, "Hits per text (default 5)")->check(OperationRange("kb_search", "top_k"));
-  search->add_option("--threshold,-t", a->threshold, "Minimum score, inclusive (default 0.8)")
-      ->check(CLI::Range(0.0, 1.0));
-  search->add_option("--filter", a->filters,
-                     "JSON: {\"type\": [\"a\", \"b\"]} (IN, AND across fields), {\"level\": {\"gte\": 2}}, "
-                     "{\"type\": {\"not_in\": [\"c\"]}}");
-  collection(search);
-  search->callback([a, json, brain_dir, exit_code] { *exit_code = RunKbSearch(*a, *json, *brain_dir); });
+  auto search_options = [a, collection](CLI::App* cmd) {
+    cmd->add_option("--top-k,-k", a->top_k, "Hits per text (default: [kb] top_k, 5)")
+        ->check(OperationRange("kb_search", "top_k"));
+    cmd->add_option("--threshold,-t", a->threshold, "Minimum score, inclusive (default: [kb] threshold, 0.8)")
+        ->check(CLI::Range(0.0, 1.0));
+    cmd->add_option("--filter", a->filters,
+                    "JSON: {\"type\": [\"a\", \"b\"]} (IN, AND across fields), {\"level\": {\"gte\": 2}}, "
+                    "{\"type\": {\"not_in\": [\"c\"]}}");
+    collection(cmd);
+  };
+  search_options(search);
+  search->callback([a, json, brain_dir, exit_code] {
+    *exit_code = RunKbSearch("kb_search", *a, *json, *brain_dir, PrintKbSearch);
+  });
+
+  for (const bool check : {false, true}) {
+    auto* cmd = kb->add_subcommand(check ? "check" : "answer",
+                                   check ? "The guarded answer as a gateway's risk code (110101, 110100 or 0)"
+                                         : "Answer a question from a collection, guarded (三段式: 无数据 / "
+                                           "the entry's safeChat / an LLM answer kept only when close to it)");
+    cmd->add_option("TEXT", a->texts, "The question")->required()->expected(1);
+    search_options(cmd);
+    cmd->add_option("--same-threshold", a->same_threshold,
+                    "A top hit this similar is answered with its safeChat, no LLM (default: [kb] same_threshold, "
+                    "0.9)")
+        ->check(CLI::Range(0.0, 1.0));
+    cmd->footer("Stage 3 asks [llm]'s model under these rules ([kb] answer_constraints replaces them):\n" +
+                ops::KbModule::DefaultAnswerConstraints() +
+                (check ? "\nriskCode: 110101 when an answer is returned, 110100 on a red-line hit without one, 0 "
+                         "otherwise."
+                       : ""));
+    cmd->callback([a, check, json, brain_dir, exit_code] {
+      *exit_code = check ? RunKbSearch("kb_check", *a, *json, *brain_dir, PrintKbCheck)
+                         : RunKbSearch("kb_answer", *a, *json, *brain_dir, PrintKbAnswer);
+    });
+  }
+
+  auto* dialog = kb->add_subcommand("dialog", "Check a multi-turn conversation for a step-by-step jailbreak");
+  dialog->add_option("FILE", a->file,
+                     "A JSON file (\"-\": stdin): [{\"role\", \"content\", \"messageId\"?}, ...] or "
+                     "{\"history\": [...]}")
+      ->required();
+  dialog->add_option("--max-turns", a->max_turns, "Read the last N x 2 messages (default: [kb] max_turns, 20)")
+      ->check(CLI::Range(1, 1000));
+  dialog->footer("[llm]'s model labels the conversation (riskCode 1 = 恶意对话) under these principles\n"
+                 "([kb] dialog_principles replaces them):\n" +
+                 kb::DefaultDialogPrinciples() +
+                 "\nStreamed fragments (same role and messageId) are merged first. With no model, a failed call or "
+                 "an\nunreadable reply the answer is riskCode 0 and `not checked`, with the reason.");
+  dialog->callback([a, json, brain_dir, exit_code] { *exit_code = RunKbDialog(*a, *json, *brain_dir); });
 
   auto* import = kb->add_subcommand("import", "Import entries from a JSON Lines or CSV file (all checked first)");
-  import->add_option("FILE", a->file, "The file: .jsonl ({id?, text, source?, meta?} per line) or .csv (a header "
-                                      "row with text and optionally id, source; other columns become meta)")
+  import->add_option("FILE", a->file, "The file: .jsonl ({id?, text, source?, meta?} per line), .csv (a header "
+                                      "row with text and optionally id, source; other columns become meta), or .sql "
+                                      "(a MySQL dump of JoySafety's red_line_knowledge)")
       ->required();
-  import->add_option("--format", a->format, "jsonl or csv (default: from the file name)")
-      ->check(CLI::IsMember({"jsonl", "csv"}));
+  import->add_option("--format", a->format, "jsonl, csv or mysql (default: from the file name)")
+      ->check(CLI::IsMember({"jsonl", "csv", "mysql"}));
   collection(import);
-  import->footer("Every line is read and checked before anything is stored: a bad line stops the import with its\n"
-                 "line number. Entries are then stored 1,000 at a time; ids make a re-import converge.");
+  import->footer(
+      "Every line is read and checked before anything is stored: a bad line stops the import with its\n"
+      "line number. Entries are then stored 1,000 at a time; ids make a re-import converge.\n"
+      "A MySQL dump (mysqldump's INSERT statements of red_line_knowledge, multi-row, escaped strings) becomes\n"
+      "governed entries with their versions, status, people and times; the latest online version of each is\n"
+      "searchable. Versions the brain already holds are skipped, so an interrupted import converges when rerun.");
   import->callback([a, json, brain_dir, exit_code] { *exit_code = RunKbImport(*a, *json, *brain_dir); });
 
   for (const bool online : {true, false}) {

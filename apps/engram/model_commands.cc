@@ -21,20 +21,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-// "[embed] ####------ 412/1000  35.2 chunks/s  ETA 16 s" on a terminal.
-void ProgressBar(const char* what, int64_t done, int64_t total, std::chrono::steady_clock::time_point start) {
-  if (total <= 0) return;
-  const int width = 30;
-  int filled = static_cast<int>(width * done / total);
-  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  double rate = secs > 0 ? static_cast<double>(done) / secs : 0;
-  double eta = rate > 0 ? static_cast<double>(total - done) / rate : 0;
-  std::fprintf(stderr, "\r[%s] %s%s %lld/%lld  %.1f/s  ETA %.0f s   ", what, std::string(filled, '#').c_str(),
-               std::string(width - filled, '-').c_str(), static_cast<long long>(done), static_cast<long long>(total),
-               rate, eta);
-  if (done >= total) std::fprintf(stderr, "\n");
-}
-
 struct EmbedArgs {
   bool all = false;
   bool stale = false;

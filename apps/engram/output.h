@@ -1,6 +1,8 @@
 // Turning results into JSON documents (stdout with --json) and human text.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <map>
 #include <string>
@@ -41,5 +43,9 @@ std::string StringField(const nlohmann::json& j, const char* key);
 
 // Collapses whitespace and cuts text to at most max_bytes on a UTF-8 boundary.
 std::string Snippet(const std::string& text, size_t max_bytes);
+
+// "[embed] ####------ 412/1000  35.2/s  ETA 16 s" on stderr, rewritten in
+// place; a line break once done reaches total.
+void ProgressBar(const char* what, int64_t done, int64_t total, std::chrono::steady_clock::time_point start);
 
 }  // namespace engram::cli

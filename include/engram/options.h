@@ -52,6 +52,22 @@ struct LlmOptions {
   int timeout_ms = 3000;
 };
 
+// [kb] the red-line knowledge service: the defaults of a search, a guarded
+// answer and a dialog check when a call does not give them, and the texts of
+// their prompts ("" = the built-in ones). The LLM is [llm]'s server and model.
+struct KbOptions {
+  double threshold = 0.8;          // minimum reference score, inclusive
+  double same_threshold = 0.9;     // a top hit this similar is answered with its safeChat, no LLM
+  int top_k = 5;                   // hits per text
+  double answer_similarity = 0.7;  // answer_knowledge_similarity_threshold
+  double temperature = 0.1;        // the answer and dialog LLM calls
+  int max_tokens = 512;
+  int timeout_ms = 10000;          // one LLM call, retries included
+  int max_turns = 20;              // a dialog check reads the last max_turns x 2 messages
+  std::string answer_constraints;  // the guarded answer's rules for the model
+  std::string dialog_principles;   // the dialog check's labelling rules
+};
+
 // [vector] the index over chunk vectors.
 struct VectorSettings {
   int exact_below = 10000;      // fewer vectors: exact search, no graph
@@ -133,6 +149,7 @@ struct BrainOptions {
   ChunkerOptions chunker;
   SearchSettings search;
   LlmOptions llm;
+  KbOptions kb;
   VectorSettings vector;
   ScopeOptions scope;
   QuarantineOptions quarantine;

@@ -137,7 +137,7 @@ std::vector<ScoredKey> LexicalIndex::Score(std::string_view query, double min_sc
   for (const auto& [slot, dot] : acc) {
     const Doc& d = docs_[slot];
     if (d.norm <= 0) continue;
-    const double score = std::min(1.0, dot / (qnorm * d.norm));
+    const double score = std::pow(std::min(1.0, dot / (qnorm * d.norm)), kLexicalExponent);
     if (score >= min_score && score > 0) out.push_back({d.key, score});
   }
   return out;

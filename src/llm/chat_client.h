@@ -20,6 +20,7 @@ struct ChatOptions {
   std::string api_key_env;  // environment variable holding the key ("" = send none)
   int timeout_ms = 5000;    // the whole call, retries included
   int max_tokens = 200;
+  double temperature = 0;
 };
 
 struct ChatMessage {

@@ -48,6 +48,14 @@ const std::vector<Setting>& Settings() {
       Number("search", "title_weight", 0, 100, ENGRAM_FIELD(search.title_weight)),
       Number("search", "expansion", 0, 2, ENGRAM_FIELD(search.expansion)),
       Number("llm", "timeout_ms", 1, 600000, ENGRAM_FIELD(llm.timeout_ms)),
+      Number("kb", "threshold", 0, 1, ENGRAM_FIELD(kb.threshold)),
+      Number("kb", "same_threshold", 0, 1, ENGRAM_FIELD(kb.same_threshold)),
+      Number("kb", "top_k", 1, 100, ENGRAM_FIELD(kb.top_k)),
+      Number("kb", "answer_similarity", 0, 1, ENGRAM_FIELD(kb.answer_similarity)),
+      Number("kb", "temperature", 0, 2, ENGRAM_FIELD(kb.temperature)),
+      Number("kb", "max_tokens", 1, 100000, ENGRAM_FIELD(kb.max_tokens)),
+      Number("kb", "timeout_ms", 1, 600000, ENGRAM_FIELD(kb.timeout_ms)),
+      Number("kb", "max_turns", 1, 1000, ENGRAM_FIELD(kb.max_turns)),
       Number("vector", "exact_below", 0, 1e9, ENGRAM_FIELD(vector.exact_below)),
       Number("vector", "exact_filter_max", 0, 1e9, ENGRAM_FIELD(vector.exact_filter_max)),
       Number("vector", "m", 2, 256, ENGRAM_FIELD(vector.m)),
@@ -90,6 +98,8 @@ const std::vector<TextSetting>& TextSettings() {
       {"llm", "base_url", ENGRAM_FIELD(llm.base_url), {}},
       {"llm", "model", ENGRAM_FIELD(llm.model), {}},
       {"llm", "api_key_env", ENGRAM_FIELD(llm.api_key_env), {}},
+      {"kb", "answer_constraints", ENGRAM_FIELD(kb.answer_constraints), {}},
+      {"kb", "dialog_principles", ENGRAM_FIELD(kb.dialog_principles), {}},
       {"embedding", "provider", ENGRAM_FIELD(embedding.provider), {"none", "bert", "openai", "hash"}},
       {"embedding", "model", ENGRAM_FIELD(embedding.model), {}},
       {"embedding", "base_url", ENGRAM_FIELD(embedding.base_url), {}},
@@ -202,11 +212,34 @@ mode = ""
 expansion = 0
 
 [llm]
-# An OpenAI-compatible chat server, used for query expansion only.
+# An OpenAI-compatible chat server: query expansion, and the knowledge
+# service's guarded answers and dialog checks ([kb]).
 base_url = "http://127.0.0.1:8080/v1"
 model = ""
 api_key_env = "OPENAI_API_KEY"
 timeout_ms = 3000
+
+[kb]
+# The red-line knowledge service (`engram kb`, /knowledge/*, /dialog): the
+# defaults of a call that does not give them. Scores are in [0, 1].
+# Minimum score of a hit (inclusive), and hits per text.
+threshold = 0.8
+top_k = 5
+# A top hit at least this similar is answered with its safeChat, no LLM.
+same_threshold = 0.9
+# An LLM answer less similar than this to the top hit's safeChat is held back
+# (answer_backup, "模型输出与文档相似度低").
+answer_similarity = 0.7
+# The guarded answer's and the dialog check's calls to [llm]'s model.
+temperature = 0.1
+max_tokens = 512
+timeout_ms = 10000
+# A dialog check reads the last max_turns x 2 messages.
+max_turns = 20
+# The rules given to the model ("" = the built-in ones, shown by
+# `engram kb answer --help` and `engram kb dialog --help`); "\n" starts a line.
+answer_constraints = ""
+dialog_principles = ""
 
 [vector]
 # The index over chunk vectors (.engram/vectors-*.hnsw, rebuilt from the

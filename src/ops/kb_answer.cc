@@ -1,6 +1,8 @@
-// The guarded answer of the red-line knowledge service (KbModule::Answer):
+// The model paths of the red-line knowledge service, both through [llm]'s
+// model with [kb]'s call settings: the guarded answer (KbModule::Answer) —
 // a search, a direct hit's standard answer, or an LLM answer from the
-// references that is kept only when it stays close to the standard answer.
+// references that is kept only when it stays close to the standard answer —
+// and the multi-turn check (KbModule::Dialog).
 #include <nlohmann/json.hpp>
 
 #include "common/utf8.h"
@@ -31,22 +33,73 @@ std::string FirstChars(const std::string& s, size_t n) {
 }
 
 // The prompt: the references, then the constraints, then the question.
-std::string Prompt(std::string_view question, const std::vector<kb::Hit>& hits) {
+std::string Prompt(std::string_view question, const std::vector<kb::Hit>& hits, const std::string& constraints) {
   std::string refs;
   for (const kb::Hit& h : hits) {
     if (!refs.empty()) refs += "\n--\n";
     refs += "输入：" + h.entry.text + "\n回复：" + FirstChars(SafeChat(h), kReferenceChars);
   }
-  return "以下是参考资料：\n" + refs +
-         "\n\n请根据参考资料回答用户的问题，并遵守以下约束：\n"
-         "1. 回答必须与问题相符；\n"
-         "2. 回答的内容必须包含在参考资料中，不得编造；\n"
-         "3. 如果参考资料与问题不相符，请回答“不知道”；\n"
-         "4. 回答要简洁、直接。\n\n用户的问题：" +
+  return "以下是参考资料：\n" + refs + "\n\n请根据参考资料回答用户的问题，并遵守以下约束：\n" +
+         (constraints.empty() ? KbModule::DefaultAnswerConstraints() : constraints) + "\n\n用户的问题：" +
          std::string(question);
 }
 
 }  // namespace
+
+const std::string& KbModule::DefaultAnswerConstraints() {
+  static const std::string kConstraints =
+      "1. 回答必须与问题相符；\n"
+      "2. 回答的内容必须包含在参考资料中，不得编造；\n"
+      "3. 如果参考资料与问题不相符，请回答“不知道”；\n"
+      "4. 回答要简洁、直接。";
+  return kConstraints;
+}
+
+Result<llm::ChatClient*> KbModule::Chat() {
+  std::lock_guard<std::mutex> lock(chat_mu_);
+  if (chat_) return chat_.get();
+  const BrainOptions& o = brain_.options();
+  if (o.llm.model.empty()) return Status::FailedPrecondition("no [llm] model is configured");
+  llm::ChatOptions co;
+  co.base_url = o.llm.base_url;
+  co.model = o.llm.model;
+  co.api_key_env = o.llm.api_key_env;
+  co.timeout_ms = o.kb.timeout_ms;
+  co.max_tokens = o.kb.max_tokens;
+  co.temperature = o.kb.temperature;
+  ENGRAM_ASSIGN_OR_RETURN(chat_, llm::OpenChatClient(co));
+  return chat_.get();
+}
+
+Result<KbDialogCheck> KbModule::Dialog(const std::vector<kb::DialogMessage>& history, size_t max_turns) {
+  if (history.empty()) return Status::InvalidArgument("history为空");
+  KbDialogCheck out;
+  const std::vector<kb::DialogMessage> messages = kb::PrepareDialog(history, max_turns * 2);
+  out.messages = messages.size();
+  out.risk_message = "正常文本";
+  auto chat = Chat();
+  if (!chat.ok()) {
+    out.reason = chat.status().code() == StatusCode::kFailedPrecondition
+                     ? "模型未配置 (no [llm] model is configured: the dialogue was not checked)"
+                     : "模型调用失败: " + chat.status().message();
+    return out;
+  }
+  auto reply = (*chat)->Complete({{"user", kb::DialogPrompt(brain_.options().kb.dialog_principles, messages)}});
+  if (!reply.ok()) {
+    out.reason = "模型调用失败: " + reply.status().message();
+    return out;
+  }
+  auto label = kb::ParseDialogReply(*reply);
+  if (!label.ok()) {
+    out.reason = "模型输出无法解析: " + label.status().message();
+    return out;
+  }
+  out.checked = true;
+  out.risk_code = label->label;
+  out.risk_message = label->label == 1 ? "恶意对话" : "正常文本";
+  out.reason = label->reason;
+  return out;
+}
 
 Result<KbAnswer> KbModule::Answer(std::string_view collection, std::string_view text, const Json& filters,
                                   const KbAnswerOptions& options) {
@@ -63,26 +116,14 @@ Result<KbAnswer> KbModule::Answer(std::string_view collection, std::string_view 
     out.no_answer_reason = "有数据";
     return out;
   }
-  const LlmOptions& llm = brain_.options().llm;
-  if (llm.model.empty()) {
-    out.no_answer_reason = "模型未配置 (no [llm] model is configured for answers that need one)";
+  auto chat = Chat();
+  if (!chat.ok()) {
+    out.no_answer_reason = chat.status().code() == StatusCode::kFailedPrecondition
+                               ? "模型未配置 (no [llm] model is configured for answers that need one)"
+                               : "模型调用失败: " + chat.status().message();
     return out;
   }
-  if (!chat_) {
-    llm::ChatOptions co;
-    co.base_url = llm.base_url;
-    co.model = llm.model;
-    co.api_key_env = llm.api_key_env;
-    co.timeout_ms = llm.timeout_ms;
-    co.max_tokens = 512;
-    auto opened = llm::OpenChatClient(co);
-    if (!opened.ok()) {
-      out.no_answer_reason = "模型调用失败: " + opened.status().message();
-      return out;
-    }
-    chat_ = std::move(*opened);
-  }
-  auto reply = chat_->Complete({{"user", Prompt(text, out.references)}});
+  auto reply = (*chat)->Complete({{"user", Prompt(text, out.references, brain_.options().kb.answer_constraints)}});
   if (!reply.ok()) {
     out.no_answer_reason = "模型调用失败: " + reply.status().message();
     return out;

@@ -2,7 +2,9 @@
 // layer), kept in agreement with the searchable collection by construction:
 // every change writes the row, the collection's entry and the audit record
 // in one transaction.
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "common/files.h"
 #include "common/hash.h"
@@ -185,6 +187,78 @@ Result<GovernedEntry> KbModule::GovernedSetStatus(const OperationContext& ctx, i
   ENGRAM_RETURN_IF_ERROR(engine.AppendKbAudit({0, g.update_time, Who(ctx), status, g.id, Dumped(before), Dumped(g)}));
   ENGRAM_RETURN_IF_ERROR(txn.Commit());
   return g;
+}
+
+Result<KbModule::ImportCounts> KbModule::GovernedImport(const OperationContext& ctx, std::vector<GovernedEntry> rows,
+                                                       std::string_view collection, size_t batch,
+                                                       const std::function<void(size_t, size_t)>& progress) {
+  for (size_t i = 0; i < rows.size(); ++i) {
+    rows[i].collection = std::string(collection);
+    if (Status st = CheckFields(rows[i]); !st.ok()) {
+      return Status::InvalidArgument("row " + std::to_string(i + 1) + ": " + st.message());
+    }
+  }
+  // By entry, then version; of two rows with one version the later one in the input counts.
+  std::stable_sort(rows.begin(), rows.end(), [](const GovernedEntry& a, const GovernedEntry& b) {
+    return std::tie(a.business_scene, a.uniq_id, a.version) < std::tie(b.business_scene, b.uniq_id, b.version);
+  });
+  ENGRAM_RETURN_IF_ERROR(EnsureCollection(ctx, collection));
+  Engine& engine = brain_.engine();
+  const std::string who = Who(ctx);
+  const std::string now = common::NowIso8601();
+  ImportCounts counts;
+  size_t done = 0;
+  for (size_t start = 0; start < rows.size();) {
+    ENGRAM_ASSIGN_OR_RETURN(Transaction txn, engine.Begin());
+    std::vector<KbEntry> projections;
+    size_t i = start;
+    while (i < rows.size() && (i - start < batch || i == start)) {
+      // One entry's versions [i, end).
+      size_t end = i + 1;
+      while (end < rows.size() && rows[end].uniq_id == rows[i].uniq_id &&
+             rows[end].business_scene == rows[i].business_scene) {
+        ++end;
+      }
+      ENGRAM_ASSIGN_OR_RETURN(std::optional<GovernedEntry> held,
+                              engine.LatestGoverned(rows[i].uniq_id, rows[i].business_scene));
+      const int64_t held_version = held ? held->version : 0;
+      int64_t newest = -1;  // index into rows of the newest version brought in
+      for (size_t k = i; k < end; ++k) {
+        if (k + 1 < end && rows[k + 1].version == rows[k].version) continue;  // a later row of this version counts
+        if (rows[k].version <= held_version) {
+          ++counts.skipped;
+          continue;
+        }
+        newest = static_cast<int64_t>(k);
+      }
+      if (newest >= 0) {
+        if (held) {
+          GovernedEntry old = *held;
+          old.latest = false;
+          ENGRAM_RETURN_IF_ERROR(engine.UpdateGoverned(old));
+          ENGRAM_RETURN_IF_ERROR(engine.DeleteKbEntries(old.collection, {ProjectionId(old)}).status());
+        }
+        for (size_t k = i; k <= static_cast<size_t>(newest); ++k) {
+          GovernedEntry& g = rows[k];
+          if ((k + 1 < end && rows[k + 1].version == g.version) || g.version <= held_version) continue;
+          g.latest = k == static_cast<size_t>(newest);
+          if (g.create_time.empty()) g.create_time = now;
+          if (g.update_time.empty()) g.update_time = g.create_time;
+          ENGRAM_ASSIGN_OR_RETURN(g.id, engine.InsertGoverned(g));
+          if (g.latest && g.status == "online") projections.push_back(ProjectionOf(g, who));
+          ENGRAM_RETURN_IF_ERROR(engine.AppendKbAudit({0, now, who, "import", g.id, "", Dumped(g)}));
+          ++counts.imported;
+        }
+      }
+      i = end;
+    }
+    if (!projections.empty()) ENGRAM_RETURN_IF_ERROR(engine.PutKbEntries(projections).status());
+    ENGRAM_RETURN_IF_ERROR(txn.Commit());
+    done = i;
+    start = i;
+    if (progress) progress(done, rows.size());
+  }
+  return counts;
 }
 
 Result<GovernedEntry> KbModule::GovernedGet(int64_t id) {

@@ -3,7 +3,9 @@
 // service and its operations (kb_operations.cc) use them.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
@@ -11,6 +13,7 @@
 
 #include "engram/brain.h"
 #include "engram/store/kb_store.h"
+#include "kb/dialog.h"
 #include "kb/kb_index.h"
 
 namespace engram::llm {
@@ -45,6 +48,16 @@ struct KbAnswer {
   std::string no_answer_reason;  // "无数据", "有数据", "模型输出与文档相似度低", "模型未配置", "模型调用失败…", ""
   double answer_ref_similar = 0;
   std::vector<kb::Hit> references;
+};
+
+// What a dialog check gives (the original's fields, and whether the model
+// was asked and answered at all: a gateway can tell "safe" from "unchecked").
+struct KbDialogCheck {
+  int risk_code = 0;              // the model's label: 1 = a malicious dialogue
+  std::string risk_message;       // "恶意对话" or "正常文本"
+  std::string reason;             // the model's reason, or why there is no label
+  bool checked = false;           // false: no model, a failed call or an unreadable reply (risk_code 0)
+  size_t messages = 0;            // messages given to the model, after merging and keeping the last turns
 };
 
 // A governed entry as the operations and the HTTP API return it.
@@ -90,6 +103,19 @@ class KbModule final : public BrainModule {
   // Takes the entry of id online or offline (its latest version); when this
   // returns, no search started afterwards misses / finds it.
   Result<GovernedEntry> GovernedSetStatus(const OperationContext& ctx, int64_t id, bool online);
+  // Brings governed rows from elsewhere (a JoySafety MySQL dump) in as they
+  // are — versions, status, people and times kept — into collection. Rows
+  // of one (uniq_id, business_scene) go in together, in transactions of
+  // about batch rows, each with its projection and audit record; versions
+  // not newer than what the brain holds are skipped, so an import that was
+  // interrupted converges when run again. progress(done, total) after each.
+  struct ImportCounts {
+    size_t imported = 0;
+    size_t skipped = 0;  // versions the brain already had (or newer)
+  };
+  Result<ImportCounts> GovernedImport(const OperationContext& ctx, std::vector<GovernedEntry> rows,
+                                      std::string_view collection, size_t batch,
+                                      const std::function<void(size_t, size_t)>& progress);
   Result<GovernedEntry> GovernedGet(int64_t id);
   Result<std::vector<GovernedEntry>> GovernedFind(std::string_view word, size_t limit);
   Result<std::vector<KbAuditEntry>> Audit(int64_t governed_id, size_t limit);
@@ -109,6 +135,15 @@ class KbModule final : public BrainModule {
   Result<KbAnswer> Answer(std::string_view collection, std::string_view text, const nlohmann::json& filters,
                           const KbAnswerOptions& options);
 
+  // The multi-turn check: the conversation's streamed fragments merged, its
+  // last max_turns x 2 messages labelled by the [llm] model under [kb]
+  // dialog_principles. A model that is not configured, fails or gives no
+  // readable label is risk_code 0, checked false, with the reason.
+  Result<KbDialogCheck> Dialog(const std::vector<kb::DialogMessage>& history, size_t max_turns);
+
+  // The guarded answer's built-in rules for the model ([kb] answer_constraints "").
+  static const std::string& DefaultAnswerConstraints();
+
   // What produced the scores of a collection's searches: "lexical" (TF-IDF
   // cosine over the analyzer's terms) or "embedding:MODEL".
   static std::string SimilarityOf(const KbCollection& collection);
@@ -117,9 +152,13 @@ class KbModule final : public BrainModule {
   // The collection exists; the default one is made on first use (NotFound for any other).
   Status EnsureCollection(const OperationContext& ctx, std::string_view collection);
 
+  // The [llm] model with [kb]'s call settings, opened on first use.
+  Result<llm::ChatClient*> Chat();
+
   Brain& brain_;
   std::unique_ptr<kb::KbIndex> index_;
-  std::unique_ptr<llm::ChatClient> chat_;  // the guarded answer's LLM, opened on first use
+  std::mutex chat_mu_;
+  std::unique_ptr<llm::ChatClient> chat_;
 };
 
 }  // namespace engram::ops

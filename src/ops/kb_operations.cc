@@ -50,8 +50,9 @@ Json Group(const std::vector<kb::Hit>& hits) {
 
 Result<Json> Search(Brain& b, const Args& a) {
   kb::SearchOptions o;
-  o.top_k = static_cast<size_t>(a.Int("top_k", 5));
-  o.threshold = a.Num("threshold", 0.8);
+  const KbOptions& d = b.options().kb;
+  o.top_k = static_cast<size_t>(a.Int("top_k", d.top_k));
+  o.threshold = a.Num("threshold", d.threshold);
   const Json* filters = a.Raw("filters");
   const std::string collection = CollectionOf(a);
   Json groups = Json::array();
@@ -69,13 +70,14 @@ Result<Json> Search(Brain& b, const Args& a) {
 std::vector<Param> AnswerParams() {
   return {Collection(),
           {"text_list", Type::kStrings, true, "the question (the first text is answered)", 0, 0, 65536, {}, {}},
-          {"top_k", Type::kInteger, false, "references (1-100, default 5)", 1, 100, 0, {}, {}},
-          {"threshold", Type::kNumber, false, "minimum reference score, inclusive (0-1, default 0.8)", 0, 1, 0, {},
+          {"top_k", Type::kInteger, false, "references (1-100, default [kb] top_k, 5)", 1, 100, 0, {}, {}},
+          {"threshold", Type::kNumber, false, "minimum reference score, inclusive (0-1, default [kb] threshold, 0.8)", 0, 1, 0, {},
            {}},
-          {"same_threshold", Type::kNumber, false, "a top hit this similar answers directly (0-1, default 0.9)", 0,
+          {"same_threshold", Type::kNumber, false, "a top hit this similar answers directly (0-1, default [kb] same_threshold, 0.9)", 0,
            1, 0, {}, {}},
           {"answer_similarity", Type::kNumber, false,
-           "an LLM answer less similar than this to the top hit's safeChat is not given (0-1, default 0.7)", 0, 1,
+           "an LLM answer less similar than this to the top hit's safeChat is not given (0-1, default [kb] "
+           "answer_similarity, 0.7)", 0, 1,
            0, {}, {}},
           {"filters", Type::kMap, false, "as kb_search", 0, 0, 0, {}, {}}};
 }
@@ -83,11 +85,12 @@ std::vector<Param> AnswerParams() {
 Result<KbAnswer> Answer(Brain& b, const Args& a) {
   const std::vector<std::string> texts = a.Strings("text_list");
   if (texts.empty()) return Status::InvalidArgument("text_list为空");
+  const KbOptions& d = b.options().kb;
   KbAnswerOptions o;
-  o.search.top_k = static_cast<size_t>(a.Int("top_k", 5));
-  o.search.threshold = a.Num("threshold", 0.8);
-  o.same_threshold = a.Num("same_threshold", 0.9);
-  o.answer_similarity = a.Num("answer_similarity", 0.7);
+  o.search.top_k = static_cast<size_t>(a.Int("top_k", d.top_k));
+  o.search.threshold = a.Num("threshold", d.threshold);
+  o.same_threshold = a.Num("same_threshold", d.same_threshold);
+  o.answer_similarity = a.Num("answer_similarity", d.answer_similarity);
   const Json* filters = a.Raw("filters");
   return Kb(b).Answer(CollectionOf(a), texts.front(), filters != nullptr ? *filters : Json(), o);
 }
@@ -311,8 +314,8 @@ void AddKbOperations(OperationTable& ops) {
            false,
            {Collection(),
             {"text_list", Type::kStrings, true, "the texts to match (1-50)", 0, 0, 65536, {}, {}},
-            {"top_k", Type::kInteger, false, "hits per text (1-100, default 5)", 1, 100, 0, {}, {}},
-            {"threshold", Type::kNumber, false, "minimum score, inclusive (0-1, default 0.8)", 0, 1, 0, {}, {}},
+            {"top_k", Type::kInteger, false, "hits per text (1-100, default [kb] top_k, 5)", 1, 100, 0, {}, {}},
+            {"threshold", Type::kNumber, false, "minimum score, inclusive (0-1, default [kb] threshold, 0.8)", 0, 1, 0, {}, {}},
             {"filters", Type::kMap, false,
              "{field: [values]} (IN, AND across fields), or {field: {in, not_in, gt, gte, lt, lte}}", 0, 0, 0, {},
              {}},
@@ -341,6 +344,37 @@ void AddKbOperations(OperationTable& ops) {
              const int risk = !r.answer.empty() ? 110101 : (!r.references.empty() ? 110100 : 0);
              return Json{{"riskCode", risk}, {"hits", Group(r.references)}, {"answer", r.answer},
                          {"no_answer_reason", r.no_answer_reason}};
+           }});
+  ops.Add({"dialog_check",
+           "Check a multi-turn conversation for a step-by-step jailbreak: the [llm] model labels it under [kb] "
+           "dialog_principles (riskCode 1 = 恶意对话). Streamed fragments (same role and messageId) are merged and "
+           "the last max_turns x 2 messages kept. checked is false when no model answered with a label.",
+           Scope::kRead,
+           false,
+           {{"history",
+             Type::kObjects,
+             true,
+             "the conversation, oldest first (1-10000 messages)",
+             0,
+             10000,
+             0,
+             {},
+             {{"role", Type::kString, true, "user, assistant, ...", 0, 0, 64, {}, {}},
+              {"content", Type::kString, true, "the message (or a streamed fragment of it)", 0, 0, 65536, {}, {}},
+              {"messageId", Type::kString, false, "fragments with the same role and messageId are one message", 0,
+               0, 256, {}, {}}}},
+            {"max_turns", Type::kInteger, false, "turns kept (1-1000, default [kb] max_turns, 20)", 1, 1000, 0, {},
+             {}}},
+           [](Brain& b, const OperationContext&, const Args& a) -> Result<Json> {
+             std::vector<kb::DialogMessage> history;
+             for (const Json& m : *a.Raw("history")) {
+               history.push_back({m["role"].get<std::string>(), m["content"].get<std::string>(),
+                                  m.value("messageId", "")});
+             }
+             const int64_t turns = a.Int("max_turns", b.options().kb.max_turns);
+             ENGRAM_ASSIGN_OR_RETURN(KbDialogCheck r, Kb(b).Dialog(history, static_cast<size_t>(turns)));
+             return Json{{"riskCode", r.risk_code}, {"riskMessage", r.risk_message}, {"reason", r.reason},
+                         {"checked", r.checked}, {"messages", r.messages}};
            }});
   AddGovernanceOperations(ops);
 }

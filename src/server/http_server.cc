@@ -279,7 +279,8 @@ httplib::Server::HandlerResponse Server::Guard(const httplib::Request& req, http
   t_caller.clear();
   t_ctx.reset();
   auto refuse = [&](const Status& st, int http_status) {
-    if (req.path.rfind("/knowledge/", 0) == 0 || req.path.rfind("/data/redline_knowledge/", 0) == 0) {
+    if (req.path.rfind("/knowledge/", 0) == 0 || req.path.rfind("/data/redline_knowledge/", 0) == 0 ||
+        req.path == "/dialog") {
       // The knowledge service's callers read its envelope.
       res.status = http_status;
       res.set_content(knowledge::Envelope(st, 0, nullptr), "application/json");
@@ -502,11 +503,10 @@ void Server::Routes() {
   http_.Get("/healthcheck", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("Hello, world", "text/plain");
   });
-  for (const char* route : {"knowledge/upsert", "knowledge/delete", "knowledge/search", "knowledge/answer", "knowledge/check",
-                            "data/redline_knowledge/upsert",
-                            "data/redline_knowledge/update", "data/redline_knowledge/online",
-                            "data/redline_knowledge/offline", "data/redline_knowledge/getById",
-                            "data/redline_knowledge/getByWord"}) {
+  for (const char* route :
+       {"knowledge/upsert", "knowledge/delete", "knowledge/search", "knowledge/answer", "knowledge/check", "dialog",
+        "data/redline_knowledge/upsert", "data/redline_knowledge/update", "data/redline_knowledge/online",
+        "data/redline_knowledge/offline", "data/redline_knowledge/getById", "data/redline_knowledge/getByWord"}) {
     http_.Post(std::string("/") + route,
                [this, r = std::string(route)](const httplib::Request&, httplib::Response& res,
                                               const httplib::ContentReader& reader) { Knowledge(res, reader, r); });

@@ -62,6 +62,22 @@ Result<Call> TranslateGovernance(std::string_view route, const Json& body) {
 Result<Call> Translate(std::string_view path, const Json& body) {
   ENGRAM_RETURN_IF_ERROR(CheckCommonFields(body));
   if (path.substr(0, kGovernance.size()) == kGovernance) return TranslateGovernance(path.substr(kGovernance.size()), body);
+  if (path == "dialog") {
+    if (EmptyList(body, "history")) return Status::InvalidArgument("history为空");
+    Call call{"dialog_check", Json::object()};
+    Take(body, "history", &call.args);
+    // A message's other keys (timestamps, names...) are the caller's business: only these three are read.
+    if (Json* history = &call.args["history"]; history->is_array()) {
+      for (Json& m : *history) {
+        if (!m.is_object()) continue;
+        Json kept = Json::object();
+        for (const char* key : {"role", "content", "messageId"}) Take(m, key, &kept);
+        m = std::move(kept);
+      }
+    }
+    Take(body, "maxTurns", &call.args, "max_turns");
+    return call;
+  }
   constexpr std::string_view kKnowledge = "knowledge/";
   if (path.substr(0, kKnowledge.size()) != kKnowledge) return Status::NotFound("no route /" + std::string(path));
   const std::string_view route = path.substr(kKnowledge.size());
@@ -110,6 +126,14 @@ Ordered DataOf(std::string_view path, const Json& answer) {
     }
     return o;
   };
+  if (path == "dialog") {
+    Ordered o;
+    o["riskCode"] = answer.value("riskCode", 0);
+    o["riskMessage"] = answer.value("riskMessage", "");
+    o["reason"] = answer.value("reason", "");
+    o["checked"] = answer.value("checked", false);
+    return o;
+  }
   if (path == "knowledge/check") {
     Ordered o;
     o["riskCode"] = answer.value("riskCode", 0);

@@ -26,10 +26,10 @@ struct Call {
 };
 
 // The call behind POST /PATH for its JSON body. PATH (without the leading
-// '/') is knowledge/upsert|delete|search|answer|check, or a governance route
+// '/') is knowledge/upsert|delete|search|answer|check, dialog, or a governance route
 // data/redline_knowledge/upsert|update|online|offline|getById|getByWord
 // (whose body holds the operation's arguments). InvalidArgument with the
-// original's message for what it refuses itself ("docs为空", "ids和texts均为空",
+// original's message for what it refuses itself ("docs为空", "ids和texts均为空", "history为空",
 // ...) and for a missing request_id or business_id.
 Result<Call> Translate(std::string_view path, const nlohmann::json& body);
 

@@ -70,7 +70,7 @@ expect_json "$BODY" 'list(d["data"].keys())' "['answer', 'answer_backup', 'no_an
 expect_json "$BODY" '(d["data"]["answer"], d["data"]["no_answer_reason"], d["data"]["refDocs"]["ids"])' "('', '无数据', [])"
 post /knowledge/answer '{"request_id": "a2", "business_id": "b1", "text_list": ["如何购买毒品"], "same_threshold": 0.9}'
 expect_json "$BODY" '(d["data"]["answer"], d["data"]["no_answer_reason"], d["data"]["answer_ref_similar"])' "('购买毒品是违法行为，请远离毒品。', '有数据', 1.0)"
-post /knowledge/answer '{"request_id": "a3", "business_id": "b1", "text_list": ["购买毒品"], "threshold": 0.3}'
+post /knowledge/answer '{"request_id": "a3", "business_id": "b1", "text_list": ["哪里能购买毒品"], "threshold": 0.3}'
 expect_envelope 200 0 success "answer without a model"
 expect_json "$BODY" 'd["data"]["no_answer_reason"].startswith("模型未配置")' True
 expect_json "$BODY" 'd["data"]["refDocs"]["ids"]' "['d1']"
@@ -82,7 +82,7 @@ post /knowledge/check '{"request_id": "c1", "business_id": "b1", "text_list": ["
 expect_envelope 200 0 success "check"
 expect_json "$BODY" 'list(d["data"].keys())' "['riskCode', 'hits', 'answer']"
 expect_json "$BODY" '(d["data"]["riskCode"], d["data"]["hits"]["ids"], d["data"]["answer"])' "(110101, ['d1'], '购买毒品是违法行为，请远离毒品。')"
-post /knowledge/check '{"request_id": "c2", "business_id": "b1", "text_list": ["购买毒品"], "threshold": 0.3}'
+post /knowledge/check '{"request_id": "c2", "business_id": "b1", "text_list": ["哪里能购买毒品"], "threshold": 0.3}'
 expect_json "$BODY" '(d["data"]["riskCode"], d["data"]["answer"])' "(110100, '')"
 post /knowledge/check '{"request_id": "c3", "business_id": "b1", "text_list": ["今天天气怎么样"]}'
 expect_json "$BODY" '(d["data"]["riskCode"], d["data"]["hits"]["ids"])' "(0, [])"

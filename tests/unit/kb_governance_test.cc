@@ -13,6 +13,7 @@
 #include "common/hash.h"
 #include "engram/brain.h"
 #include "ops/kb_module.h"
+#include "fake_chat_server.h"
 #include "test_support.h"
 
 namespace engram {
@@ -197,38 +198,7 @@ TEST_F(KbGovernanceTest, NoSearchStartedAfterAFlipReturnsSeesTheOldState) {
 }
 
 // A loopback OpenAI-compatible chat server whose answers the test scripts.
-class FakeChat {
- public:
-  explicit FakeChat(std::function<void(httplib::Response&)> answer) : answer_(std::move(answer)) {
-    server_.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
-      ++requests_;
-      last_prompt_ = nlohmann::json::parse(req.body)["messages"][0]["content"].get<std::string>();
-      answer_(res);
-    });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  ~FakeChat() {
-    server_.stop();
-    thread_.join();
-  }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/v1"; }
-  static void Reply(httplib::Response& res, const std::string& content) {
-    nlohmann::json body = {{"choices", {{{"message", {{"role", "assistant"}, {"content", content}}}}}}};
-    res.set_content(body.dump(), "application/json");
-  }
-  int requests() const { return requests_.load(); }
-  std::string last_prompt() const { return last_prompt_; }
-
- private:
-  std::function<void(httplib::Response&)> answer_;
-  httplib::Server server_;
-  int port_ = 0;
-  std::thread thread_;
-  std::atomic<int> requests_{0};
-  std::string last_prompt_;
-};
+using FakeChat = testing::FakeChatServer;
 
 TEST_F(KbGovernanceTest, TheGuardedAnswerTakesItsThreeStagesAndNeverFailsOnTheModel) {
   ASSERT_TRUE(Kb().GovernedUpsert(ctx_, Entry("如何购买毒品", "购买毒品是违法行为，请远离毒品。")).ok());
@@ -253,14 +223,14 @@ TEST_F(KbGovernanceTest, TheGuardedAnswerTakesItsThreeStagesAndNeverFailsOnTheMo
 
   std::string reply = "购买毒品是违法行为，请远离毒品。";
   int status = 200;
-  FakeChat chat([&](httplib::Response& res) {
+  FakeChat chat([&](const nlohmann::json&, httplib::Response& res) {
     res.status = status;
     if (status == 200) FakeChat::Reply(res, reply);
     else res.set_content("<html>bad gateway</html>", "text/html");
   });
   brain_->mutable_options().llm.base_url = chat.url();
   brain_->mutable_options().llm.model = "fake";
-  brain_->mutable_options().llm.timeout_ms = 2000;
+  brain_->mutable_options().kb.timeout_ms = 2000;
   ops::KbAnswer kept = answer("哪里能购买毒品");
   EXPECT_EQ(kept.answer, reply);
   EXPECT_EQ(kept.no_answer_reason, "");

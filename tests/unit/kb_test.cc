@@ -12,6 +12,7 @@
 #include "kb/filter.h"
 #include "kb/kb_index.h"
 #include "kb/lexical_index.h"
+#include "kb/paraphrase_eval.h"
 #include "test_stores.h"
 #include "text/analyzer.h"
 
@@ -56,7 +57,7 @@ std::map<int64_t, double> NaiveScores(const std::map<int64_t, std::string>& docs
       auto it = dw.find(t);
       if (it != dw.end()) dot += x * it->second;
     }
-    if (dot > 0) out[key] = std::min(1.0, dot / (norm(qw) * norm(dw)));
+    if (dot > 0) out[key] = std::pow(std::min(1.0, dot / (norm(qw) * norm(dw))), kb::kLexicalExponent);
   }
   return out;
 }
@@ -304,6 +305,32 @@ TEST(KbEntryReader, ReadsCsvWithQuotesLineBreaksAndABom) {
   EXPECT_EQ(message("text\nab\"c\n"), "line 2: a quote inside an unquoted field");
   EXPECT_EQ(message("text\n\"a\"b\n"), "line 2: text after a closing quote");
   EXPECT_EQ(message("text\nok\n\xff\n"), "line 3: not valid UTF-8");
+}
+
+}  // namespace
+}  // namespace engram
+
+namespace engram {
+namespace {
+
+// The lexical similarity on the hand-written paraphrase set, at the service's
+// default thresholds (docs/PERFORMANCE.md has the whole table): a change that
+// makes it worse fails here.
+TEST(KbLexical, ParaphraseSetPrecisionAndRecallAtTheDefaults) {
+  auto set = kb::LoadParaphraseSet(std::string(ENGRAM_SOURCE_DIR) + "/tests/data/kb_paraphrase");
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  ASSERT_GE(set->queries.size(), 200u);
+  const auto top = kb::TopHits(*set);
+  const kb::ParaphraseScore hit = kb::ScoreAt(*set, top, 0.8, "");  // threshold
+  EXPECT_GE(hit.precision(), 0.89);
+  EXPECT_GE(hit.recall(), 0.36);
+  EXPECT_EQ(hit.unrelated_hits, 0);
+  for (const char* lang : {"zh", "en"}) {
+    EXPECT_GE(kb::ScoreAt(*set, top, 0.8, lang).recall(), 0.33) << lang;
+  }
+  const kb::ParaphraseScore direct = kb::ScoreAt(*set, top, 0.9, "");  // same_threshold: no model asked
+  EXPECT_EQ(direct.fp, 0);
+  EXPECT_GT(direct.tp, 20);
 }
 
 }  // namespace

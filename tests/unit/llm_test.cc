@@ -12,6 +12,7 @@
 
 #include "llm/chat_client.h"
 #include "llm/expansion.h"
+#include "fake_chat_server.h"
 
 namespace engram::llm {
 namespace {
@@ -35,42 +36,17 @@ TEST(Expansion, SanitizesVariants) {
   EXPECT_TRUE(SanitizeVariants("q\nQ\n  q  ", "q").empty());
 }
 
-class FakeChat {
- public:
-  explicit FakeChat(std::function<void(const Json&, httplib::Response&)> handler) : handler_(std::move(handler)) {
-    server_.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
-      ++requests_;
-      handler_(Json::parse(req.body), res);
-    });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  ~FakeChat() {
-    server_.stop();
-    thread_.join();
-  }
-  ChatOptions Options() const {
-    ChatOptions o;
-    o.base_url = "http://127.0.0.1:" + std::to_string(port_) + "/v1/";
-    o.model = "fake-chat";
-    o.timeout_ms = 300;
-    return o;
-  }
-  int requests() const { return requests_.load(); }
+using FakeChat = testing::FakeChatServer;
 
- private:
-  httplib::Server server_;
-  std::function<void(const Json&, httplib::Response&)> handler_;
-  std::atomic<int> requests_{0};
-  int port_ = 0;
-  std::thread thread_;
-};
-
-void Reply(httplib::Response& res, const std::string& content) {
-  res.set_content(Json{{"choices", {{{"message", {{"role", "assistant"}, {"content", content}}}}}}}.dump(),
-                  "application/json");
+ChatOptions OptionsFor(const FakeChat& server) {
+  ChatOptions o;
+  o.base_url = server.url() + "/";
+  o.model = "fake-chat";
+  o.timeout_ms = 300;
+  return o;
 }
+
+void Reply(httplib::Response& res, const std::string& content) { FakeChat::Reply(res, content); }
 
 TEST(Expansion, AsksTheChatServerAndSanitizes) {
   Json seen;
@@ -78,7 +54,7 @@ TEST(Expansion, AsksTheChatServerAndSanitizes) {
     seen = body;
     Reply(res, "1. 混合检索是什么\n2. hybrid retrieval definition\n3. extra");
   });
-  auto client = OpenChatClient(server.Options());
+  auto client = OpenChatClient(OptionsFor(server));
   ASSERT_TRUE(client.ok()) << client.status().ToString();
   auto v = ExpandQuery(**client, "什么是混合检索");
   ASSERT_TRUE(v.ok()) << v.status().ToString();
@@ -90,12 +66,12 @@ TEST(Expansion, AsksTheChatServerAndSanitizes) {
 
 TEST(Expansion, FailuresAreErrorsNotCrashes) {
   FakeChat status500([](const Json&, httplib::Response& res) { res.status = 500; });
-  auto c1 = OpenChatClient(status500.Options());
+  auto c1 = OpenChatClient(OptionsFor(status500));
   ASSERT_TRUE(c1.ok());
   EXPECT_EQ(ExpandQuery(**c1, "q").status().code(), StatusCode::kUnavailable);
 
   FakeChat malformed([](const Json&, httplib::Response& res) { res.set_content("{\"choices\": []}", "application/json"); });
-  auto c2 = OpenChatClient(malformed.Options());
+  auto c2 = OpenChatClient(OptionsFor(malformed));
   ASSERT_TRUE(c2.ok());
   EXPECT_EQ(ExpandQuery(**c2, "q").status().code(), StatusCode::kInvalidArgument);
 
@@ -103,7 +79,7 @@ TEST(Expansion, FailuresAreErrorsNotCrashes) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2000));
     Reply(res, "late");
   });
-  auto c3 = OpenChatClient(slow.Options());
+  auto c3 = OpenChatClient(OptionsFor(slow));
   ASSERT_TRUE(c3.ok());
   auto t0 = std::chrono::steady_clock::now();
   EXPECT_EQ(ExpandQuery(**c3, "q").status().code(), StatusCode::kUnavailable);
