@@ -24,5 +24,13 @@ int main(int argc, char** argv) {
                   s.recall(), s.tp, s.fp, s.near_miss_hits, s.unrelated_hits);
     }
   }
+  std::printf("\nwrong answers at the default threshold (0.8):\n");
+  for (size_t i = 0; i < set->queries.size(); ++i) {
+    const auto& q = set->queries[i];
+    if (top[i].first < 0 || top[i].second < 0.8) continue;
+    const auto& e = set->entries[static_cast<size_t>(top[i].first)];
+    if (q.kind == "paraphrase" && e.id == q.expected) continue;
+    std::printf("  %.3f  %-10s %s  ->  %s\n", top[i].second, q.kind.c_str(), q.text.c_str(), e.question.c_str());
+  }
   return 0;
 }

@@ -27,7 +27,7 @@ struct KbArgs {
   std::vector<std::string> fields;  // create: NAME or NAME:TYPE
   std::vector<std::string> texts;   // search, delete --text
   std::vector<std::string> ids;     // delete
-  std::string text, id, source, meta, filters, file, format;
+  std::string text, id, source, meta, filters, file, format, similarity;
   int top_k = 0;            // 0: [kb] top_k
   double threshold = -1;    // below 0: [kb] threshold
   double same_threshold = -1;
@@ -44,7 +44,10 @@ Result<Json> ParseJsonFlag(const std::string& flag, const std::string& value) {
   return j;
 }
 
-void PrintKbCreate(const Json& r) { std::cout << "Created collection " << r["created"].get<std::string>() << "\n"; }
+void PrintKbCreate(const Json& r) {
+  std::cout << "Created collection " << r["created"].get<std::string>() << " (similarity: "
+            << r["similarity"].get<std::string>() << ")\n";
+}
 
 void PrintKbList(const Json& r) {
   if (r["collections"].empty()) std::cout << "No knowledge collections (engram kb create NAME)\n";
@@ -113,7 +116,9 @@ int RunKbCreate(const KbArgs& a, bool json, const std::string& brain_dir) {
     if (colon != std::string::npos) field["type"] = f.substr(colon + 1);
     fields.push_back(field);
   }
-  return RunOperation("kb_create", {{"collection", a.collection}, {"fields", fields}}, json, brain_dir, PrintKbCreate);
+  Json args = {{"collection", a.collection}, {"fields", fields}};
+  if (!a.similarity.empty()) args["similarity"] = a.similarity;
+  return RunOperation("kb_create", args, json, brain_dir, PrintKbCreate);
 }
 
 int RunKbUpsert(const KbArgs& a, bool json, const std::string& brain_dir) {
@@ -304,6 +309,10 @@ void AddKbCommands(CLI::App& app, const bool* json, const std::string* brain_dir
   auto* create = kb->add_subcommand("create", "Create a collection with the meta fields it filters on");
   create->add_option("NAME", a->collection, "Its name: letters, digits, '_', '-' or '.'")->required();
   create->add_option("--field", a->fields, "A filterable meta field: NAME or NAME:TYPE (string, number, date)");
+  create->add_option("--similarity", a->similarity,
+                     "embedding (cosine of the [embedding] model's vectors; the default when one is configured) or "
+                     "lexical (TF-IDF over the analyzer's terms, no model)")
+      ->check(CLI::IsMember({"embedding", "lexical"}));
   create->callback([a, json, brain_dir, exit_code] { *exit_code = RunKbCreate(*a, *json, *brain_dir); });
 
   auto* list = kb->add_subcommand("list", "List the collections with their entry counts and fields");

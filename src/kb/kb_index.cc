@@ -1,6 +1,7 @@
 #include "kb/kb_index.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 namespace engram::kb {
@@ -14,10 +15,28 @@ bool SameCollection(const KbCollection& a, const KbCollection& b) {
          a.created_at == b.created_at;
 }
 
+// v scaled to length 1 (all zeros stays zeros).
+std::vector<float> Normalized(const std::vector<float>& v) {
+  double sum = 0;
+  for (float x : v) sum += static_cast<double>(x) * x;
+  std::vector<float> out(v);
+  if (sum > 0) {
+    const auto inv = static_cast<float>(1.0 / std::sqrt(sum));
+    for (float& x : out) x *= inv;
+  }
+  return out;
+}
+
 }  // namespace
 
 void KbIndex::Index(Indexed& ix, const KbEntry& e) {
-  ix.lexical.Put(e.key, e.text);
+  if (ix.info.embedder.empty()) {
+    ix.lexical.Put(e.key, e.text);
+  } else if (static_cast<int>(e.vector.size()) == ix.info.dimension) {
+    ix.vectors[e.key] = Normalized(e.vector);
+  } else {
+    ix.vectors.erase(e.key);  // no vector of the collection's space: it cannot be found by similarity
+  }
   ix.values[e.key] = ReadEntryValues(ix.fields, e.source, e.meta);
   key_collection_[e.key] = ix.info.name;
 }
@@ -28,6 +47,7 @@ void KbIndex::Unindex(int64_t key) {
   auto c = collections_.find(it->second);
   if (c != collections_.end()) {
     c->second.lexical.Remove(key);
+    c->second.vectors.erase(key);
     c->second.values.erase(key);
   }
   key_collection_.erase(it);
@@ -84,12 +104,36 @@ Result<KbIndex::Indexed*> KbIndex::Open(std::string_view name) {
   return &ix;
 }
 
+std::vector<ScoredKey> KbIndex::ScoreVectors(const Indexed& ix, const std::vector<float>& query, double min_score) {
+  const std::vector<float> q = Normalized(query);
+  std::vector<ScoredKey> out;
+  for (const auto& [key, v] : ix.vectors) {
+    double dot = 0;
+    for (size_t i = 0; i < q.size(); ++i) dot += static_cast<double>(q[i]) * v[i];
+    if (dot >= min_score) out.push_back({key, std::min(1.0, dot)});
+  }
+  return out;
+}
+
 Result<std::vector<Hit>> KbIndex::Search(std::string_view collection, std::string_view text,
-                                         const nlohmann::json& filters, const SearchOptions& options) {
+                                         const nlohmann::json& filters, const SearchOptions& options,
+                                         const EmbedQuery& embed) {
   ENGRAM_RETURN_IF_ERROR(CatchUp());
   ENGRAM_ASSIGN_OR_RETURN(Indexed * ix, Open(collection));
   ENGRAM_ASSIGN_OR_RETURN(Filter filter, Filter::Parse(ix->fields, filters));
-  std::vector<ScoredKey> scored = ix->lexical.Score(text, options.threshold);
+  std::vector<ScoredKey> scored;
+  if (ix->info.embedder.empty()) {
+    scored = ix->lexical.Score(text, options.threshold);
+  } else {
+    if (!embed) return Status::FailedPrecondition("collection '" + ix->info.name + "' needs a query embedding");
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<float> query, embed(ix->info));
+    if (static_cast<int>(query.size()) != ix->info.dimension) {
+      return Status::FailedPrecondition("collection '" + ix->info.name + "' holds " +
+                                        std::to_string(ix->info.dimension) + "-dimension vectors of " +
+                                        ix->info.embedder + "; the query's has " + std::to_string(query.size()));
+    }
+    scored = ScoreVectors(*ix, query, options.threshold);
+  }
   if (!filter.empty()) {
     std::erase_if(scored, [&](const ScoredKey& s) {
       auto v = ix->values.find(s.key);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -41,17 +42,24 @@ class KbIndex {
 
   // The entries of the collection most similar to text that pass filters
   // (kb/filter.h, parsed against the collection's fields), best first (ties
-  // by key), at most top_k, each scoring >= threshold.
+  // by key), at most top_k, each scoring >= threshold. A collection with an
+  // embedder is scored by the cosine of the text's embedding — embed(the
+  // collection), asked only then — with each entry's vector, both
+  // L2-normalised; one without, lexically.
+  using EmbedQuery = std::function<Result<std::vector<float>>(const KbCollection&)>;
   Result<std::vector<Hit>> Search(std::string_view collection, std::string_view text, const nlohmann::json& filters,
-                                  const SearchOptions& options);
+                                  const SearchOptions& options, const EmbedQuery& embed = {});
 
  private:
   struct Indexed {
     KbCollection info;
     std::vector<KbField> fields;  // FilterableFields(info)
-    LexicalIndex lexical;
+    LexicalIndex lexical;                                   // a collection without an embedder
+    std::unordered_map<int64_t, std::vector<float>> vectors;  // with one: each entry's, L2-normalised
     std::unordered_map<int64_t, EntryValues> values;
   };
+  // Every entry whose cosine with query is at least min_score (an exact scan).
+  static std::vector<ScoredKey> ScoreVectors(const Indexed& ix, const std::vector<float>& query, double min_score);
   Status CatchUp();
   void Index(Indexed& ix, const KbEntry& e);
   void Unindex(int64_t key);

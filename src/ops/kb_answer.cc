@@ -3,9 +3,12 @@
 // a search, a direct hit's standard answer, or an LLM answer from the
 // references that is kept only when it stays close to the standard answer —
 // and the multi-turn check (KbModule::Dialog).
+#include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "common/utf8.h"
+#include "embed/embedder.h"
 #include "kb/lexical_index.h"
 #include "llm/chat_client.h"
 #include "ops/kb_module.h"
@@ -53,6 +56,19 @@ const std::string& KbModule::DefaultAnswerConstraints() {
       "3. 如果参考资料与问题不相符，请回答“不知道”；\n"
       "4. 回答要简洁、直接。";
   return kConstraints;
+}
+
+Result<double> KbModule::EmbeddingCosine(const std::string& a, const std::string& b, const KbCollection& c) {
+  ENGRAM_ASSIGN_OR_RETURN(embed::Embedder * e, EmbedderFor(c));
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<float> v, e->Embed({a, b}, embed::EmbedKind::kDocument));
+  const size_t dims = v.size() / 2;
+  double dot = 0, na = 0, nb = 0;
+  for (size_t i = 0; i < dims; ++i) {
+    dot += static_cast<double>(v[i]) * v[dims + i];
+    na += static_cast<double>(v[i]) * v[i];
+    nb += static_cast<double>(v[dims + i]) * v[dims + i];
+  }
+  return na > 0 && nb > 0 ? std::clamp(dot / std::sqrt(na * nb), 0.0, 1.0) : 0.0;
 }
 
 Result<llm::ChatClient*> KbModule::Chat() {
@@ -134,7 +150,18 @@ Result<KbAnswer> KbModule::Answer(std::string_view collection, std::string_view 
     return out;
   }
   const std::string answer_cut = FirstChars(answer, kReferenceChars);
-  out.answer_ref_similar = kb::TextCosine(answer_cut, SafeChat(top));
+  // As the collection's searches: embedding cosine with a model, the term cosine without.
+  ENGRAM_ASSIGN_OR_RETURN(KbCollection c, Describe(collection));
+  if (c.embedder.empty()) {
+    out.answer_ref_similar = kb::TextCosine(answer_cut, SafeChat(top));
+  } else {
+    auto similar = EmbeddingCosine(answer_cut, SafeChat(top), c);
+    if (!similar.ok()) {
+      out.no_answer_reason = "模型调用失败: " + similar.status().message();
+      return out;
+    }
+    out.answer_ref_similar = *similar;
+  }
   if (out.answer_ref_similar < options.answer_similarity) {
     out.answer_backup = answer_cut;
     out.no_answer_reason = "模型输出与文档相似度低";

@@ -116,7 +116,7 @@ Result<GovernedEntry> KbModule::GovernedUpsert(const OperationContext& ctx, Gove
   fields.latest = true;
   fields.create_time = fields.update_time = common::NowIso8601();
   ENGRAM_ASSIGN_OR_RETURN(fields.id, engine.InsertGoverned(fields));
-  if (fields.status == "online") ENGRAM_RETURN_IF_ERROR(engine.PutKbEntries({ProjectionOf(fields, Who(ctx))}).status());
+  if (fields.status == "online") ENGRAM_RETURN_IF_ERROR(PutEntries({ProjectionOf(fields, Who(ctx))}));
   ENGRAM_RETURN_IF_ERROR(engine.AppendKbAudit({0, fields.create_time, Who(ctx), "create", fields.id, "", Dumped(fields)}));
   ENGRAM_RETURN_IF_ERROR(txn.Commit());
   return fields;
@@ -158,7 +158,7 @@ Result<GovernedEntry> KbModule::GovernedUpdate(const OperationContext& ctx, int6
   next.latest = true;
   next.update_time = common::NowIso8601();
   ENGRAM_ASSIGN_OR_RETURN(next.id, engine.InsertGoverned(next));
-  if (next.status == "online") ENGRAM_RETURN_IF_ERROR(engine.PutKbEntries({ProjectionOf(next, who)}).status());
+  if (next.status == "online") ENGRAM_RETURN_IF_ERROR(PutEntries({ProjectionOf(next, who)}));
   ENGRAM_RETURN_IF_ERROR(engine.AppendKbAudit({0, next.update_time, who, "update", next.id, Dumped(old), Dumped(next)}));
   ENGRAM_RETURN_IF_ERROR(txn.Commit());
   return next;
@@ -180,7 +180,7 @@ Result<GovernedEntry> KbModule::GovernedSetStatus(const OperationContext& ctx, i
   ENGRAM_RETURN_IF_ERROR(engine.UpdateGoverned(g));
   if (online) {
     ENGRAM_RETURN_IF_ERROR(EnsureCollection(ctx, g.collection));
-    ENGRAM_RETURN_IF_ERROR(engine.PutKbEntries({ProjectionOf(g, Who(ctx))}).status());
+    ENGRAM_RETURN_IF_ERROR(PutEntries({ProjectionOf(g, Who(ctx))}));
   } else {
     ENGRAM_RETURN_IF_ERROR(engine.DeleteKbEntries(g.collection, {ProjectionId(g)}).status());
   }
@@ -252,7 +252,7 @@ Result<KbModule::ImportCounts> KbModule::GovernedImport(const OperationContext& 
       }
       i = end;
     }
-    if (!projections.empty()) ENGRAM_RETURN_IF_ERROR(engine.PutKbEntries(projections).status());
+    if (!projections.empty()) ENGRAM_RETURN_IF_ERROR(PutEntries(std::move(projections)));
     ENGRAM_RETURN_IF_ERROR(txn.Commit());
     done = i;
     start = i;
@@ -324,7 +324,7 @@ Result<size_t> KbModule::Reindex(const OperationContext& ctx) {
       const KbEntry expected = ProjectionOf(g, who);
       if (wanted && (!entry || entry->text != expected.text || entry->meta != expected.meta ||
                      entry->source != expected.source)) {
-        ENGRAM_RETURN_IF_ERROR(engine.PutKbEntries({expected}).status());
+        ENGRAM_RETURN_IF_ERROR(PutEntries({expected}));
         ++changed;
       } else if (!wanted && entry) {
         ENGRAM_RETURN_IF_ERROR(engine.DeleteKbEntries(g.collection, {ProjectionId(g)}).status());

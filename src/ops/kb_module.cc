@@ -1,10 +1,14 @@
 #include "ops/kb_module.h"
 
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "common/files.h"
 #include "common/hash.h"
 #include "common/utf8.h"
+#include "embed/embedder.h"
+#include "ops/embedding_module.h"
 
 namespace engram::ops {
 
@@ -46,13 +50,15 @@ Result<std::string> FlatMeta(const Json* meta, size_t index) {
   return dumped;
 }
 
-KbCollection DefaultCollection(const OperationContext& ctx) {
+KbCollection DefaultCollection() {
   KbCollection c;
   c.name = kDefaultKbCollection;
   c.fields = {{"className", KbFieldType::kString}, {"type", KbFieldType::kString}};
-  c.created_by = Who(ctx);
   return c;
 }
+
+// The id a collection records for an embedder (as the brain records its pages' model).
+std::string EmbedderId(const embed::EmbedderInfo& info) { return info.provider + ":" + info.model; }
 
 }  // namespace
 
@@ -65,10 +71,60 @@ std::string KbModule::SimilarityOf(const KbCollection& collection) {
   return collection.embedder.empty() ? "lexical" : "embedding:" + collection.embedder;
 }
 
-Status KbModule::Create(const OperationContext& ctx, const KbCollection& collection) {
-  KbCollection c = collection;
+bool KbModule::EmbeddingConfigured() const { return brain_.options().embedding.provider != "none"; }
+
+Status KbModule::Create(const OperationContext& ctx, KbCollection c, bool embed) {
   c.created_by = Who(ctx);
+  c.embedder.clear();
+  c.dimension = 0;
+  if (embed) {
+    if (!EmbeddingConfigured()) {
+      return Status::FailedPrecondition("an embedding collection needs an [embedding] provider (engram model use)");
+    }
+    ENGRAM_ASSIGN_OR_RETURN(embed::Embedder * e, brain_.Module<EmbeddingModule>().GetEmbedder());
+    c.embedder = EmbedderId(e->info());
+    c.dimension = e->info().dims;
+  }
   return brain_.engine().CreateKbCollection(c);
+}
+
+Result<embed::Embedder*> KbModule::EmbedderFor(const KbCollection& c) {
+  auto refuse = [&](const std::string& now) {
+    return Status::FailedPrecondition(
+        "collection '" + c.name + "' holds vectors of " + c.embedder + " (" + std::to_string(c.dimension) +
+        " dimensions) and [embedding] is now " + now +
+        ": vectors of two models are never mixed. Configure that model again, or make a new collection and "
+        "import `engram kb export -c " + c.name + "` into it");
+  };
+  if (!EmbeddingConfigured()) return refuse("none");
+  ENGRAM_ASSIGN_OR_RETURN(embed::Embedder * e, brain_.Module<EmbeddingModule>().GetEmbedder());
+  if (EmbedderId(e->info()) != c.embedder || e->info().dims != c.dimension) {
+    return refuse(EmbedderId(e->info()) + " (" + std::to_string(e->info().dims) + " dimensions)");
+  }
+  return e;
+}
+
+Status KbModule::PutEntries(std::vector<KbEntry> entries) {
+  Engine& engine = brain_.engine();
+  // Each collection's entries embedded together (most calls hold one collection).
+  std::map<std::string, std::vector<size_t>> by_collection;
+  for (size_t i = 0; i < entries.size(); ++i) by_collection[entries[i].collection].push_back(i);
+  for (const auto& [name, at] : by_collection) {
+    ENGRAM_ASSIGN_OR_RETURN(std::optional<KbCollection> c, engine.FindKbCollection(name));
+    if (!c) return Status::NotFound("no knowledge collection '" + name + "'");
+    if (c->embedder.empty()) continue;
+    ENGRAM_ASSIGN_OR_RETURN(embed::Embedder * e, EmbedderFor(*c));
+    std::vector<std::string> texts;
+    for (size_t i : at) texts.push_back(entries[i].text);
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<float> flat, e->Embed(texts, embed::EmbedKind::kDocument));
+    const auto dims = static_cast<size_t>(c->dimension);
+    if (flat.size() != dims * at.size()) return Status::Internal("the embedder returned vectors of another size");
+    for (size_t k = 0; k < at.size(); ++k) {
+      entries[at[k]].vector.assign(flat.begin() + static_cast<std::ptrdiff_t>(k * dims),
+                                   flat.begin() + static_cast<std::ptrdiff_t>((k + 1) * dims));
+    }
+  }
+  return engine.PutKbEntries(entries).status();
 }
 
 Result<std::vector<std::pair<KbCollection, int64_t>>> KbModule::List() {
@@ -117,9 +173,9 @@ Result<std::vector<std::string>> KbModule::Upsert(const OperationContext& ctx, s
     entries.push_back(std::move(e));
   }
   ENGRAM_RETURN_IF_ERROR(EnsureCollection(ctx, collection));
-  ENGRAM_RETURN_IF_ERROR(brain_.engine().PutKbEntries(entries).status());
+  ENGRAM_RETURN_IF_ERROR(PutEntries(std::move(entries)));
   std::vector<std::string> ids;
-  for (const KbEntry& e : entries) ids.push_back(e.id);
+  for (const KbDoc& d : docs) ids.push_back(d.id.empty() ? common::Md5Hex(d.text) : d.id);
   return ids;
 }
 
@@ -129,7 +185,7 @@ Status KbModule::EnsureCollection(const OperationContext& ctx, std::string_view 
   if (collection != kDefaultKbCollection) {
     return Status::NotFound("no knowledge collection '" + std::string(collection) + "'");
   }
-  Status made = brain_.engine().CreateKbCollection(DefaultCollection(ctx));
+  Status made = Create(ctx, DefaultCollection(), EmbeddingConfigured());
   return made.code() == StatusCode::kAlreadyExists ? Status::Ok() : made;
 }
 
@@ -147,7 +203,12 @@ Result<std::vector<std::string>> KbModule::Delete(std::string_view collection, c
 
 Result<std::vector<kb::Hit>> KbModule::Search(std::string_view collection, std::string_view text,
                                               const Json& filters, const kb::SearchOptions& options) {
-  Result<std::vector<kb::Hit>> hits = index_->Search(collection, text, filters, options);
+  // Queries are embedded as documents: a red-line entry and a user's text are the same kind of text.
+  Result<std::vector<kb::Hit>> hits =
+      index_->Search(collection, text, filters, options, [&](const KbCollection& c) -> Result<std::vector<float>> {
+        ENGRAM_ASSIGN_OR_RETURN(embed::Embedder * e, EmbedderFor(c));
+        return e->Embed({std::string(text)}, embed::EmbedKind::kDocument);
+      });
   // The default collection exists for callers before their first upsert: empty, not unknown.
   if (!hits.ok() && hits.status().code() == StatusCode::kNotFound && collection == kDefaultKbCollection) {
     return std::vector<kb::Hit>();

@@ -19,6 +19,9 @@
 namespace engram::llm {
 class ChatClient;
 }
+namespace engram::embed {
+class Embedder;
+}
 
 namespace engram::ops {
 
@@ -68,7 +71,13 @@ class KbModule final : public BrainModule {
   explicit KbModule(Brain& brain);
   ~KbModule() override;
 
-  Status Create(const OperationContext& ctx, const KbCollection& collection);
+  // Creates a collection. Its similarity is fixed here: embedding with
+  // the configured [embedding] model when embed (the embedder and dimension
+  // are recorded, and every later vector must come from them), else
+  // lexical. FailedPrecondition for embed with no [embedding] provider.
+  Status Create(const OperationContext& ctx, KbCollection collection, bool embed);
+  // Whether an [embedding] provider is configured (new collections embed by default then).
+  bool EmbeddingConfigured() const;
   // Every collection with its entry count, by name.
   Result<std::vector<std::pair<KbCollection, int64_t>>> List();
   Result<KbCollection> Describe(std::string_view collection);
@@ -129,7 +138,8 @@ class KbModule final : public BrainModule {
   // The guarded answer in three stages: no hit -> "无数据"; top-1 score >=
   // same_threshold -> its safeChat verbatim, no LLM; otherwise an LLM
   // ([llm] model) answers from the references, kept only when its
-  // similarity (kb::TextCosine) to the top-1 safeChat reaches
+  // similarity to the top-1 safeChat (the embedding cosine in a collection
+  // with an embedder, else kb::TextCosine) reaches
   // answer_similarity, else moved to answer_backup. An LLM that is not
   // configured, fails or answers nothing is a no_answer_reason, never an error.
   Result<KbAnswer> Answer(std::string_view collection, std::string_view text, const nlohmann::json& filters,
@@ -145,12 +155,20 @@ class KbModule final : public BrainModule {
   static const std::string& DefaultAnswerConstraints();
 
   // What produced the scores of a collection's searches: "lexical" (TF-IDF
-  // cosine over the analyzer's terms) or "embedding:MODEL".
+  // cosine over the analyzer's terms) or "embedding:PROVIDER:MODEL".
   static std::string SimilarityOf(const KbCollection& collection);
 
  private:
   // The collection exists; the default one is made on first use (NotFound for any other).
   Status EnsureCollection(const OperationContext& ctx, std::string_view collection);
+  // Stores entries (of one collection or several), each with its embedding
+  // when its collection has an embedder: FailedPrecondition when the
+  // configured one is another (vectors are never mixed).
+  Status PutEntries(std::vector<KbEntry> entries);
+  // The configured embedder when it is the one collection's vectors come from.
+  Result<embed::Embedder*> EmbedderFor(const KbCollection& collection);
+  // The cosine of two texts' embeddings in collection's space, in [0, 1].
+  Result<double> EmbeddingCosine(const std::string& a, const std::string& b, const KbCollection& collection);
 
   // The [llm] model with [kb]'s call settings, opened on first use.
   Result<llm::ChatClient*> Chat();

@@ -35,8 +35,9 @@ Json Metadata(const KbEntry& e) {
   return m;
 }
 
-// One group of the original's search answer: parallel lists, best first.
-Json Group(const std::vector<kb::Hit>& hits) {
+// One group of the original's search answer: parallel lists, best first;
+// the hits' embeddings when asked for (none in a lexical collection).
+Json Group(const std::vector<kb::Hit>& hits, bool embeddings = false) {
   Json g = {{"ids", Json::array()}, {"scores", Json::array()}, {"text_list", Json::array()},
             {"embeddings", Json::array()}, {"metadatas", Json::array()}};
   for (const kb::Hit& h : hits) {
@@ -44,6 +45,7 @@ Json Group(const std::vector<kb::Hit>& hits) {
     g["scores"].push_back(h.score);
     g["text_list"].push_back(h.entry.text);
     g["metadatas"].push_back(Metadata(h.entry));
+    if (embeddings && !h.entry.vector.empty()) g["embeddings"].push_back(h.entry.vector);
   }
   return g;
 }
@@ -59,7 +61,7 @@ Result<Json> Search(Brain& b, const Args& a) {
   for (const std::string& text : a.Strings("text_list")) {
     ENGRAM_ASSIGN_OR_RETURN(std::vector<kb::Hit> hits,
                             Kb(b).Search(collection, text, filters != nullptr ? *filters : Json(), o));
-    groups.push_back(Group(hits));
+    groups.push_back(Group(hits, a.Bool("return_embeddings", true)));
   }
   std::string similarity = "lexical";
   if (auto c = Kb(b).Describe(collection); c.ok()) similarity = KbModule::SimilarityOf(*c);
@@ -240,7 +242,10 @@ void AddKbOperations(OperationTable& ops) {
              {},
              {{"name", Type::kString, true, "the meta key", 0, 0, 64, {}, {}},
               {"type", Type::kString, false, "string (default), number or date", 0, 0, 16,
-               {"string", "number", "date"}, {}}}}},
+               {"string", "number", "date"}, {}}}},
+            {"similarity", Type::kString, false,
+             "embedding (the [embedding] model's cosine; the default when one is configured) or lexical", 0, 0, 16,
+             {"embedding", "lexical"}, {}}},
            [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
              KbCollection c;
              c.name = a.Str("collection");
@@ -250,8 +255,12 @@ void AddKbOperations(OperationTable& ops) {
                                      ParseKbFieldType(f.value("type", "string")).value_or(KbFieldType::kString)});
                }
              }
-             ENGRAM_RETURN_IF_ERROR(Kb(b).Create(ctx, c));
-             return Json{{"created", c.name}, {"fields", FieldsJson(c.fields)}, {"similarity", "lexical"}};
+             const bool embed = a.Str("similarity", Kb(b).EmbeddingConfigured() ? "embedding" : "lexical") ==
+                                "embedding";
+             ENGRAM_RETURN_IF_ERROR(Kb(b).Create(ctx, c, embed));
+             ENGRAM_ASSIGN_OR_RETURN(KbCollection made, Kb(b).Describe(c.name));
+             return Json{{"created", c.name}, {"fields", FieldsJson(c.fields)},
+                         {"similarity", KbModule::SimilarityOf(made)}};
            }});
   ops.Add({"kb_list", "List the knowledge collections with their entry counts, fields and similarity.", Scope::kRead,
            false, {},

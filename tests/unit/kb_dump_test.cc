@@ -145,7 +145,7 @@ class KbImportTest : public ::testing::Test {
     KbCollection c;
     c.name = "redline";
     c.fields = {{"className", KbFieldType::kString}, {"type", KbFieldType::kString}};
-    ASSERT_TRUE(Kb().Create(OperationContext{}, c).ok());
+    ASSERT_TRUE(Kb().Create(OperationContext{}, c, false).ok());
   }
   ops::KbModule& Kb() { return brain_->Module<ops::KbModule>(); }
   ops::KbModule::ImportCounts Import(std::vector<GovernedEntry> rows, size_t batch = 1000) {

@@ -4,9 +4,9 @@
 //
 // A collection has a name, the filterable fields it declares (with their
 // types) and the embedder its vectors come from ("" while it has none: its
-// similarity is then lexical). An entry is (id, text, source, meta): meta is
-// a flat JSON object of strings, numbers and booleans, kept as the caller
-// wrote it. Every entry also has a key: a positive integer unique in the
+// similarity is then lexical). An entry is (id, text, source, meta, and its
+// vector in a collection with an embedder): meta is a flat JSON object of
+// strings, numbers and booleans, kept as the caller wrote it. Every entry also has a key: a positive integer unique in the
 // store, fixed while the entry lives (a replaced entry keeps it), which the
 // change log carries.
 //
@@ -63,6 +63,7 @@ struct KbEntry {
   std::string meta = "{}";  // a flat JSON object
   std::string updated_at;
   std::string updated_by;
+  std::vector<float> vector;  // its embedding in a collection with an embedder; empty otherwise
 };
 
 struct KbCollectionStats {

@@ -4,9 +4,11 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engram/status.h"
 
@@ -80,5 +82,16 @@ class Stmt {
 Result<Stmt> Prepare(sqlite3* db, std::string_view sql);
 // Runs one or more statements without results.
 Status Exec(sqlite3* db, const std::string& sql);
+
+// A vector as the bytes of its floats (host order, as every reader here
+// expects), and back.
+inline std::string_view FloatBytes(const std::vector<float>& v) {
+  return {reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float)};
+}
+inline std::vector<float> FloatsOf(std::string_view b) {
+  std::vector<float> v(b.size() / sizeof(float));
+  if (!v.empty()) std::memcpy(v.data(), b.data(), v.size() * sizeof(float));
+  return v;
+}
 
 }  // namespace engram::store::sqlite

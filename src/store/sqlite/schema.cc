@@ -12,7 +12,7 @@ namespace engram::store::sqlite {
 namespace {
 
 // Migration N is kMigrations[N-1]. Never edit a released migration: append.
-constexpr std::array<const char*, 13> kMigrations = {
+constexpr std::array<const char*, 14> kMigrations = {
     // 1: the foundation schema.
     R"sql(
 CREATE TABLE sources (
@@ -341,6 +341,10 @@ CREATE TABLE kb_audit (
   after TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX kb_audit_governed ON kb_audit(governed_id);
+)sql",
+    // 14: a knowledge entry's embedding (float32s; NULL in a lexical collection).
+    R"sql(
+ALTER TABLE kb_entries ADD COLUMN vector BLOB;
 )sql",
 };
 

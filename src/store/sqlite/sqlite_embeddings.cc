@@ -20,16 +20,6 @@ namespace store::sqlite {
 
 namespace {
 
-std::string_view AsBytes(const std::vector<float>& v) {
-  return {reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float)};
-}
-
-std::vector<float> FromBytes(std::string_view b) {
-  std::vector<float> v(b.size() / sizeof(float));
-  if (!v.empty()) std::memcpy(v.data(), b.data(), v.size() * sizeof(float));
-  return v;
-}
-
 constexpr int64_t kQueryCacheRows = 10000;
 
 }  // namespace
@@ -52,7 +42,7 @@ Status SqliteEngine::StoreEmbeddings(const std::vector<EmbeddingWrite>& rows) {
     ENGRAM_ASSIGN_OR_RETURN(
         Stmt * u, S("UPDATE chunks SET embedding = ?, embedding_model = ?, embedded_hash = ? WHERE id = ?"));
     for (const EmbeddingWrite& r : rows) {
-      u->BindBlob(1, AsBytes(r.vector)).Bind(2, r.model).Bind(3, r.text_hash).Bind(4, r.chunk_id.value());
+      u->BindBlob(1, FloatBytes(r.vector)).Bind(2, r.model).Bind(3, r.text_hash).Bind(4, r.chunk_id.value());
       ENGRAM_RETURN_IF_ERROR(u->Run());
     }
     return Status::Ok();
@@ -79,7 +69,7 @@ Result<std::optional<std::vector<float>>> SqliteEngine::CachedQueryVector(std::s
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT vector FROM query_cache WHERE model = ? AND query_hash = ?"));
   q->Bind(1, model).Bind(2, EmbeddingTextHash(query));
   std::optional<std::vector<float>> out;
-  if (q->Step()) out = FromBytes(q->Blob(0));
+  if (q->Step()) out = FloatsOf(q->Blob(0));
   ENGRAM_RETURN_IF_ERROR(q->status());
   q->Reset();
   return out;
@@ -88,7 +78,7 @@ Result<std::optional<std::vector<float>>> SqliteEngine::CachedQueryVector(std::s
 Status SqliteEngine::CacheQueryVector(std::string_view model, std::string_view query, const std::vector<float>& v) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("INSERT OR REPLACE INTO query_cache(model, query_hash, vector, used_at) "
                                       "VALUES (?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))"));
-  q->Bind(1, model).Bind(2, EmbeddingTextHash(query)).BindBlob(3, AsBytes(v));
+  q->Bind(1, model).Bind(2, EmbeddingTextHash(query)).BindBlob(3, FloatBytes(v));
   ENGRAM_RETURN_IF_ERROR(q->Run());
   // Keep the cache bounded: drop the oldest rows past the limit.
   ENGRAM_ASSIGN_OR_RETURN(Stmt * trim, S("DELETE FROM query_cache WHERE (model, query_hash) IN (SELECT model, "
@@ -101,7 +91,7 @@ namespace {
 
 Result<std::vector<ChunkVector>> ReadVectors(Stmt* q) {
   std::vector<ChunkVector> out;
-  while (q->Step()) out.push_back({ChunkId(q->Int(0)), FromBytes(q->Blob(1))});
+  while (q->Step()) out.push_back({ChunkId(q->Int(0)), FloatsOf(q->Blob(1))});
   ENGRAM_RETURN_IF_ERROR(q->status());
   q->Reset();
   return out;
@@ -123,7 +113,7 @@ Result<std::vector<ChunkVector>> SqliteEngine::ChunkVectorsById(std::string_view
                                       "embedding IS NOT NULL"));
   for (const ChunkId id : ids) {
     q->Bind(1, id.value()).Bind(2, model);
-    if (q->Step()) out.push_back({ChunkId(q->Int(0)), FromBytes(q->Blob(1))});
+    if (q->Step()) out.push_back({ChunkId(q->Int(0)), FloatsOf(q->Blob(1))});
     ENGRAM_RETURN_IF_ERROR(q->status());
     q->Reset();
   }

@@ -45,7 +45,7 @@ bool IsPlainName(std::string_view s) {
 }
 
 constexpr const char* kEntryColumns =
-    "SELECT e.key, c.name, e.id, e.text, e.source, e.meta, e.updated_at, e.updated_by FROM kb_entries e "
+    "SELECT e.key, c.name, e.id, e.text, e.source, e.meta, e.updated_at, e.updated_by, e.vector FROM kb_entries e "
     "JOIN kb_collections c ON c.id = e.collection_id ";
 
 // A collection row: name, fields, embedder, dimension, created_at, created_by.
@@ -54,7 +54,7 @@ KbCollection CollectionOf(const Stmt& q) {
 }
 
 KbEntry EntryOf(const Stmt& q) {
-  return {q.Int(0), q.Text(1), q.Text(2), q.Text(3), q.Text(4), q.Text(5), q.Text(6), q.Text(7)};
+  return {q.Int(0), q.Text(1), q.Text(2), q.Text(3), q.Text(4), q.Text(5), q.Text(6), q.Text(7), FloatsOf(q.Blob(8))};
 }
 
 }  // namespace
@@ -154,13 +154,18 @@ Result<std::vector<int64_t>> SqliteEngine::PutKbEntries(const std::vector<KbEntr
       }
       // An upsert keeps the row (and so its key) of an existing id.
       ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("INSERT INTO kb_entries(collection_id, id, text, source, meta, updated_at, "
-                                          "updated_by) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                                          "updated_by, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
                                           "ON CONFLICT(collection_id, id) DO UPDATE SET text = excluded.text, "
                                           "source = excluded.source, meta = excluded.meta, "
-                                          "updated_at = excluded.updated_at, updated_by = excluded.updated_by "
-                                          "RETURNING key"));
+                                          "updated_at = excluded.updated_at, updated_by = excluded.updated_by, "
+                                          "vector = excluded.vector RETURNING key"));
       q->Bind(1, collection_id).Bind(2, e.id).Bind(3, e.text).Bind(4, e.source).Bind(5, e.meta);
       q->Bind(6, e.updated_at.empty() ? common::NowIso8601() : e.updated_at).Bind(7, e.updated_by);
+      if (e.vector.empty()) {
+        q->BindNull(8);
+      } else {
+        q->BindBlob(8, FloatBytes(e.vector));
+      }
       if (!q->Step()) {
         ENGRAM_RETURN_IF_ERROR(q->status());
         return Status::IOError("storing knowledge entry '" + e.id + "' returned no key");
