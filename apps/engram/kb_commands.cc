@@ -299,9 +299,12 @@ void AddKbCommands(CLI::App& app, const bool* json, const std::string* brain_dir
   auto* kb = app.add_subcommand("kb", "Knowledge collections: curated Q/A entries found by similarity (red-line "
                                       "knowledge service)");
   kb->require_subcommand(1);
-  kb->footer("Entries are (id, text, source, meta); meta.safeChat holds an entry's safe answer. Without an embedding\n"
-             "model, scores are TF-IDF cosines over the analyzer's terms (Chinese characters and pairs, English\n"
-             "stems). `engram serve` answers JoySafety's /knowledge/* routes from the same collections.");
+  kb->footer(
+      "Entries are (id, text, source, meta); meta.safeChat holds an entry's safe answer. A collection made while\n"
+      "[embedding] names a model scores by the cosine of that model's vectors; otherwise by a calibrated TF-IDF\n"
+      "cosine over the analyzer's terms (Chinese characters and pairs, English stems). Defaults (threshold 0.8,\n"
+      "same_threshold 0.9, top_k 5, the model's settings) are the config's [kb] section. `engram serve` answers\n"
+      "JoySafety's /knowledge/*, /dialog and /data/redline_knowledge/* routes from the same collections.");
   auto collection = [a](CLI::App* cmd) {
     cmd->add_option("--collection,-c", a->collection, "The collection (default: \"default\")");
   };
@@ -390,7 +393,7 @@ void AddKbCommands(CLI::App& app, const bool* json, const std::string* brain_dir
                  "an\nunreadable reply the answer is riskCode 0 and `not checked`, with the reason.");
   dialog->callback([a, json, brain_dir, exit_code] { *exit_code = RunKbDialog(*a, *json, *brain_dir); });
 
-  auto* import = kb->add_subcommand("import", "Import entries from a JSON Lines or CSV file (all checked first)");
+  auto* import = kb->add_subcommand("import", "Import entries from JSON Lines or CSV, or a JoySafety MySQL dump (all checked first)");
   import->add_option("FILE", a->file, "The file: .jsonl ({id?, text, source?, meta?} per line), .csv (a header "
                                       "row with text and optionally id, source; other columns become meta), or .sql "
                                       "(a MySQL dump of JoySafety's red_line_knowledge)")

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <optional>
 
+#include "vector/distance.h"
+
 namespace engram::kb {
 
 namespace {
@@ -33,9 +35,9 @@ void KbIndex::Index(Indexed& ix, const KbEntry& e) {
   if (ix.info.embedder.empty()) {
     ix.lexical.Put(e.key, e.text);
   } else if (static_cast<int>(e.vector.size()) == ix.info.dimension) {
-    ix.vectors[e.key] = Normalized(e.vector);
+    ix.vectors.Put(e.key, Normalized(e.vector));
   } else {
-    ix.vectors.erase(e.key);  // no vector of the collection's space: it cannot be found by similarity
+    ix.vectors.Erase(e.key);  // no vector of the collection's space: it cannot be found by similarity
   }
   ix.values[e.key] = ReadEntryValues(ix.fields, e.source, e.meta);
   key_collection_[e.key] = ix.info.name;
@@ -47,7 +49,7 @@ void KbIndex::Unindex(int64_t key) {
   auto c = collections_.find(it->second);
   if (c != collections_.end()) {
     c->second.lexical.Remove(key);
-    c->second.vectors.erase(key);
+    c->second.vectors.Erase(key);
     c->second.values.erase(key);
   }
   key_collection_.erase(it);
@@ -104,13 +106,40 @@ Result<KbIndex::Indexed*> KbIndex::Open(std::string_view name) {
   return &ix;
 }
 
-std::vector<ScoredKey> KbIndex::ScoreVectors(const Indexed& ix, const std::vector<float>& query, double min_score) {
-  const std::vector<float> q = Normalized(query);
+void VectorRows::Put(int64_t key, const std::vector<float>& v) {
+  if (dims_ == 0) dims_ = static_cast<int>(v.size());
+  if (static_cast<int>(v.size()) != dims_ || dims_ == 0) return;
+  uint32_t slot;
+  if (auto it = slots_.find(key); it != slots_.end()) {
+    slot = it->second;
+  } else if (!free_.empty()) {
+    slot = free_.back();
+    free_.pop_back();
+  } else {
+    slot = static_cast<uint32_t>(keys_.size());
+    keys_.push_back(-1);
+    rows_.resize(rows_.size() + static_cast<size_t>(dims_));
+  }
+  keys_[slot] = key;
+  slots_[key] = slot;
+  std::copy(v.begin(), v.end(), rows_.begin() + static_cast<std::ptrdiff_t>(slot) * dims_);
+}
+
+void VectorRows::Erase(int64_t key) {
+  auto it = slots_.find(key);
+  if (it == slots_.end()) return;
+  keys_[it->second] = -1;
+  free_.push_back(it->second);
+  slots_.erase(it);
+}
+
+std::vector<ScoredKey> VectorRows::Score(const float* q, double min_dot) const {
   std::vector<ScoredKey> out;
-  for (const auto& [key, v] : ix.vectors) {
-    double dot = 0;
-    for (size_t i = 0; i < q.size(); ++i) dot += static_cast<double>(q[i]) * v[i];
-    if (dot >= min_score) out.push_back({key, std::min(1.0, dot)});
+  const auto n = static_cast<size_t>(dims_);
+  for (size_t slot = 0; slot < keys_.size(); ++slot) {
+    if (keys_[slot] < 0) continue;
+    const double dot = vector::Dot(q, rows_.data() + slot * n, n);
+    if (dot >= min_dot) out.push_back({keys_[slot], std::min(1.0, dot)});
   }
   return out;
 }
@@ -132,7 +161,8 @@ Result<std::vector<Hit>> KbIndex::Search(std::string_view collection, std::strin
                                         std::to_string(ix->info.dimension) + "-dimension vectors of " +
                                         ix->info.embedder + "; the query's has " + std::to_string(query.size()));
     }
-    scored = ScoreVectors(*ix, query, options.threshold);
+    const std::vector<float> q = Normalized(query);
+    scored = ix->vectors.Score(q.data(), options.threshold);
   }
   if (!filter.empty()) {
     std::erase_if(scored, [&](const ScoredKey& s) {

@@ -33,6 +33,23 @@ struct Hit {
   double score = 0;
 };
 
+// Entries' vectors in one row-major array (a row per slot; freed slots are reused).
+class VectorRows {
+ public:
+  void Put(int64_t key, const std::vector<float>& v);  // v: L2-normalised, dims() long (the first sets dims)
+  void Erase(int64_t key);
+  int dims() const { return dims_; }
+  // Every live row's key and its dot product with q (dims() floats) when at least min_dot.
+  std::vector<ScoredKey> Score(const float* q, double min_dot) const;
+
+ private:
+  int dims_ = 0;
+  std::vector<float> rows_;
+  std::vector<int64_t> keys_;  // by slot; -1 = free
+  std::unordered_map<int64_t, uint32_t> slots_;
+  std::vector<uint32_t> free_;
+};
+
 class KbIndex {
  public:
   KbIndex(KbStore& store, ChangeLog& changes) : store_(store), changes_(changes) {}
@@ -54,12 +71,10 @@ class KbIndex {
   struct Indexed {
     KbCollection info;
     std::vector<KbField> fields;  // FilterableFields(info)
-    LexicalIndex lexical;                                   // a collection without an embedder
-    std::unordered_map<int64_t, std::vector<float>> vectors;  // with one: each entry's, L2-normalised
+    LexicalIndex lexical;  // a collection without an embedder
+    VectorRows vectors;    // with one: each entry's, L2-normalised
     std::unordered_map<int64_t, EntryValues> values;
   };
-  // Every entry whose cosine with query is at least min_score (an exact scan).
-  static std::vector<ScoredKey> ScoreVectors(const Indexed& ix, const std::vector<float>& query, double min_score);
   Status CatchUp();
   void Index(Indexed& ix, const KbEntry& e);
   void Unindex(int64_t key);

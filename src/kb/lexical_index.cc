@@ -127,17 +127,27 @@ std::vector<ScoredKey> LexicalIndex::Score(std::string_view query, double min_sc
   for (float w : unknown) qsum += (w * unseen) * (w * unseen);
   const double qnorm = std::sqrt(qsum);
 
-  std::unordered_map<uint32_t, double> acc;
+  // Dot products accumulated densely by slot; only the slots touched are read and reset.
+  acc_.resize(docs_.size(), 0.0);
+  touched_.clear();
   for (const auto& [term, qw] : known) {
     const double q = qw * idf_[term] * idf_[term];
     for (const auto& [slot, w] : postings_[term]) {
-      if (docs_[slot].live) acc[slot] += q * w;
+      if (!docs_[slot].live) continue;
+      if (acc_[slot] == 0.0) touched_.push_back(slot);
+      acc_[slot] += q * w;
     }
   }
-  for (const auto& [slot, dot] : acc) {
+  // The threshold in cosine terms, so the calibration's pow runs only for what passes.
+  const double min_cosine = min_score > 0 ? std::pow(min_score, 1.0 / kLexicalExponent) * (1 - 1e-12) : 0.0;
+  for (uint32_t slot : touched_) {
+    const double dot = acc_[slot];
+    acc_[slot] = 0.0;
     const Doc& d = docs_[slot];
-    if (d.norm <= 0) continue;
-    const double score = std::pow(std::min(1.0, dot / (qnorm * d.norm)), kLexicalExponent);
+    if (d.norm <= 0 || dot <= 0) continue;
+    const double cosine = std::min(1.0, dot / (qnorm * d.norm));
+    if (cosine < min_cosine) continue;
+    const double score = std::pow(cosine, kLexicalExponent);
     if (score >= min_score && score > 0) out.push_back({d.key, score});
   }
   return out;

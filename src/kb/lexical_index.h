@@ -85,6 +85,8 @@ class LexicalIndex {
   std::unordered_map<int64_t, uint32_t> slots_;  // key -> live slot
   size_t dead_ = 0;
   bool stale_ = true;
+  std::vector<double> acc_;        // Score's scratch: a dot product by slot, all zero between calls
+  std::vector<uint32_t> touched_;  // the slots acc_ holds a value for
 };
 
 }  // namespace engram::kb

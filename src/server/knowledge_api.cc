@@ -116,13 +116,13 @@ Result<Call> Translate(std::string_view path, const Json& body) {
 }
 
 Ordered DataOf(std::string_view path, const Json& answer) {
-  if (path.substr(0, kGovernance.size()) == kGovernance) return Ordered::parse(answer.dump());
+  if (path.substr(0, kGovernance.size()) == kGovernance) return Ordered(answer);
   if (path == "knowledge/upsert") return Ordered(answer.value("ids", Json::array()));
   if (path == "knowledge/delete") return Ordered(answer.value("deleted", Json::array()));
   auto group = [](const Json& g) {
     Ordered o;
     for (const char* key : {"ids", "scores", "text_list", "embeddings", "metadatas"}) {
-      o[key] = Ordered::parse(g.value(key, Json::array()).dump());
+      o[key] = Ordered(g.value(key, Json::array()));
     }
     return o;
   };
@@ -144,7 +144,7 @@ Ordered DataOf(std::string_view path, const Json& answer) {
   if (path == "knowledge/answer") {
     Ordered o;
     for (const char* key : {"answer", "answer_backup", "no_answer_reason", "answer_ref_similar"}) {
-      o[key] = Ordered::parse(answer.value(key, Json()).dump());
+      o[key] = Ordered(answer.value(key, Json()));
     }
     o["refDocs"] = group(answer.value("refDocs", Json::object()));
     return o;

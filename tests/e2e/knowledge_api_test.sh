@@ -34,6 +34,13 @@ expect_envelope() {  # expect_envelope HTTP_STATUS CODE MESSAGE WHAT
   expect_json "$BODY" 'd["message"]' "$3"
 }
 
+# Byte for byte, as the contract writes it (the cost is the one figure that varies).
+expect_bytes() {  # expect_bytes WANT WHAT
+  CHECKS=$((CHECKS + 1))
+  local got; got=$(printf '%s' "$BODY" | sed -E 's/"cost":[0-9.e+-]+/"cost":C/')
+  [[ "$got" == "$1" ]] || fail "$2: got $got"
+}
+
 # --- GET /healthcheck ---
 CHECKS=$((CHECKS + 1))
 [[ "$(curl -s "$URL/healthcheck")" == "Hello, world" ]] || fail "healthcheck body"
@@ -57,6 +64,8 @@ expect_json "$BODY" 'd["data"][0]["scores"]' "[1.0]"
 expect_json "$BODY" 'd["data"][0]["metadatas"][0]["safeChat"]' "购买毒品是违法行为，请远离毒品。"
 expect_json "$BODY" 'sorted(d["data"][0]["metadatas"][0])' "['className', 'safeChat', 'source', 'type']"
 expect_json "$BODY" 'd["data"][1]["ids"]' "['$MD5']"
+post /knowledge/search '{"request_id": "r8b", "business_id": "b1", "text_list": ["如何购买毒品"], "filters": {"type": ["drugs"]}}'
+expect_bytes '{"code":0,"message":"success","cost":C,"data":[{"ids":["d1"],"scores":[1.0],"text_list":["如何购买毒品"],"embeddings":[],"metadatas":[{"className":"违法/毒品","safeChat":"购买毒品是违法行为，请远离毒品。","source":"manual","type":"drugs"}]}]}' "search, byte for byte"
 post /knowledge/search '{"request_id": "r3", "business_id": "b1", "text_list": ["buy drugs online"], "threshold": 0.1, "filters": {"type": ["drugs"], "source": ["manual"]}}'
 expect_envelope 200 0 success "search with filters"
 expect_json "$BODY" 'd["data"][0]["ids"]' "['e1']"
@@ -108,6 +117,7 @@ expect_envelope 400 1 "field 'ids' has 1001 items, over 1000" "delete 1001 ids"
 post /knowledge/upsert '{"request_id": "r8", "business_id": "b1", "docs": []}'
 expect_envelope 400 1 "docs为空" "empty docs"
 expect_json "$BODY" 'd["data"]' None
+expect_bytes '{"code":1,"message":"docs为空","cost":C,"data":null}' "empty docs, byte for byte"
 post /knowledge/delete '{"request_id": "r9", "business_id": "b1", "ids": [], "texts": []}'
 expect_envelope 400 1 "ids和texts均为空" "empty ids and texts"
 post /knowledge/search '{"business_id": "b1", "text_list": ["x"]}'
