@@ -147,7 +147,7 @@ expect_exit 0 -- K kb import "$WORK/small.sql" -c joy
 expect_contains "$OUT" "Imported 0 governed entries into joy (30 versions were already here)" "a re-import"
 
 # SIGKILL half-way through a big import: check passes, and a re-run converges.
-K kb import "$WORK/big.sql" -c joy 2>"$WORK/import.err" >/dev/null &
+"$ENGRAM" --brain "$B" kb import "$WORK/big.sql" -c joy 2>"$WORK/import.err" >/dev/null &  # the binary itself, not a subshell
 IMPORT_PID=$!
 for _ in $(seq 1 300); do
   grep -q '\[import\] [#-]* [1-9][0-9]*/' "$WORK/import.err" 2>/dev/null && break
@@ -155,6 +155,8 @@ for _ in $(seq 1 300); do
 done
 kill -9 "$IMPORT_PID" 2>/dev/null
 wait "$IMPORT_PID" 2>/dev/null
+CHECKS=$((CHECKS + 1))
+[[ "$(grep -o '[0-9]*/40000' "$WORK/import.err" | tail -1)" != "40000/40000" ]] || fail "the import ended before the kill"
 expect_exit 0 -- K check
 expect_exit 0 -- K --json kb import "$WORK/big.sql" -c joy
 expect_json "$OUT" 'd["imported"] + d["skipped"]' 40000
