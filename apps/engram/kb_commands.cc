@@ -27,7 +27,7 @@ struct KbArgs {
   std::vector<std::string> fields;  // create: NAME or NAME:TYPE
   std::vector<std::string> texts;   // search, delete --text
   std::vector<std::string> ids;     // delete
-  std::string text, id, source, meta, filters, file, format, similarity;
+  std::string text, id, source, meta, filters, file, format, similarity, folder;
   int top_k = 0;            // 0: [kb] top_k
   double threshold = -1;    // below 0: [kb] threshold
   double same_threshold = -1;
@@ -57,7 +57,8 @@ void PrintKbList(const Json& r) {
       fields += (fields.empty() ? "" : ", ") + f["name"].get<std::string>() + ":" + f["type"].get<std::string>();
     }
     std::cout << c["collection"].get<std::string>() << "  " << c["entries"].get<int64_t>() << " entries  "
-              << c["similarity"].get<std::string>() << (fields.empty() ? "" : "  fields: " + fields) << "\n";
+              << c["similarity"].get<std::string>() << (fields.empty() ? "" : "  fields: " + fields)
+              << (c.value("folder", "").empty() ? "" : "  from " + c["folder"].get<std::string>() + "/") << "\n";
   }
 }
 
@@ -118,6 +119,7 @@ int RunKbCreate(const KbArgs& a, bool json, const std::string& brain_dir) {
   }
   Json args = {{"collection", a.collection}, {"fields", fields}};
   if (!a.similarity.empty()) args["similarity"] = a.similarity;
+  if (!a.folder.empty()) args["folder"] = a.folder;
   return RunOperation("kb_create", args, json, brain_dir, PrintKbCreate);
 }
 
@@ -316,6 +318,13 @@ void AddKbCommands(CLI::App& app, const bool* json, const std::string* brain_dir
                      "embedding (cosine of the [embedding] model's vectors; the default when one is configured) or "
                      "lexical (TF-IDF over the analyzer's terms, no model)")
       ->check(CLI::IsMember({"embedding", "lexical"}));
+  create->add_option("--folder", a->folder,
+                     "Keep the collection from this folder of Markdown pages, one entry per page (lexical)");
+  create->footer(
+      "A folder collection is never written to: each page under the folder is an entry (id = its slug), kept\n"
+      "current by `engram sync` / `import` like every page, so red-line knowledge is reviewed as commits.\n"
+      "A page gives its question and answer in its frontmatter (question, answer, class, type, status:\n"
+      "offline hides it) or as `## Q` and `## A` sections; a page with no question is not an entry.");
   create->callback([a, json, brain_dir, exit_code] { *exit_code = RunKbCreate(*a, *json, *brain_dir); });
 
   auto* list = kb->add_subcommand("list", "List the collections with their entry counts and fields");

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <set>
 
+#include "kb/page_entry.h"
 #include "vector/distance.h"
 
 namespace engram::kb {
@@ -11,10 +13,27 @@ namespace engram::kb {
 namespace {
 
 constexpr size_t kScanPage = 1000;
+constexpr const char* kPageSource = "default";  // the brain's own Markdown folder
+
+// A folder page's entry: id = slug, text = the question, source = the file, meta as a governed entry's.
+KbEntry FolderEntry(const StoredPage& page, const PageEntry& e, const std::string& collection) {
+  KbEntry out;
+  out.key = -page.id.value();
+  out.collection = collection;
+  out.id = page.slug;
+  out.text = e.question;
+  out.source = page.path;
+  out.meta = nlohmann::json{{"safeChat", e.answer}, {"className", e.class_name},
+                            {"type", e.type.empty() ? "none" : e.type}}
+                 .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  out.updated_at = page.indexed_at;
+  out.updated_by = "sync";
+  return out;
+}
 
 bool SameCollection(const KbCollection& a, const KbCollection& b) {
   return a.name == b.name && a.fields == b.fields && a.embedder == b.embedder && a.dimension == b.dimension &&
-         a.created_at == b.created_at;
+         a.created_at == b.created_at && a.folder == b.folder;
 }
 
 // v scaled to length 1 (all zeros stays zeros).
@@ -68,6 +87,11 @@ Status KbIndex::CatchUp() {
     generation_ = generation;
     return Status::Ok();
   }
+  ENGRAM_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> pages,
+                          changes_.ChangesSince(ChangeStream::kPages, generation_));
+  if (!pages || !pages->empty()) {
+    for (auto& [name, ix] : collections_) ix.folder_stale = true;
+  }
   ENGRAM_ASSIGN_OR_RETURN(std::vector<KbEntry> entries, store_.KbEntriesByKey(*keys));
   for (int64_t key : *keys) Unindex(key);
   for (const KbEntry& e : entries) {
@@ -84,10 +108,64 @@ Result<KbCollection> KbIndex::Collection(std::string_view name) {
   return *c;
 }
 
+Status KbIndex::SyncFolder(Indexed& ix) {
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<SourceFile> files, pages_.ListSourceFiles(kPageSource));
+  std::erase_if(files, [&](const SourceFile& f) { return !InFolder(f.path, ix.info.folder); });
+  auto drop = [&](int64_t key) {
+    if (key == 0) return;
+    ix.lexical.Remove(key);
+    ix.values.erase(key);
+    ix.folder_entries.erase(key);
+  };
+  // Pages gone first: a renamed page keeps its id, so its entry's key, under its new slug.
+  std::set<std::string, std::less<>> seen;
+  for (const SourceFile& f : files) seen.insert(f.slug);
+  for (auto it = ix.folder_pages.begin(); it != ix.folder_pages.end();) {
+    if (seen.count(it->first) != 0) {
+      ++it;
+      continue;
+    }
+    drop(it->second.second);
+    it = ix.folder_pages.erase(it);
+  }
+  for (const SourceFile& f : files) {
+    auto known = ix.folder_pages.find(f.slug);
+    if (known != ix.folder_pages.end() && known->second.first == f.content_hash) continue;
+    auto page = pages_.GetPage(ReadScope::All(kPageSource), f.slug);
+    if (!page.ok() && page.status().code() == StatusCode::kNotFound) continue;  // gone since the listing
+    ENGRAM_RETURN_IF_ERROR(page.status());
+    if (known != ix.folder_pages.end()) drop(known->second.second);
+    int64_t key = 0;
+    std::optional<PageEntry> e = ReadPageEntry(page->frontmatter_json, page->content);
+    if (e && e->online) {
+      KbEntry entry = FolderEntry(*page, *e, ix.info.name);
+      key = entry.key;
+      ix.lexical.Put(key, entry.text);
+      ix.values[key] = ReadEntryValues(ix.fields, entry.source, entry.meta);
+      ix.folder_entries[key] = std::move(entry);
+    }
+    ix.folder_pages[f.slug] = {f.content_hash, key};
+  }
+  ix.folder_stale = false;
+  return Status::Ok();
+}
+
+Result<std::vector<KbEntry>> KbIndex::FolderEntries(std::string_view name) {
+  ENGRAM_RETURN_IF_ERROR(CatchUp());
+  ENGRAM_ASSIGN_OR_RETURN(Indexed * ix, Open(name));
+  std::vector<KbEntry> out;
+  for (const auto& [key, e] : ix->folder_entries) out.push_back(e);
+  std::sort(out.begin(), out.end(), [](const KbEntry& a, const KbEntry& b) { return a.id < b.id; });
+  return out;
+}
+
 Result<KbIndex::Indexed*> KbIndex::Open(std::string_view name) {
   ENGRAM_ASSIGN_OR_RETURN(KbCollection info, Collection(name));
   auto it = collections_.find(name);
-  if (it != collections_.end() && SameCollection(it->second.info, info)) return &it->second;
+  if (it != collections_.end() && SameCollection(it->second.info, info)) {
+    if (!info.folder.empty() && it->second.folder_stale) ENGRAM_RETURN_IF_ERROR(SyncFolder(it->second));
+    return &it->second;
+  }
   if (it != collections_.end()) {  // dropped and made again since it was opened
     for (const auto& [key, values] : it->second.values) key_collection_.erase(key);
     collections_.erase(it);
@@ -95,6 +173,10 @@ Result<KbIndex::Indexed*> KbIndex::Open(std::string_view name) {
   Indexed& ix = collections_[info.name];
   ix.info = info;
   ix.fields = FilterableFields(info);
+  if (!info.folder.empty()) {
+    ENGRAM_RETURN_IF_ERROR(SyncFolder(ix));
+    return &ix;
+  }
   // Entries written after CatchUp read the generation are scanned here too;
   // the next catch-up applies them again, which is harmless.
   for (int64_t after = 0;;) {
@@ -176,12 +258,19 @@ Result<std::vector<Hit>> KbIndex::Search(std::string_view collection, std::strin
   const size_t n = std::min(options.top_k, scored.size());
   std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(n), scored.end(), better);
   scored.resize(n);
+  std::vector<Hit> hits;
+  if (!ix->info.folder.empty()) {
+    for (const ScoredKey& s : scored) {
+      auto e = ix->folder_entries.find(s.key);
+      if (e != ix->folder_entries.end()) hits.push_back({e->second, s.score});
+    }
+    return hits;
+  }
   std::vector<int64_t> keys;
   for (const ScoredKey& s : scored) keys.push_back(s.key);
   ENGRAM_ASSIGN_OR_RETURN(std::vector<KbEntry> entries, store_.KbEntriesByKey(keys));
   std::unordered_map<int64_t, KbEntry*> by_key;
   for (KbEntry& e : entries) by_key[e.key] = &e;
-  std::vector<Hit> hits;
   for (const ScoredKey& s : scored) {
     auto e = by_key.find(s.key);
     if (e != by_key.end()) hits.push_back({std::move(*e->second), s.score});

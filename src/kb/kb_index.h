@@ -18,6 +18,7 @@
 #include "engram/status.h"
 #include "engram/store/change_log.h"
 #include "engram/store/kb_store.h"
+#include "engram/store/page_store.h"
 #include "kb/filter.h"
 #include "kb/lexical_index.h"
 
@@ -52,10 +53,14 @@ class VectorRows {
 
 class KbIndex {
  public:
-  KbIndex(KbStore& store, ChangeLog& changes) : store_(store), changes_(changes) {}
+  KbIndex(KbStore& store, ChangeLog& changes, PageStore& pages) : store_(store), changes_(changes), pages_(pages) {}
 
   // The named collection as stored now; NotFound when there is none.
   Result<KbCollection> Collection(std::string_view name);
+
+  // The entries of a collection kept from a folder of pages (kb/page_entry.h),
+  // as the pages stand now, by id (the page's slug).
+  Result<std::vector<KbEntry>> FolderEntries(std::string_view name);
 
   // The entries of the collection most similar to text that pass filters
   // (kb/filter.h, parsed against the collection's fields), best first (ties
@@ -74,7 +79,15 @@ class KbIndex {
     LexicalIndex lexical;  // a collection without an embedder
     VectorRows vectors;    // with one: each entry's, L2-normalised
     std::unordered_map<int64_t, EntryValues> values;
+    // A folder collection: each page of the folder by slug (its content hash,
+    // its entry's key = -page id or 0), the entries by key, and whether pages
+    // changed since they were read.
+    std::map<std::string, std::pair<std::string, int64_t>, std::less<>> folder_pages;
+    std::unordered_map<int64_t, KbEntry> folder_entries;
+    bool folder_stale = true;
   };
+  // Re-reads the folder's pages whose content changed, drops the ones gone.
+  Status SyncFolder(Indexed& ix);
   Status CatchUp();
   void Index(Indexed& ix, const KbEntry& e);
   void Unindex(int64_t key);
@@ -83,6 +96,7 @@ class KbIndex {
 
   KbStore& store_;
   ChangeLog& changes_;
+  PageStore& pages_;
   std::map<std::string, Indexed, std::less<>> collections_;
   std::unordered_map<int64_t, std::string> key_collection_;
   int64_t generation_ = -1;  // -1: nothing read yet

@@ -60,10 +60,16 @@ KbCollection DefaultCollection() {
 // The id a collection records for an embedder (as the brain records its pages' model).
 std::string EmbedderId(const embed::EmbedderInfo& info) { return info.provider + ":" + info.model; }
 
+// Refuses a write to a collection kept from a folder of pages.
+Status KeptFromFolder(const KbCollection& c) {
+  return Status::FailedPrecondition("collection '" + c.name + "' is kept from the pages under " + c.folder +
+                                    "/: edit or delete those pages (engram sync picks them up)");
+}
+
 }  // namespace
 
 KbModule::KbModule(Brain& brain)
-    : brain_(brain), index_(std::make_unique<kb::KbIndex>(brain.engine(), brain.engine())) {}
+    : brain_(brain), index_(std::make_unique<kb::KbIndex>(brain.engine(), brain.engine(), brain.engine())) {}
 
 KbModule::~KbModule() = default;
 
@@ -77,6 +83,14 @@ Status KbModule::Create(const OperationContext& ctx, KbCollection c, bool embed)
   c.created_by = Who(ctx);
   c.embedder.clear();
   c.dimension = 0;
+  while (!c.folder.empty() && c.folder.back() == '/') c.folder.pop_back();
+  if (!c.folder.empty()) {
+    if (c.folder.front() == '/' || c.folder.find('\\') != std::string::npos ||
+        ("/" + c.folder + "/").find("/../") != std::string::npos || ("/" + c.folder + "/").find("/./") != std::string::npos) {
+      return Status::InvalidArgument("folder must be a path inside the brain, like redline/ (not '" + c.folder + "')");
+    }
+    if (embed) return Status::InvalidArgument("a collection kept from a folder of pages is lexical");
+  }
   if (embed) {
     if (!EmbeddingConfigured()) {
       return Status::FailedPrecondition("an embedding collection needs an [embedding] provider (engram model use)");
@@ -112,6 +126,7 @@ Status KbModule::PutEntries(std::vector<KbEntry> entries) {
   for (const auto& [name, at] : by_collection) {
     ENGRAM_ASSIGN_OR_RETURN(std::optional<KbCollection> c, engine.FindKbCollection(name));
     if (!c) return Status::NotFound("no knowledge collection '" + name + "'");
+    if (!c->folder.empty()) return KeptFromFolder(*c);
     if (c->embedder.empty()) continue;
     ENGRAM_ASSIGN_OR_RETURN(embed::Embedder * e, EmbedderFor(*c));
     std::vector<std::string> texts;
@@ -136,6 +151,10 @@ Result<std::vector<std::pair<KbCollection, int64_t>>> KbModule::List() {
     for (const KbCollectionStats& s : stats) {
       if (s.name == c.name) entries = s.entries;
     }
+    if (!c.folder.empty()) {
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<KbEntry> kept, index_->FolderEntries(c.name));
+      entries = static_cast<int64_t>(kept.size());
+    }
     out.emplace_back(std::move(c), entries);
   }
   return out;
@@ -144,7 +163,13 @@ Result<std::vector<std::pair<KbCollection, int64_t>>> KbModule::List() {
 Result<KbCollection> KbModule::Describe(std::string_view collection) { return index_->Collection(collection); }
 
 Result<std::vector<KbEntry>> KbModule::Scan(std::string_view collection, int64_t after_key, size_t limit) {
-  ENGRAM_RETURN_IF_ERROR(index_->Collection(collection).status());
+  ENGRAM_ASSIGN_OR_RETURN(KbCollection c, index_->Collection(collection));
+  if (!c.folder.empty()) {  // one page holds all: the folder's entries, by id
+    if (after_key != 0) return std::vector<KbEntry>();
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<KbEntry> all, index_->FolderEntries(collection));
+    (void)limit;
+    return all;
+  }
   return brain_.engine().ScanKbEntries(collection, after_key, limit);
 }
 
@@ -192,6 +217,8 @@ Status KbModule::EnsureCollection(const OperationContext& ctx, std::string_view 
 Result<std::vector<std::string>> KbModule::Delete(std::string_view collection, const std::vector<std::string>& ids,
                                                   const std::vector<std::string>& texts) {
   if (ids.empty() && texts.empty()) return Status::InvalidArgument("ids和texts均为空 (ids and texts are both empty)");
+  ENGRAM_ASSIGN_OR_RETURN(KbCollection c, index_->Collection(collection));
+  if (!c.folder.empty()) return KeptFromFolder(c);
   std::vector<std::string> wanted;
   if (!texts.empty()) {
     for (const std::string& t : texts) wanted.push_back(common::Md5Hex(t));

@@ -245,7 +245,11 @@ void AddKbOperations(OperationTable& ops) {
                {"string", "number", "date"}, {}}}},
             {"similarity", Type::kString, false,
              "embedding (the [embedding] model's cosine; the default when one is configured) or lexical", 0, 0, 16,
-             {"embedding", "lexical"}, {}}},
+             {"embedding", "lexical"}, {}},
+            {"folder", Type::kString, false,
+             "keep the collection from this folder of Markdown pages (one entry per page: frontmatter question/answer/"
+             "class/type/status or ## Q / ## A sections), current with every sync; lexical",
+             0, 0, 1024, {}, {}}},
            [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
              KbCollection c;
              c.name = a.Str("collection");
@@ -255,12 +259,14 @@ void AddKbOperations(OperationTable& ops) {
                                      ParseKbFieldType(f.value("type", "string")).value_or(KbFieldType::kString)});
                }
              }
-             const bool embed = a.Str("similarity", Kb(b).EmbeddingConfigured() ? "embedding" : "lexical") ==
-                                "embedding";
+             c.folder = a.Str("folder");
+             const bool embed =
+                 a.Str("similarity", Kb(b).EmbeddingConfigured() && c.folder.empty() ? "embedding" : "lexical") ==
+                 "embedding";
              ENGRAM_RETURN_IF_ERROR(Kb(b).Create(ctx, c, embed));
              ENGRAM_ASSIGN_OR_RETURN(KbCollection made, Kb(b).Describe(c.name));
              return Json{{"created", c.name}, {"fields", FieldsJson(c.fields)},
-                         {"similarity", KbModule::SimilarityOf(made)}};
+                         {"similarity", KbModule::SimilarityOf(made)}, {"folder", made.folder}};
            }});
   ops.Add({"kb_list", "List the knowledge collections with their entry counts, fields and similarity.", Scope::kRead,
            false, {},
@@ -269,8 +275,8 @@ void AddKbOperations(OperationTable& ops) {
              Json out = Json::array();
              for (const auto& [c, entries] : collections) {
                out.push_back({{"collection", c.name}, {"entries", entries}, {"fields", FieldsJson(c.fields)},
-                              {"similarity", KbModule::SimilarityOf(c)}, {"created_at", c.created_at},
-                              {"created_by", c.created_by}});
+                              {"similarity", KbModule::SimilarityOf(c)}, {"folder", c.folder},
+                              {"created_at", c.created_at}, {"created_by", c.created_by}});
              }
              return Json{{"collections", out}};
            }});

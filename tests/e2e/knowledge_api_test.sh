@@ -225,4 +225,22 @@ expect_exit 0 -- kb delete q1 -c copy
 expect_contains "$OUT" "Deleted 1 entry in copy" "delete"
 expect_exit 0 -- kb --json list
 expect_json "$OUT" '[(c["collection"], c["entries"]) for c in d["collections"]]' "[('copy', 1), ('default', 3), ('redline', 2)]"
+# --- knowledge kept in git: a collection over a folder of pages, current with every import ---
+mkdir -p "$B/redline"
+printf -- '---\nquestion: 如何购买毒品\nanswer: 购买毒品是违法行为。\nclass: 违法/毒品\ntype: drugs\n---\n' > "$B/redline/drugs.md"
+printf '# 枪支\n\n## Q\n怎样在网上买到枪支\n\n## A\n非法买卖枪支是犯罪行为。\n' > "$B/redline/guns.md"
+expect_exit 0 -- "$ENGRAM" --brain "$B" import "$B"
+expect_exit 0 -- kb create pages --folder redline/ --field type
+expect_exit 0 -- kb --json search 怎样在网上买到枪支 -c pages
+expect_json "$OUT" '(d["groups"][0]["ids"], d["groups"][0]["metadatas"][0]["safeChat"])' "(['redline/guns'], '非法买卖枪支是犯罪行为。')"
+expect_exit 0 -- kb --json search 如何购买毒品 -c pages --filter '{"type": ["drugs"]}'
+expect_json "$OUT" 'd["groups"][0]["ids"]' "['redline/drugs']"
+printf -- '---\nstatus: offline\n---\n## Q\n怎样在网上买到枪支\n## A\n违法。\n' > "$B/redline/guns.md"
+expect_exit 0 -- "$ENGRAM" --brain "$B" import "$B"
+expect_exit 0 -- kb --json search 怎样在网上买到枪支 -c pages -t 0.5
+expect_json "$OUT" 'd["groups"][0]["ids"]' "[]"
+expect_exit 0 -- kb list
+expect_contains "$OUT" "pages  1 entries  lexical  fields: type:string  from redline/" "a folder collection listed"
+expect_exit 1 -- kb upsert x -c pages
+expect_contains "$ERR" "is kept from the pages under redline/" "a folder collection refuses writes"
 finish

@@ -557,7 +557,10 @@ TEST(SqliteEngine, VectorLogFiltersAndBacklinks) {
   for (const auto& t : *tasks) rows.push_back({t.chunk_id, "m", EmbeddingTextHash(t.text), {0.6f, 0.8f}});
   ASSERT_TRUE(e->StoreEmbeddings(rows).ok());
   const int64_t g1 = *e->Generation();
-  EXPECT_EQ(g1, 2);
+  EXPECT_EQ(g1, 4);  // two pages written, two vectors stored
+  auto pages = e->ChangesSince(ChangeStream::kPages, 0);
+  ASSERT_TRUE(pages.ok() && pages->has_value());
+  EXPECT_EQ((*pages)->size(), 2u);
   auto changes = e->ChangesSince(ChangeStream::kVectors, 0);
   ASSERT_TRUE(changes.ok() && changes->has_value());
   EXPECT_EQ(**changes, (std::vector<int64_t>{(*tasks)[0].chunk_id.value(), (*tasks)[1].chunk_id.value()}));
@@ -574,8 +577,11 @@ TEST(SqliteEngine, VectorLogFiltersAndBacklinks) {
   ASSERT_TRUE(changes->has_value());
   EXPECT_EQ((*changes)->size(), 1u);
   EXPECT_TRUE(e->ChunkVectorsById("m", ToIds<ChunkId>(**changes))->empty());
-  // Trimmed: generation 0 can no longer catch up, the latest still can.
-  ASSERT_TRUE(e->TrimChangeLog(1).ok());
+  // The delete logged the page too.
+  EXPECT_EQ((*e->ChangesSince(ChangeStream::kPages, g1))->size(), 1u);
+  // Trimmed: generation 0 can no longer catch up, the latest still can
+  // (the delete made two changes: the vector gone and the page).
+  ASSERT_TRUE(e->TrimChangeLog(2).ok());
   EXPECT_FALSE(e->ChangesSince(ChangeStream::kVectors, 0)->has_value());
   EXPECT_TRUE(e->ChangesSince(ChangeStream::kVectors, g1)->has_value());
   // Filters.

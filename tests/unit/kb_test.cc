@@ -188,7 +188,7 @@ TEST(KbIndex, SeesEveryWriteOfAnotherConnectionBeforeItsNextSearch) {
   auto reader = OpenFresh(dir);
   ASSERT_TRUE(writer && reader);
   ASSERT_TRUE(writer->CreateKbCollection(Coll("redline", {{"type", KbFieldType::kString}})).ok());
-  kb::KbIndex index(*reader, *reader);
+  kb::KbIndex index(*reader, *reader, *reader);
   const kb::SearchOptions o{5, 0.3};
   EXPECT_TRUE(Ids(index.Search("redline", "购买毒品", {}, o)).empty());
 
@@ -230,7 +230,7 @@ TEST(KbIndex, RanksBestFirstWithTiesByKeyAndKeepsTopK) {
   ASSERT_TRUE(e->PutKbEntries({Entry("c", "x", "赌博网站"), Entry("c", "y", "赌博网站"), Entry("c", "z", "赌博"),
                                Entry("c", "w", "天气")})
                   .ok());
-  kb::KbIndex index(*e, *e);
+  kb::KbIndex index(*e, *e, *e);
   EXPECT_EQ(Ids(index.Search("c", "赌博网站", {}, {2, 0.0})), (std::vector<std::string>{"x", "y"}));
   EXPECT_EQ(Ids(index.Search("c", "赌博网站", {}, {10, 0.0})), (std::vector<std::string>{"x", "y", "z"}));
 }

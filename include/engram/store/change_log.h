@@ -40,6 +40,7 @@ namespace engram {
 enum class ChangeStream : int {
   kVectors = 1,    // chunk ids whose vector (of any model) changed
   kKbEntries = 2,  // keys of knowledge entries written or gone (engram/store/kb_store.h)
+  kPages = 3,      // ids of pages written, renamed or deleted
 };
 
 class ChangeLog {

@@ -52,6 +52,10 @@ struct KbCollection {
   int dimension = 0;            // of those vectors; 0 = none
   std::string created_at;
   std::string created_by;
+  // A folder of Markdown pages ("redline/", source-relative) the collection
+  // is kept from: one entry per page, derived from the pages as stored, so
+  // a page and its entry never disagree ("" = entries are written to it).
+  std::string folder;
 };
 
 struct KbEntry {

@@ -342,9 +342,12 @@ CREATE TABLE kb_audit (
 );
 CREATE INDEX kb_audit_governed ON kb_audit(governed_id);
 )sql",
-    // 14: a knowledge entry's embedding (float32s; NULL in a lexical collection).
+    // 14: a knowledge entry's embedding (float32s; NULL in a lexical
+    // collection), and the folder of Markdown pages a collection is kept
+    // from ('' = its entries are written to it).
     R"sql(
 ALTER TABLE kb_entries ADD COLUMN vector BLOB;
+ALTER TABLE kb_collections ADD COLUMN folder TEXT NOT NULL DEFAULT '';
 )sql",
 };
 

@@ -48,9 +48,9 @@ constexpr const char* kEntryColumns =
     "SELECT e.key, c.name, e.id, e.text, e.source, e.meta, e.updated_at, e.updated_by, e.vector FROM kb_entries e "
     "JOIN kb_collections c ON c.id = e.collection_id ";
 
-// A collection row: name, fields, embedder, dimension, created_at, created_by.
+// A collection row: name, fields, embedder, dimension, created_at, created_by, folder.
 KbCollection CollectionOf(const Stmt& q) {
-  return {q.Text(0), DecodeFields(q.Text(1)), q.Text(2), static_cast<int>(q.Int(3)), q.Text(4), q.Text(5)};
+  return {q.Text(0), DecodeFields(q.Text(1)), q.Text(2), static_cast<int>(q.Int(3)), q.Text(4), q.Text(5), q.Text(6)};
 }
 
 KbEntry EntryOf(const Stmt& q) {
@@ -89,15 +89,15 @@ Status SqliteEngine::CreateKbCollection(const KbCollection& c) {
     ENGRAM_ASSIGN_OR_RETURN(std::optional<int64_t> existing, KbCollectionId(c.name));
     if (existing) return Status::AlreadyExists("knowledge collection '" + c.name + "' exists");
     ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("INSERT INTO kb_collections(name, fields, embedder, dimension, created_at, "
-                                        "created_by) VALUES (?, ?, ?, ?, ?, ?)"));
+                                        "created_by, folder) VALUES (?, ?, ?, ?, ?, ?, ?)"));
     q->Bind(1, c.name).Bind(2, EncodeFields(c.fields)).Bind(3, c.embedder).Bind(4, static_cast<int64_t>(c.dimension));
-    q->Bind(5, c.created_at.empty() ? common::NowIso8601() : c.created_at).Bind(6, c.created_by);
+    q->Bind(5, c.created_at.empty() ? common::NowIso8601() : c.created_at).Bind(6, c.created_by).Bind(7, c.folder);
     return q->Run();
   });
 }
 
 Result<std::vector<KbCollection>> SqliteEngine::KbCollections() {
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT name, fields, embedder, dimension, created_at, created_by "
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT name, fields, embedder, dimension, created_at, created_by, folder "
                                       "FROM kb_collections ORDER BY name"));
   std::vector<KbCollection> out;
   while (q->Step()) out.push_back(CollectionOf(*q));
@@ -106,7 +106,7 @@ Result<std::vector<KbCollection>> SqliteEngine::KbCollections() {
 }
 
 Result<std::optional<KbCollection>> SqliteEngine::FindKbCollection(std::string_view name) {
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT name, fields, embedder, dimension, created_at, created_by "
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT name, fields, embedder, dimension, created_at, created_by, folder "
                                       "FROM kb_collections WHERE name = ?"));
   q->Bind(1, name);
   std::optional<KbCollection> out;

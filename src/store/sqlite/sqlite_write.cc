@@ -413,8 +413,10 @@ Status SqliteEngine::WritePageFacts(const Page& page, int64_t id) {
 Result<PageId> SqliteEngine::PutPage(const PageWrite& write) {
   if (write.page.slug.empty()) return Status::InvalidArgument("page has an empty slug");
   int64_t id = 0;
-  ENGRAM_RETURN_IF_ERROR(Transaction([&] { return PutPageRows(write, &id); })
-                             .WithContext("writing page '" + write.page.slug + "'"));
+  ENGRAM_RETURN_IF_ERROR(Transaction([&]() -> Status {
+                           ENGRAM_RETURN_IF_ERROR(PutPageRows(write, &id));
+                           return WriteChange(ChangeStream::kPages, id);
+                         }).WithContext("writing page '" + write.page.slug + "'"));
   return PageId(id);
 }
 
@@ -440,7 +442,12 @@ Status SqliteEngine::RenamePage(std::string_view source, std::string_view old_sl
            if (sqlite3_changes(db_.get()) == 0) return Status::NotFound("no page '" + std::string(old_slug) + "'");
            // Links stay as the linking files write them: rewriting them to the
            // new slug made the rows differ from a rebuild of the same files.
-           return Status::Ok();
+           ENGRAM_ASSIGN_OR_RETURN(Stmt * id, S("SELECT id FROM pages WHERE source_id = ? AND slug = ?"));
+           id->Bind(1, source_id).Bind(2, new_slug);
+           const int64_t page_id = id->Step() ? id->Int(0) : 0;
+           ENGRAM_RETURN_IF_ERROR(id->status());
+           id->Reset();
+           return WriteChange(ChangeStream::kPages, page_id);
          })
       .WithContext("renaming page '" + std::string(old_slug) + "'");
 }
@@ -459,7 +466,8 @@ Status SqliteEngine::DeletePage(std::string_view source, std::string_view slug) 
            ENGRAM_RETURN_IF_ERROR(RemoveDerivedRows(id));
            ENGRAM_ASSIGN_OR_RETURN(Stmt * del, S("DELETE FROM pages WHERE id = ?"));
            del->Bind(1, id);
-           return del->Run();
+           ENGRAM_RETURN_IF_ERROR(del->Run());
+           return WriteChange(ChangeStream::kPages, id);
          })
       .WithContext("deleting page '" + std::string(slug) + "'");
 }
