@@ -130,7 +130,8 @@ int RunKbUpsert(const KbArgs& a, bool json, const std::string& brain_dir) {
   if (!a.id.empty()) doc["id"] = a.id;
   if (!a.source.empty()) doc["source"] = a.source;
   if (!meta->is_null()) doc["meta"] = *meta;
-  return RunOperation("kb_upsert", {{"collection", a.collection}, {"docs", Json::array({doc})}}, json, brain_dir, PrintKbIds);
+  return RunOperation("kb_upsert", {{"collection", a.collection}, {"docs", Json::array({doc})}}, json, brain_dir,
+                      PrintKbIds);
 }
 
 void PrintKbAnswer(const Json& r) {
@@ -402,7 +403,8 @@ void AddKbCommands(CLI::App& app, const bool* json, const std::string* brain_dir
                  "an\nunreadable reply the answer is riskCode 0 and `not checked`, with the reason.");
   dialog->callback([a, json, brain_dir, exit_code] { *exit_code = RunKbDialog(*a, *json, *brain_dir); });
 
-  auto* import = kb->add_subcommand("import", "Import entries from JSON Lines or CSV, or a JoySafety MySQL dump (all checked first)");
+  auto* import = kb->add_subcommand(
+      "import", "Import entries from JSON Lines or CSV, or a JoySafety MySQL dump (all checked first)");
   import->add_option("FILE", a->file, "The file: .jsonl ({id?, text, source?, meta?} per line), .csv (a header "
                                       "row with text and optionally id, source; other columns become meta), or .sql "
                                       "(a MySQL dump of JoySafety's red_line_knowledge)")
@@ -424,8 +426,8 @@ void AddKbCommands(CLI::App& app, const bool* json, const std::string* brain_dir
                                            : "Take a governed entry offline (unsearchable when this returns)");
     flip->add_option("ID", a->governed_id, "The governed entry's id")->required();
     flip->callback([a, online, json, brain_dir, exit_code] {
-      *exit_code = RunOperation(online ? "kb_gov_online" : "kb_gov_offline", {{"id", a->governed_id}}, *json, *brain_dir,
-                       PrintGoverned);
+      *exit_code = RunOperation(online ? "kb_gov_online" : "kb_gov_offline", {{"id", a->governed_id}}, *json,
+                                *brain_dir, PrintGoverned);
     });
   }
   auto* audit = kb->add_subcommand("audit", "Show the governance log: who changed which entry when");

@@ -435,7 +435,9 @@ Result<std::vector<GovernedEntry>> ReadRedLineDump(std::string_view dump) {
       const std::string& v = *row.values[version_at];
       char* end = nullptr;
       const long long n = std::strtoll(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || n < 1) return fail("version '" + v.substr(0, 40) + "' is not a whole number >= 1");
+      if (v.empty() || *end != '\0' || n < 1) {
+        return fail("version '" + v.substr(0, 40) + "' is not a whole number >= 1");
+      }
       g.version = n;
     }
     std::string status = g.status;

@@ -20,7 +20,8 @@ class HttpChatClient final : public ChatClient {
   Result<std::string> Complete(const std::vector<ChatMessage>& messages) override {
     Json msgs = Json::array();
     for (const auto& m : messages) msgs.push_back({{"role", m.role}, {"content", m.content}});
-    const Json body{{"model", o_.model}, {"messages", msgs}, {"temperature", o_.temperature}, {"max_tokens", o_.max_tokens}};
+    const Json body{
+        {"model", o_.model}, {"messages", msgs}, {"temperature", o_.temperature}, {"max_tokens", o_.max_tokens}};
     ENGRAM_ASSIGN_OR_RETURN(Json j, client_->PostJson(kEndpoint, body));
     if (!j.is_object() || !j.contains("choices") || !j["choices"].is_array() || j["choices"].empty() ||
         !j["choices"][0].is_object() || !j["choices"][0].contains("message") ||

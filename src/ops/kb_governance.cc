@@ -117,7 +117,8 @@ Result<GovernedEntry> KbModule::GovernedUpsert(const OperationContext& ctx, Gove
   fields.create_time = fields.update_time = common::NowIso8601();
   ENGRAM_ASSIGN_OR_RETURN(fields.id, engine.InsertGoverned(fields));
   if (fields.status == "online") ENGRAM_RETURN_IF_ERROR(PutEntries({ProjectionOf(fields, Who(ctx))}));
-  ENGRAM_RETURN_IF_ERROR(engine.AppendKbAudit({0, fields.create_time, Who(ctx), "create", fields.id, "", Dumped(fields)}));
+  ENGRAM_RETURN_IF_ERROR(
+      engine.AppendKbAudit({0, fields.create_time, Who(ctx), "create", fields.id, "", Dumped(fields)}));
   ENGRAM_RETURN_IF_ERROR(txn.Commit());
   return fields;
 }
@@ -159,7 +160,8 @@ Result<GovernedEntry> KbModule::GovernedUpdate(const OperationContext& ctx, int6
   next.update_time = common::NowIso8601();
   ENGRAM_ASSIGN_OR_RETURN(next.id, engine.InsertGoverned(next));
   if (next.status == "online") ENGRAM_RETURN_IF_ERROR(PutEntries({ProjectionOf(next, who)}));
-  ENGRAM_RETURN_IF_ERROR(engine.AppendKbAudit({0, next.update_time, who, "update", next.id, Dumped(old), Dumped(next)}));
+  ENGRAM_RETURN_IF_ERROR(
+      engine.AppendKbAudit({0, next.update_time, who, "update", next.id, Dumped(old), Dumped(next)}));
   ENGRAM_RETURN_IF_ERROR(txn.Commit());
   return next;
 }

@@ -85,8 +85,9 @@ Status KbModule::Create(const OperationContext& ctx, KbCollection c, bool embed)
   c.dimension = 0;
   while (!c.folder.empty() && c.folder.back() == '/') c.folder.pop_back();
   if (!c.folder.empty()) {
+    const std::string wrapped = "/" + c.folder + "/";
     if (c.folder.front() == '/' || c.folder.find('\\') != std::string::npos ||
-        ("/" + c.folder + "/").find("/../") != std::string::npos || ("/" + c.folder + "/").find("/./") != std::string::npos) {
+        wrapped.find("/../") != std::string::npos || wrapped.find("/./") != std::string::npos) {
       return Status::InvalidArgument("folder must be a path inside the brain, like redline/ (not '" + c.folder + "')");
     }
     if (embed) return Status::InvalidArgument("a collection kept from a folder of pages is lexical");

@@ -61,7 +61,9 @@ Result<Call> TranslateGovernance(std::string_view route, const Json& body) {
 
 Result<Call> Translate(std::string_view path, const Json& body) {
   ENGRAM_RETURN_IF_ERROR(CheckCommonFields(body));
-  if (path.substr(0, kGovernance.size()) == kGovernance) return TranslateGovernance(path.substr(kGovernance.size()), body);
+  if (path.substr(0, kGovernance.size()) == kGovernance) {
+    return TranslateGovernance(path.substr(kGovernance.size()), body);
+  }
   if (path == "dialog") {
     if (EmptyList(body, "history")) return Status::InvalidArgument("history为空");
     Call call{"dialog_check", Json::object()};

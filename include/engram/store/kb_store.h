@@ -6,9 +6,9 @@
 // types) and the embedder its vectors come from ("" while it has none: its
 // similarity is then lexical). An entry is (id, text, source, meta, and its
 // vector in a collection with an embedder): meta is a flat JSON object of
-// strings, numbers and booleans, kept as the caller wrote it. Every entry also has a key: a positive integer unique in the
-// store, fixed while the entry lives (a replaced entry keeps it), which the
-// change log carries.
+// strings, numbers and booleans, kept as the caller wrote it. Every entry
+// also has a key: a positive integer unique in the store, fixed while the
+// entry lives (a replaced entry keeps it), which the change log carries.
 //
 // Change log. Every write of an entry (put, replace, delete, and the delete
 // of its collection) logs ChangeStream::kKbEntries with the entry's key in
