@@ -93,7 +93,8 @@ class KbModule final : public BrainModule {
   Result<std::vector<kb::Hit>> Search(std::string_view collection, std::string_view text,
                                       const nlohmann::json& filters, const kb::SearchOptions& options);
 
-  // The collection's entries after after_key, ascending, at most limit (a keyset page, for export).
+  // The collection's entries after after_key, ascending, at most limit (a keyset page, for export);
+  // a collection kept from a folder gives all its entries for after_key 0 and none after.
   Result<std::vector<KbEntry>> Scan(std::string_view collection, int64_t after_key, size_t limit);
 
   // Governance (kb_governance.cc): governed entries and their projection
