@@ -228,9 +228,10 @@ std::vector<ScoredKey> VectorRows::Score(const float* q, double min_dot) const {
 
 Result<std::vector<Hit>> KbIndex::Search(std::string_view collection, std::string_view text,
                                          const nlohmann::json& filters, const SearchOptions& options,
-                                         const EmbedQuery& embed) {
+                                         const EmbedQuery& embed, KbCollection* searched) {
   ENGRAM_RETURN_IF_ERROR(CatchUp());
   ENGRAM_ASSIGN_OR_RETURN(Indexed * ix, Open(collection));
+  if (searched != nullptr) *searched = ix->info;
   ENGRAM_ASSIGN_OR_RETURN(Filter filter, Filter::Parse(ix->fields, filters));
   std::vector<ScoredKey> scored;
   if (ix->info.embedder.empty()) {

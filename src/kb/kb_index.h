@@ -68,9 +68,11 @@ class KbIndex {
   // embedder is scored by the cosine of the text's embedding — embed(the
   // collection), asked only then — with each entry's vector, both
   // L2-normalised; one without, lexically.
+  // searched (optional) receives the collection as it was searched.
   using EmbedQuery = std::function<Result<std::vector<float>>(const KbCollection&)>;
   Result<std::vector<Hit>> Search(std::string_view collection, std::string_view text, const nlohmann::json& filters,
-                                  const SearchOptions& options, const EmbedQuery& embed = {});
+                                  const SearchOptions& options, const EmbedQuery& embed = {},
+                                  KbCollection* searched = nullptr);
 
  private:
   struct Indexed {

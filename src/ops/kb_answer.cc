@@ -120,7 +120,9 @@ Result<KbDialogCheck> KbModule::Dialog(const std::vector<kb::DialogMessage>& his
 Result<KbAnswer> KbModule::Answer(std::string_view collection, std::string_view text, const Json& filters,
                                   const KbAnswerOptions& options) {
   KbAnswer out;
-  ENGRAM_ASSIGN_OR_RETURN(out.references, Search(collection, text, filters, options.search));
+  KbCollection c;
+  ENGRAM_ASSIGN_OR_RETURN(out.references, SearchIn(collection, text, filters, options.search, &c));
+  out.similarity = SimilarityOf(c);
   if (out.references.empty()) {
     out.no_answer_reason = "无数据";
     return out;
@@ -151,7 +153,6 @@ Result<KbAnswer> KbModule::Answer(std::string_view collection, std::string_view 
   }
   const std::string answer_cut = FirstChars(answer, kReferenceChars);
   // As the collection's searches: embedding cosine with a model, the term cosine without.
-  ENGRAM_ASSIGN_OR_RETURN(KbCollection c, Describe(collection));
   if (c.embedder.empty()) {
     out.answer_ref_similar = kb::TextCosine(answer_cut, SafeChat(top));
   } else {

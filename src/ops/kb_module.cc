@@ -230,14 +230,26 @@ Result<std::vector<std::string>> KbModule::Delete(std::string_view collection, c
 }
 
 Result<std::vector<kb::Hit>> KbModule::Search(std::string_view collection, std::string_view text,
-                                              const Json& filters, const kb::SearchOptions& options) {
+                                              const Json& filters, const kb::SearchOptions& options,
+                                              std::string* similarity) {
+  KbCollection searched;
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<kb::Hit> hits, SearchIn(collection, text, filters, options, &searched));
+  if (similarity != nullptr) *similarity = SimilarityOf(searched);
+  return hits;
+}
+
+Result<std::vector<kb::Hit>> KbModule::SearchIn(std::string_view collection, std::string_view text,
+                                                const Json& filters, const kb::SearchOptions& options,
+                                                KbCollection* searched) {
   // Queries are embedded as documents: a red-line entry and a user's text are the same kind of text.
-  Result<std::vector<kb::Hit>> hits =
-      index_->Search(collection, text, filters, options, [&](const KbCollection& c) -> Result<std::vector<float>> {
+  Result<std::vector<kb::Hit>> hits = index_->Search(
+      collection, text, filters, options,
+      [&](const KbCollection& c) -> Result<std::vector<float>> {
         ENGRAM_ASSIGN_OR_RETURN(embed::Embedder * e, EmbedderFor(c));
         return e->Embed({std::string(text)}, embed::EmbedKind::kDocument);
-      });
-  // The default collection exists for callers before their first upsert: empty, not unknown.
+      },
+      searched);
+  // The default collection exists for callers before their first upsert: empty (and lexical), not unknown.
   if (!hits.ok() && hits.status().code() == StatusCode::kNotFound && collection == kDefaultKbCollection) {
     return std::vector<kb::Hit>();
   }

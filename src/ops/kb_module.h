@@ -51,6 +51,7 @@ struct KbAnswer {
   std::string no_answer_reason;  // "无数据", "有数据", "模型输出与文档相似度低", "模型未配置", "模型调用失败…", ""
   double answer_ref_similar = 0;
   std::vector<kb::Hit> references;
+  std::string similarity;  // what scored the references (KbModule::SimilarityOf)
 };
 
 // What a dialog check gives (the original's fields, and whether the model
@@ -89,9 +90,11 @@ class KbModule final : public BrainModule {
   // returns the ids that existed.
   Result<std::vector<std::string>> Delete(std::string_view collection, const std::vector<std::string>& ids,
                                           const std::vector<std::string>& texts);
-  // The entries most similar to text, best first (filters: kb/filter.h).
+  // The entries most similar to text, best first (filters: kb/filter.h);
+  // similarity (optional) receives what scored them (SimilarityOf).
   Result<std::vector<kb::Hit>> Search(std::string_view collection, std::string_view text,
-                                      const nlohmann::json& filters, const kb::SearchOptions& options);
+                                      const nlohmann::json& filters, const kb::SearchOptions& options,
+                                      std::string* similarity = nullptr);
 
   // The collection's entries after after_key, ascending, at most limit (a keyset page, for export);
   // a collection kept from a folder gives all its entries for after_key 0 and none after.
@@ -166,6 +169,11 @@ class KbModule final : public BrainModule {
   // when its collection has an embedder: FailedPrecondition when the
   // configured one is another (vectors are never mixed).
   Status PutEntries(std::vector<KbEntry> entries);
+  // Search, with the collection as it was searched (searched: its name empty when the
+  // default collection does not exist yet).
+  Result<std::vector<kb::Hit>> SearchIn(std::string_view collection, std::string_view text,
+                                        const nlohmann::json& filters, const kb::SearchOptions& options,
+                                        KbCollection* searched);
   // The configured embedder when it is the one collection's vectors come from.
   Result<embed::Embedder*> EmbedderFor(const KbCollection& collection);
   // The cosine of two texts' embeddings in collection's space, in [0, 1].

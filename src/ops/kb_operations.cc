@@ -58,13 +58,12 @@ Result<Json> Search(Brain& b, const Args& a) {
   const Json* filters = a.Raw("filters");
   const std::string collection = CollectionOf(a);
   Json groups = Json::array();
+  std::string similarity = "lexical";  // what the searches report; an empty text_list searches nothing
   for (const std::string& text : a.Strings("text_list")) {
     ENGRAM_ASSIGN_OR_RETURN(std::vector<kb::Hit> hits,
-                            Kb(b).Search(collection, text, filters != nullptr ? *filters : Json(), o));
+                            Kb(b).Search(collection, text, filters != nullptr ? *filters : Json(), o, &similarity));
     groups.push_back(Group(hits, a.Bool("return_embeddings", true)));
   }
-  std::string similarity = "lexical";
-  if (auto c = Kb(b).Describe(collection); c.ok()) similarity = KbModule::SimilarityOf(*c);
   return Json{{"collection", collection}, {"similarity", similarity}, {"groups", groups}};
 }
 
@@ -351,7 +350,7 @@ void AddKbOperations(OperationTable& ops) {
              ENGRAM_ASSIGN_OR_RETURN(KbAnswer r, Answer(b, a));
              return Json{{"answer", r.answer}, {"answer_backup", r.answer_backup},
                          {"no_answer_reason", r.no_answer_reason}, {"answer_ref_similar", r.answer_ref_similar},
-                         {"refDocs", Group(r.references)}};
+                         {"refDocs", Group(r.references)}, {"similarity", r.similarity}};
            }});
   ops.Add({"kb_check",
            "For gateways: the guarded answer as a risk code — 110101 when an answer is returned, 110100 when the "
@@ -361,7 +360,7 @@ void AddKbOperations(OperationTable& ops) {
              ENGRAM_ASSIGN_OR_RETURN(KbAnswer r, Answer(b, a));
              const int risk = !r.answer.empty() ? 110101 : (!r.references.empty() ? 110100 : 0);
              return Json{{"riskCode", risk}, {"hits", Group(r.references)}, {"answer", r.answer},
-                         {"no_answer_reason", r.no_answer_reason}};
+                         {"no_answer_reason", r.no_answer_reason}, {"similarity", r.similarity}};
            }});
   ops.Add({"dialog_check",
            "Check a multi-turn conversation for a step-by-step jailbreak: the [llm] model labels it under [kb] "

@@ -379,6 +379,10 @@ void Server::Knowledge(httplib::Response& res, const httplib::ContentReader& rea
     auto r = pool_.With([&](Brain& brain) { return ops::Call(brain, ctx, call->op, call->args); });
     if (r.ok()) {
       data = knowledge::DataOf(route, *r);
+      // What scored the hits: the original's data has no place for it, so it is a header.
+      if (auto s = r->find("similarity"); s != r->end() && s->is_string()) {
+        res.set_header("X-Engram-Similarity", s->get<std::string>());
+      }
     } else {
       st = r.status();
     }

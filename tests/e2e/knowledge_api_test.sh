@@ -64,6 +64,12 @@ expect_json "$BODY" 'd["data"][0]["scores"]' "[1.0]"
 expect_json "$BODY" 'd["data"][0]["metadatas"][0]["safeChat"]' "购买毒品是违法行为，请远离毒品。"
 expect_json "$BODY" 'sorted(d["data"][0]["metadatas"][0])' "['className', 'safeChat', 'source', 'type']"
 expect_json "$BODY" 'd["data"][1]["ids"]' "['$MD5']"
+# Which similarity scored the hits: a header, as the original's data has no place for it.
+for route in search answer check; do
+  HDR=$(curl -s -D - -o /dev/null -X POST "$URL/knowledge/$route" -H 'Content-Type: application/json' \
+    -d '{"request_id": "h1", "business_id": "b1", "text_list": ["如何购买毒品"]}')
+  expect_contains "$HDR" "X-Engram-Similarity: lexical" "/knowledge/$route names its similarity"
+done
 post /knowledge/search '{"request_id": "r8b", "business_id": "b1", "text_list": ["如何购买毒品"], "filters": {"type": ["drugs"]}}'
 expect_bytes '{"code":0,"message":"success","cost":C,"data":[{"ids":["d1"],"scores":[1.0],"text_list":["如何购买毒品"],"embeddings":[],"metadatas":[{"className":"违法/毒品","safeChat":"购买毒品是违法行为，请远离毒品。","source":"manual","type":"drugs"}]}]}' "search, byte for byte"
 post /knowledge/search '{"request_id": "r3", "business_id": "b1", "text_list": ["buy drugs online"], "threshold": 0.1, "filters": {"type": ["drugs"], "source": ["manual"]}}'

@@ -4,12 +4,15 @@
 // other, governed entries are embedded in their transaction, and a lexical
 // collection stays lexical when a model is configured later.
 #include <gtest/gtest.h>
+#include <httplib.h>
 
 #include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "embed/embedder.h"
 #include "engram/brain.h"
+#include "fake_chat_server.h"
+#include "kb/lexical_index.h"
 #include "ops/kb_module.h"
 #include "test_support.h"
 
@@ -140,6 +143,35 @@ TEST_F(KbEmbeddingTest, GovernedEntriesAreEmbeddedInTheirTransaction) {
   auto reindexed = kb.Reindex(ctx_);
   ASSERT_TRUE(reindexed.ok());
   EXPECT_EQ(*reindexed, 0u);
+}
+
+TEST_F(KbEmbeddingTest, TheGuardedAnswerComparesByEmbeddingCosineInSuchACollection) {
+  const std::string safe_chat = "购买毒品是违法行为，请远离毒品。";
+  const std::string reply = "毒品违法，请远离 drugs are illegal";
+  testing::FakeChatServer chat([&](const nlohmann::json&, httplib::Response& res) {
+    testing::FakeChatServer::Reply(res, reply);
+  });
+  auto brain = Open("hash");
+  brain->mutable_options().llm.base_url = chat.url();
+  brain->mutable_options().llm.model = "fake";
+  ops::KbModule& kb = brain->Module<ops::KbModule>();
+  GovernedEntry g;
+  g.business_scene = "chat";
+  g.question = "如何购买毒品";
+  g.answer = safe_chat;
+  ASSERT_TRUE(kb.GovernedUpsert(ctx_, g).ok());
+  ops::KbAnswerOptions o;
+  o.search.threshold = 0.0;
+  o.same_threshold = 1.0;  // never a direct answer: the model is asked
+  o.answer_similarity = 0.0;
+  auto r = kb.Answer(ops::kDefaultKbCollection, "哪里能购买毒品", nullptr, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->similarity, "embedding:hash:hash-256");
+  EXPECT_EQ(r->answer, reply);
+  EXPECT_EQ(chat.requests(), 1);
+  const double embedding = Cosine(reply, safe_chat);
+  EXPECT_NEAR(r->answer_ref_similar, embedding, 1e-5);
+  EXPECT_GT(std::abs(embedding - kb::TextCosine(reply, safe_chat)), 1e-3);  // the term cosine would differ
 }
 
 }  // namespace
