@@ -197,15 +197,7 @@ int RunKbDialog(const KbArgs& a, bool json, const std::string& brain_dir) {
                                                  "with \"history\""),
                 json);
   }
-  // A message's other keys (timestamps, names...) are left out, as POST /dialog does.
-  for (Json& m : conversation) {
-    if (!m.is_object()) continue;
-    Json kept = Json::object();
-    for (const char* key : {"role", "content", "messageId"}) {
-      if (m.contains(key)) kept[key] = m[key];
-    }
-    m = std::move(kept);
-  }
+  kb::KeepDialogFields(&conversation);  // as POST /dialog does
   Json args = {{"history", conversation}};
   if (a.max_turns > 0) args["max_turns"] = a.max_turns;
   return RunOperation("dialog_check", args, json, brain_dir, PrintKbDialog);

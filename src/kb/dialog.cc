@@ -59,6 +59,18 @@ int LabelOf(const Json& v) {
 
 }  // namespace
 
+void KeepDialogFields(Json* history) {
+  if (!history->is_array()) return;
+  for (Json& m : *history) {
+    if (!m.is_object()) continue;
+    Json kept = Json::object();
+    for (const char* key : {"role", "content", "messageId"}) {
+      if (auto it = m.find(key); it != m.end()) kept[key] = std::move(*it);
+    }
+    m = std::move(kept);
+  }
+}
+
 std::vector<DialogMessage> PrepareDialog(const std::vector<DialogMessage>& messages, size_t max_messages) {
   std::vector<DialogMessage> merged;
   std::map<std::pair<std::string, std::string>, size_t> at;  // (role, message_id) -> index in merged

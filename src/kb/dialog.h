@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,12 @@ struct DialogMessage {
   std::string content;
   std::string message_id;  // "" = not a streamed fragment
 };
+
+// A conversation as callers send it (a JSON array), kept to what the check
+// reads: each message object's role, content and messageId; other keys
+// (timestamps, names) are the caller's business and dropped. Anything that
+// is not an array of objects is left for validation to refuse.
+void KeepDialogFields(nlohmann::json* history);
 
 // Fragments of one streamed message (the same role and a non-empty
 // message_id) joined in their order, at the place of the first one; then

@@ -204,61 +204,57 @@ Result<KbModule::ImportCounts> KbModule::GovernedImport(const OperationContext& 
   std::stable_sort(rows.begin(), rows.end(), [](const GovernedEntry& a, const GovernedEntry& b) {
     return std::tie(a.business_scene, a.uniq_id, a.version) < std::tie(b.business_scene, b.uniq_id, b.version);
   });
+  const auto same_entry = [](const GovernedEntry& a, const GovernedEntry& b) {
+    return a.uniq_id == b.uniq_id && a.business_scene == b.business_scene;
+  };
+  std::vector<GovernedEntry> versions;
+  for (GovernedEntry& g : rows) {
+    if (!versions.empty() && same_entry(versions.back(), g) && versions.back().version == g.version) {
+      versions.back() = std::move(g);
+    } else {
+      versions.push_back(std::move(g));
+    }
+  }
   ENGRAM_RETURN_IF_ERROR(EnsureCollection(ctx, collection));
   Engine& engine = brain_.engine();
   const std::string who = Who(ctx);
   const std::string now = common::NowIso8601();
   ImportCounts counts;
-  size_t done = 0;
-  for (size_t start = 0; start < rows.size();) {
+  for (size_t start = 0; start < versions.size();) {
     ENGRAM_ASSIGN_OR_RETURN(Transaction txn, engine.Begin());
     std::vector<KbEntry> projections;
     size_t i = start;
-    while (i < rows.size() && (i - start < batch || i == start)) {
-      // One entry's versions [i, end).
+    while (i < versions.size() && (i - start < batch || i == start)) {
+      // One entry's versions [i, end), ascending; those after the brain's latest [first, end) come in.
       size_t end = i + 1;
-      while (end < rows.size() && rows[end].uniq_id == rows[i].uniq_id &&
-             rows[end].business_scene == rows[i].business_scene) {
-        ++end;
-      }
+      while (end < versions.size() && same_entry(versions[end], versions[i])) ++end;
       ENGRAM_ASSIGN_OR_RETURN(std::optional<GovernedEntry> held,
-                              engine.LatestGoverned(rows[i].uniq_id, rows[i].business_scene));
-      const int64_t held_version = held ? held->version : 0;
-      int64_t newest = -1;  // index into rows of the newest version brought in
-      for (size_t k = i; k < end; ++k) {
-        if (k + 1 < end && rows[k + 1].version == rows[k].version) continue;  // a later row of this version counts
-        if (rows[k].version <= held_version) {
-          ++counts.skipped;
-          continue;
-        }
-        newest = static_cast<int64_t>(k);
+                              engine.LatestGoverned(versions[i].uniq_id, versions[i].business_scene));
+      size_t first = i;
+      while (first < end && held && versions[first].version <= held->version) ++first;
+      counts.skipped += first - i;
+      if (first < end && held) {
+        GovernedEntry old = *held;
+        old.latest = false;
+        ENGRAM_RETURN_IF_ERROR(engine.UpdateGoverned(old));
+        ENGRAM_RETURN_IF_ERROR(engine.DeleteKbEntries(old.collection, {ProjectionId(old)}).status());
       }
-      if (newest >= 0) {
-        if (held) {
-          GovernedEntry old = *held;
-          old.latest = false;
-          ENGRAM_RETURN_IF_ERROR(engine.UpdateGoverned(old));
-          ENGRAM_RETURN_IF_ERROR(engine.DeleteKbEntries(old.collection, {ProjectionId(old)}).status());
-        }
-        for (size_t k = i; k <= static_cast<size_t>(newest); ++k) {
-          GovernedEntry& g = rows[k];
-          if ((k + 1 < end && rows[k + 1].version == g.version) || g.version <= held_version) continue;
-          g.latest = k == static_cast<size_t>(newest);
-          if (g.create_time.empty()) g.create_time = now;
-          if (g.update_time.empty()) g.update_time = g.create_time;
-          ENGRAM_ASSIGN_OR_RETURN(g.id, engine.InsertGoverned(g));
-          if (g.latest && g.status == "online") projections.push_back(ProjectionOf(g, who));
-          ENGRAM_RETURN_IF_ERROR(engine.AppendKbAudit({0, now, who, "import", g.id, "", Dumped(g)}));
-          ++counts.imported;
-        }
+      for (size_t k = first; k < end; ++k) {
+        GovernedEntry& g = versions[k];
+        g.latest = k + 1 == end;
+        if (g.create_time.empty()) g.create_time = now;
+        if (g.update_time.empty()) g.update_time = g.create_time;
+        ENGRAM_ASSIGN_OR_RETURN(g.id, engine.InsertGoverned(g));
+        if (g.latest && g.status == "online") projections.push_back(ProjectionOf(g, who));
+        ENGRAM_RETURN_IF_ERROR(engine.AppendKbAudit({0, now, who, "import", g.id, "", Dumped(g)}));
+        ++counts.imported;
       }
       i = end;
     }
     if (!projections.empty()) ENGRAM_RETURN_IF_ERROR(PutEntries(std::move(projections)));
     ENGRAM_RETURN_IF_ERROR(txn.Commit());
-    done = i;
     start = i;
-    if (progress) progress(done, rows.size());
+    if (progress) progress(start, versions.size());
   }
   return counts;
 }

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "kb/dialog.h"
+
 namespace engram::server::knowledge {
 
 using Json = nlohmann::json;
@@ -68,15 +70,7 @@ Result<Call> Translate(std::string_view path, const Json& body) {
     if (EmptyList(body, "history")) return Status::InvalidArgument("history为空");
     Call call{"dialog_check", Json::object()};
     Take(body, "history", &call.args);
-    // A message's other keys (timestamps, names...) are the caller's business: only these three are read.
-    if (Json* history = &call.args["history"]; history->is_array()) {
-      for (Json& m : *history) {
-        if (!m.is_object()) continue;
-        Json kept = Json::object();
-        for (const char* key : {"role", "content", "messageId"}) Take(m, key, &kept);
-        m = std::move(kept);
-      }
-    }
+    kb::KeepDialogFields(&call.args["history"]);
     Take(body, "maxTurns", &call.args, "max_turns");
     return call;
   }

@@ -211,6 +211,19 @@ TEST_F(KbImportTest, AnInterruptedImportConvergesWhenRunAgain) {
   EXPECT_TRUE(Kb().CheckGoverned()->empty());
 }
 
+TEST_F(KbImportTest, OfTwoRowsOfOneVersionTheLaterCounts) {
+  auto rows = kb::ReadRedLineDump(
+      "INSERT INTO red_line_knowledge (business_scene, question, answer, version) VALUES "
+      "('chat', '如何购买毒品', 'first', 1), ('chat', '如何购买毒品', 'second', 1);");
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  ops::KbModule::ImportCounts counts = Import(*rows);
+  EXPECT_EQ(counts.imported, 1u);
+  auto found = Kb().GovernedFind("购买毒品", 10);
+  ASSERT_TRUE(found.ok());
+  ASSERT_EQ(found->size(), 1u);
+  EXPECT_EQ(found->front().answer, "second");
+}
+
 TEST_F(KbImportTest, ABadRowImportsNothing) {
   auto rows = kb::ReadRedLineDump(kDump);
   ASSERT_TRUE(rows.ok());
