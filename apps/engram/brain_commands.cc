@@ -29,15 +29,19 @@ struct SyncArgs {
   double interval = 2.0;
 };
 
-int RunInit(const std::string& dir, bool json) {
-  auto r = Brain::Init(dir);
+int RunInit(const std::string& dir, const std::string& postgres, bool json) {
+  auto r = Brain::Init(dir, postgres);
   if (!r.ok()) return Fail(r.status(), json);
   if (json) {
-    Print({{"root", r->root.string()}, {"created", r->created}, {"git_excluded", r->git_excluded}});
+    Print({{"root", r->root.string()},
+           {"created", r->created},
+           {"git_excluded", r->git_excluded},
+           {"engine", postgres.empty() ? "sqlite" : "postgres"},
+           {"database", r->database}});
   } else {
     std::cout << (r->created ? "Initialised brain at " : "Brain already initialised at ") << r->root.string()
               << "\n  config:   " << (r->root / ".engram" / "config.toml").string()
-              << "\n  database: " << (r->root / ".engram" / "engram.db").string() << "\n";
+              << "\n  database: " << r->database << (postgres.empty() ? "" : " (PostgreSQL)") << "\n";
     if (r->git_excluded) std::cout << "  added .engram/ to .git/info/exclude\n";
   }
   return 0;
@@ -240,9 +244,16 @@ int RunStatus(bool json, const std::string& brain_dir) {
 void AddInit(CLI::App& app, const bool* json, int* exit_code) {
   auto dir = std::make_shared<std::string>(".");
   auto* init = app.add_subcommand("init", "Create a brain: DIR/.engram/ with config.toml and engram.db");
+  auto postgres = std::make_shared<std::string>();
   init->add_option("DIR", *dir, "Folder to turn into a brain (created if missing; default: .)");
-  init->footer("An existing brain is left untouched. In a git repository, .engram/ is added to .git/info/exclude.");
-  init->callback([dir, json, exit_code] { *exit_code = RunInit(*dir, *json); });
+  init->add_option("--postgres", *postgres,
+                   "Keep the brain's database in PostgreSQL instead of .engram/engram.db:\n"
+                   "postgres://USER[:PASSWORD]@HOST:PORT/DB (an empty database, or one engram created)");
+  init->footer("An existing brain is left untouched. In a git repository, .engram/ is added to .git/info/exclude.\n"
+               "With --postgres, config.toml gets [store] engine = \"postgres\" and the URL without its password:\n"
+               "give the password through ~/.pgpass or PGPASSWORD, or put the whole URL in an environment\n"
+               "variable and name it in [store] url_env. Several servers can share one such database.");
+  init->callback([dir, postgres, json, exit_code] { *exit_code = RunInit(*dir, *postgres, *json); });
 }
 
 void AddImport(CLI::App& app, const bool* json, const std::string* brain_dir, int* exit_code) {

@@ -193,6 +193,7 @@ std::string FormatStats(const Json& s) {
   out << "index terms:      " << s["terms"].get<int64_t>() << "\n";
   out << "database:         " << (s["db_bytes"].get<int64_t>() + 1023) / 1024 << " KiB (schema v"
       << s["schema_version"].get<int64_t>() << ")\n";
+  if (s.contains("server")) out << "engine:           " << s["server"].get<std::string>() << "\n";
   return out.str();
 }
 

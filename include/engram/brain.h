@@ -64,6 +64,7 @@ ReadScope ReadScopeOf(const OperationContext& ctx);
 
 struct InitReport {
   std::filesystem::path root;
+  std::string database;               // the SQLite file, or PostgreSQL's host:port/db
   bool created = false;               // false: the brain already existed, nothing overwritten
   bool git_excluded = false;          // .engram/ was added to .git/info/exclude
 };
@@ -156,7 +157,9 @@ class Brain {
 
   // Creates dir/.engram/ with config.toml and engram.db. An existing brain is
   // left as it is (created = false); a corrupt engram.db is an error.
-  static Result<InitReport> Init(const std::filesystem::path& dir);
+  // With postgres_url, the brain's database is that PostgreSQL database
+  // ([store] engine = "postgres"; the URL is written without its password).
+  static Result<InitReport> Init(const std::filesystem::path& dir, const std::string& postgres_url = "");
 
   // The brain root: explicit (--brain), else $ENGRAM_BRAIN, else the first
   // directory from the current one upwards that holds .engram/.

@@ -54,6 +54,8 @@ struct BrainStats {
   std::map<std::string, int64_t> pages_by_type;
   int64_t db_bytes = 0;
   int schema_version = 0;
+  std::string engine;  // "sqlite" or "postgres"
+  std::string server;  // the engine's version, and for a server where it is ("PostgreSQL 15.8 at host:5432/db")
 };
 
 // A way in which the database disagrees with itself.

@@ -10,6 +10,7 @@
 #include "common/rooted_dir.h"
 #include "engram/store/open_store.h"
 #include "ops/config.h"
+#include "ops/config_edit.h"
 #include "ops/index_format.h"
 #include "sync/write_lock.h"
 
@@ -38,9 +39,34 @@ Result<bool> ExcludeFromGit(const fs::path& root) {
   return true;
 }
 
-// The brain's store. Every brain is SQLite today, in .engram/engram.db; a
-// brain on another engine will name its URI in config.toml.
-std::string StoreUri(const fs::path& root) { return "sqlite:" + (root / ".engram" / "engram.db").string(); }
+// The brain's store: .engram/engram.db, or the PostgreSQL database [store] names.
+Result<std::string> StoreUri(const fs::path& root, const StoreOptions& store) {
+  if (store.engine != "postgres") return "sqlite:" + (root / ".engram" / "engram.db").string();
+  if (!store.url_env.empty()) {
+    const char* url = std::getenv(store.url_env.c_str());
+    if (url == nullptr || *url == '\0') {
+      return Status::FailedPrecondition("store.url_env names " + store.url_env + ", which is not set; export it as "
+                                        "the PostgreSQL URL (postgres://USER:PASSWORD@HOST:PORT/DB)");
+    }
+    return std::string(url);
+  }
+  if (store.url.empty()) {
+    return Status::FailedPrecondition("store.engine is \"postgres\" but neither store.url nor store.url_env is set");
+  }
+  return store.url;
+}
+
+// url without the password of its user part (postgres://user:pw@host → postgres://user@host).
+std::string WithoutPassword(const std::string& url) {
+  const size_t scheme = url.find("://");
+  if (scheme == std::string::npos) return url;
+  const size_t at = url.find('@', scheme + 3);
+  const size_t slash = url.find('/', scheme + 3);
+  if (at == std::string::npos || (slash != std::string::npos && slash < at)) return url;
+  const size_t colon = url.find(':', scheme + 3);
+  if (colon == std::string::npos || colon > at) return url;
+  return url.substr(0, colon) + url.substr(at);
+}
 
 }  // namespace
 
@@ -49,7 +75,7 @@ Brain::Brain(fs::path root, BrainOptions options, std::unique_ptr<Engine> engine
 
 Brain::~Brain() = default;
 
-Result<InitReport> Brain::Init(const fs::path& dir) {
+Result<InitReport> Brain::Init(const fs::path& dir, const std::string& postgres_url) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return Status::IOError(dir.string() + ": " + ec.message());
@@ -61,13 +87,38 @@ Result<InitReport> Brain::Init(const fs::path& dir) {
   if (ec) return Status::IOError(meta.string() + ": " + ec.message());
   fs::path config = meta / "config.toml";
   fs::path db = meta / "engram.db";
-  report.created = !fs::exists(db, ec);
-  if (!fs::exists(config, ec)) ENGRAM_RETURN_IF_ERROR(common::WriteFileAtomic(config, ops::DefaultConfigToml()));
+  const bool had_config = fs::exists(config, ec);
+  if (!postgres_url.empty()) {
+    if (had_config) {
+      ENGRAM_ASSIGN_OR_RETURN(BrainOptions existing, ops::LoadConfig(config));
+      if (existing.store.engine != "postgres") {
+        return Status::FailedPrecondition(report.root.string() + " is already a brain on SQLite; move it with "
+                                          "`engram migrate --to postgres://...` instead of init");
+      }
+    } else {
+      std::string text = ops::DefaultConfigToml();
+      for (const auto& [key, value] : {std::pair<std::string, std::string>{"store.engine", "postgres"},
+                                       {"store.url", WithoutPassword(postgres_url)}}) {
+        ENGRAM_ASSIGN_OR_RETURN(const ops::SettingInfo* setting, ops::FindSetting(key));
+        ENGRAM_ASSIGN_OR_RETURN(ops::TomlValue v, ops::ParseSettingArgument(*setting, value));
+        ENGRAM_ASSIGN_OR_RETURN(text, ops::SetInConfigText(text, *setting, v, config.string()));
+      }
+      ENGRAM_RETURN_IF_ERROR(common::WriteFileAtomic(config, text));
+    }
+  } else if (!had_config) {
+    ENGRAM_RETURN_IF_ERROR(common::WriteFileAtomic(config, ops::DefaultConfigToml()));
+  }
   ENGRAM_ASSIGN_OR_RETURN(BrainOptions options, ops::LoadConfig(config));
   EngineOptions eo;
   eo.create_if_missing = true;
   eo.busy_timeout_ms = options.store.busy_timeout_ms;
-  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, OpenStore(StoreUri(report.root), eo));
+  const bool postgres = options.store.engine == "postgres";
+  report.created = postgres ? !had_config : !fs::exists(db, ec);
+  ENGRAM_ASSIGN_OR_RETURN(std::string uri, StoreUri(report.root, options.store));
+  // This run connects with the URL as given (its password included); later ones find it through url_env or ~/.pgpass.
+  if (!postgres_url.empty() && !had_config) uri = postgres_url;
+  report.database = postgres ? DescribeStore(uri) : db.string();
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, OpenStore(uri, eo));
   ENGRAM_ASSIGN_OR_RETURN(report.git_excluded, ExcludeFromGit(report.root));
   // A new brain's pages are all indexed under today's rules and settings.
   if (report.created) {
@@ -105,7 +156,8 @@ Result<std::unique_ptr<Brain>> Brain::Open(const fs::path& root) {
   ENGRAM_ASSIGN_OR_RETURN(BrainOptions options, ops::LoadConfig(root / ".engram" / "config.toml"));
   EngineOptions eo;
   eo.busy_timeout_ms = options.store.busy_timeout_ms;
-  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, OpenStore(StoreUri(root), eo));
+  ENGRAM_ASSIGN_OR_RETURN(std::string uri, StoreUri(root, options.store));
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, OpenStore(uri, eo));
   return std::unique_ptr<Brain>(new Brain(root, options, std::move(engine)));
 }
 

@@ -106,6 +106,9 @@ const std::vector<TextSetting>& TextSettings() {
       {"embedding", "api_key_env", ENGRAM_FIELD(embedding.api_key_env), {}},
       {"embedding", "precision", ENGRAM_FIELD(embedding.precision), {"fp32", "bf16"}},
       {"server", "host", ENGRAM_FIELD(server.host), {}},
+      {"store", "engine", ENGRAM_FIELD(store.engine), {"sqlite", "postgres"}},
+      {"store", "url", ENGRAM_FIELD(store.url), {}},
+      {"store", "url_env", ENGRAM_FIELD(store.url_env), {}},
       {"git", "author_name", ENGRAM_FIELD(git.author_name), {}},
       {"git", "author_email", ENGRAM_FIELD(git.author_email), {}},
       {"git", "message", ENGRAM_FIELD(git.message), {}},
@@ -322,6 +325,14 @@ author_email = ""
 message = "engram {operation}: {path}"
 
 [store]
+# Where the brain's database lives: "sqlite" (.engram/engram.db, the default)
+# or "postgres" (a PostgreSQL database shared by several servers; see the
+# README's "Scale out with PostgreSQL"). For postgres, url is
+# postgres://USER@HOST:PORT/DB; keep the password out of this file: name an
+# environment variable holding the whole URL in url_env, or use ~/.pgpass.
+engine = "sqlite"
+url = ""
+url_env = ""
 # Milliseconds a writer waits for another writer's transaction to finish.
 busy_timeout_ms = 5000
 # Milliseconds a write (import, put, delete, sync) waits for the brain's

@@ -90,7 +90,15 @@ Status ServerOptions::Validate() const {
   return Status::Ok();
 }
 
+Status StoreOptions::Validate() const {
+  if (engine != "sqlite" && engine != "postgres") {
+    return Status::InvalidArgument("store.engine must be \"sqlite\" or \"postgres\", not \"" + engine + "\"");
+  }
+  return Status::Ok();
+}
+
 Status BrainOptions::Validate() const {
+  ENGRAM_RETURN_IF_ERROR(store.Validate());
   ENGRAM_RETURN_IF_ERROR(embedding.Validate());
   ENGRAM_RETURN_IF_ERROR(pages.Validate());
   ENGRAM_RETURN_IF_ERROR(search.Validate());

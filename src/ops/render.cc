@@ -135,7 +135,9 @@ Json ToJson(const BrainStats& s) {
           {"terms", s.terms},
           {"pages_by_type", s.pages_by_type},
           {"db_bytes", s.db_bytes},
-          {"schema_version", s.schema_version}};
+          {"schema_version", s.schema_version},
+          {"engine", s.engine},
+          {"server", s.server}};
 }
 
 Json ToJson(const std::vector<PageSummary>& pages) {

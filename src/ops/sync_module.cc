@@ -318,7 +318,8 @@ Result<BrainStatus> GetStatus(Brain& brain, const OperationContext& ctx) {
     }
     s.root = brain.root().string();
     s.source_root = source_root.string();
-    s.database = brain.db_path().string();
+    // A PostgreSQL brain's database is where the server is (never the URL: it may hold a password).
+    s.database = s.stats.engine == "postgres" ? s.stats.server : brain.db_path().string();
   }
   return s;
 }

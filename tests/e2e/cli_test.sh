@@ -8,7 +8,11 @@ mkdir -p "$B" && git -C "$B" init -q
 # init: creates .engram/, keeps it out of git, is idempotent.
 expect_exit 0 -- "$E" init "$B"
 expect_contains "$OUT" "Initialised brain" "init"
-[[ -f "$B/.engram/config.toml" && -f "$B/.engram/engram.db" ]] || fail "init did not create config and database"
+if [[ "${ENGRAM_E2E_STORE:-}" == postgres ]]; then  # the database is the cluster's
+  grep -q '^engine = "postgres"' "$B/.engram/config.toml" || fail "init did not write the postgres engine"
+else
+  [[ -f "$B/.engram/config.toml" && -f "$B/.engram/engram.db" ]] || fail "init did not create config and database"
+fi
 expect_contains "$(cat "$B/.git/info/exclude")" ".engram/" "git exclude"
 expect_contains "$(cat "$B/.engram/config.toml")" "bm25_k1 = 0.9" "config documents defaults"
 expect_exit 0 -- "$E" --json init "$B"
@@ -145,12 +149,7 @@ expect_exit 0 -- "$E" --brain "$V" --json check --full
 expect_json "$OUT" '(d["ok"], d["rebuilt_pages"])' "(True, 2)"
 # check finds a title posting that went missing, names page and structure, and --repair restores it
 # (a folder brain is re-indexed from its stored Markdown).
-python3 - "$V/.engram/engram.db" <<'PY'
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
-db.execute("DELETE FROM title_postings WHERE term_id = (SELECT id FROM terms WHERE term = 'quokka')")
-db.commit()
-PY
+brain_sql "$V" "DELETE FROM title_postings WHERE term_id = (SELECT id FROM terms WHERE term = 'quokka')"
 expect_exit 1 -- "$E" --brain "$V" check --full
 expect_contains "$OUT" "people/carol.md: title postings differ from a rebuild" "check names the page and structure"
 expect_contains "$OUT" "people/carol.md: title index disagrees" "check's self-consistency sees titles"

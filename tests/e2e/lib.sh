@@ -7,7 +7,47 @@ trap 'rm -rf "$WORK"' EXIT
 FAILURES=0
 CHECKS=0
 
+# On PostgreSQL (ENGRAM_E2E_STORE=postgres; the test cluster's URL in the file
+# ENGRAM_TEST_PG_URL_FILE): each new brain the script inits gets a schema of
+# its own in the cluster (`init --postgres`); everything else runs as written.
+if [[ "${ENGRAM_E2E_STORE:-}" == postgres ]]; then
+  PG_URL=$(cat "${ENGRAM_TEST_PG_URL_FILE:?ENGRAM_E2E_STORE=postgres needs ENGRAM_TEST_PG_URL_FILE}")
+  cat >"$WORK/.engram-on-postgres" <<EOF
+#!/usr/bin/env bash
+args=("\$@"); i=0
+while (( i < \${#args[@]} )); do
+  case "\${args[i]}" in --brain) i=\$((i + 2)) ;; -*) i=\$((i + 1)) ;; *) break ;; esac
+done
+if (( i < \${#args[@]} )) && [[ "\${args[i]}" == init && " \$* " != *" --postgres "* ]]; then
+  dir=.
+  if (( i + 1 < \${#args[@]} )) && [[ "\${args[i + 1]}" != -* ]]; then dir=\${args[i + 1]}; fi
+  if [[ ! -f "\$dir/.engram/config.toml" ]]; then
+    schema="e\$\$_\${RANDOM}\${RANDOM}"
+    psql "$PG_URL" -qAtc "CREATE SCHEMA \$schema" >/dev/null || exit 1
+    exec "$ENGRAM" "\${args[@]:0:i+1}" --postgres "$PG_URL?options=-csearch_path%3D\$schema" "\${args[@]:i+1}"
+  fi
+fi
+exec "$ENGRAM" "\$@"
+EOF
+  chmod +x "$WORK/.engram-on-postgres"
+  ENGRAM="$WORK/.engram-on-postgres"
+fi
+
 fail() { echo "FAIL: $*" >&2; FAILURES=$((FAILURES + 1)); }
+
+# brain_sql BRAIN SQL: raw SQL on a brain's database behind engram's back, as a
+# buggy writer or a damaged disk would change it: SQLite with foreign keys off,
+# PostgreSQL with foreign keys and triggers off (session_replication_role).
+brain_sql() {
+  local url
+  url=$(sed -n 's/^url = "\(.*\)"$/\1/p' "$1/.engram/config.toml")
+  if grep -q '^engine = "postgres"' "$1/.engram/config.toml"; then
+    psql "$url" -qAt -v ON_ERROR_STOP=1 -c "SET session_replication_role = replica; $2" >/dev/null
+  else
+    python3 -c 'import sqlite3,sys; db=sqlite3.connect(sys.argv[1]); db.executescript(sys.argv[2]); db.commit()' \
+      "$1/.engram/engram.db" "$2"
+  fi
+}
 
 # expect_exit CODE -- command...   (stdout/stderr kept in $OUT / $ERR)
 expect_exit() {

@@ -146,13 +146,9 @@ sed -i 's|^disable = \["no_such_rule"\]$|disable = []|' "$R/.engram/config.toml"
 # check: consistent after syncs; drift is found, named and repaired.
 expect_exit 0 -- "$E" --brain "$R" --json check
 expect_json "$OUT" 'd["ok"]' "True"
-python3 - "$R/.engram/engram.db" <<'PY'
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1])   # foreign keys off: deleting a page strands its rows, as a buggy writer would
-db.execute("DELETE FROM pages WHERE slug = 'notes/latin1'")
-db.execute("DELETE FROM postings WHERE term_id = (SELECT term_id FROM postings ORDER BY term_id LIMIT 1)")
-db.commit()
-PY
+# Foreign keys off: deleting a page strands its rows, as a buggy writer would.
+brain_sql "$R" "DELETE FROM pages WHERE slug = 'notes/latin1';
+  DELETE FROM postings WHERE term_id = (SELECT term_id FROM postings ORDER BY term_id LIMIT 1);"
 expect_exit 1 -- "$E" --brain "$R" --json check
 expect_json "$OUT" 'd["ok"]' "False"
 expect_contains "$OUT" "file of the synced commit has no page" "missing page found"
@@ -174,16 +170,10 @@ expect_exit 0 -- "$E" --brain "$R" sync --quiet
 expect_contains "$(slugs axolotl)" "notes/axolotl" "title-only word found after a synced body edit"
 expect_exit 0 -- "$E" --brain "$R" --json check --full
 expect_json "$OUT" 'd["ok"]' "True"
-python3 - "$R/.engram/engram.db" <<'PY'
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
-page = "(SELECT id FROM pages WHERE slug = 'notes/axolotl')"
-db.execute(f"DELETE FROM tags WHERE page_id = {page}")
-db.execute(f"INSERT INTO tags(page_id, tag) VALUES ({page}, 'stray')")
-db.execute(f"UPDATE links SET to_slug = 'elsewhere' WHERE from_page = (SELECT id FROM pages ORDER BY id LIMIT 1)")
-db.execute("UPDATE corpus_stats SET titles = titles + 3")
-db.commit()
-PY
+brain_sql "$R" "DELETE FROM tags WHERE page_id = (SELECT id FROM pages WHERE slug = 'notes/axolotl');
+  INSERT INTO tags(page_id, tag) VALUES ((SELECT id FROM pages WHERE slug = 'notes/axolotl'), 'stray');
+  UPDATE links SET to_slug = 'elsewhere' WHERE from_page = (SELECT id FROM pages ORDER BY id LIMIT 1);
+  UPDATE corpus_stats SET titles = titles + 3;"
 expect_exit 1 -- "$E" --brain "$R" check --full
 expect_contains "$OUT" "notes/axolotl.md: tags differ from a rebuild" "tag drift named"
 expect_contains "$OUT" "corpus statistics" "statistics drift named"

@@ -11,7 +11,7 @@
 #include "bm25/searcher.h"
 #include "common/files.h"
 #include "store/postings_codec.h"
-#include "store/sqlite/link_queries.h"
+#include "store/sql/link_queries.h"
 #include "store/sqlite/schema.h"
 #include "sync/page_indexer.h"
 #include "test_stores.h"
@@ -635,13 +635,13 @@ TEST(SqliteEngine, LinkResolutionStartsFromAnIndexOnWhatItLooksFor) {
   auto e = OpenFresh(dir);
   ASSERT_TRUE(e->PutPage(Prepare("notes/a.md", "See [[notes/b]] and [[c]].")).ok());
   ASSERT_TRUE(e->PutPage(Prepare("notes/b.md", "Back to [[notes/a]].")).ok());
-  const std::string inbound = QueryPlan(dir, store::sqlite::kInboundLinksSql);
+  const std::string inbound = QueryPlan(dir, store::sql::kInboundLinksSql);
   EXPECT_NE(inbound.find("links_to "), std::string::npos) << inbound;
   EXPECT_NE(inbound.find("links_to_name"), std::string::npos) << inbound;
   EXPECT_NE(inbound.find("INTEGER PRIMARY KEY"), std::string::npos) << inbound;
   EXPECT_EQ(inbound.find("SCAN"), std::string::npos) << inbound;
   EXPECT_EQ(inbound.find("sqlite_autoindex_pages_1"), std::string::npos) << inbound;
-  const std::string by_path = QueryPlan(dir, store::sqlite::kPageByPathKeySql);
+  const std::string by_path = QueryPlan(dir, store::sql::kPageByPathKeySql);
   EXPECT_NE(by_path.find("pages_path_key (source_id=? AND path_key=?)"), std::string::npos) << by_path;
   EXPECT_EQ(by_path.find("SCAN"), std::string::npos) << by_path;
 }

@@ -132,7 +132,7 @@ TEST(OpenStore, RefusesAUriWithoutAKnownScheme) {
   o.create_if_missing = true;
   std::string file_uri = "file:";
   file_uri.append((dir.path() / "x.db").string());
-  const std::vector<std::string> uris = {"", "engram.db", "postgres://localhost/brain", "sqlite:", "SQLITE:x.db", file_uri};
+  const std::vector<std::string> uris = {"", "engram.db", "mysql://localhost/brain", "postgres:/one-slash", "sqlite:", "SQLITE:x.db", file_uri};
   for (const std::string& uri : uris) {
     auto e = OpenStore(uri, o);
     ASSERT_FALSE(e.ok()) << uri;

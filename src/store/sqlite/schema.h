@@ -4,19 +4,12 @@
 #include <sqlite3.h>
 
 #include "engram/status.h"
+#include "store/sql/statement.h"
 
 namespace engram::store::sqlite {
 
 // PRAGMA application_id of an engram database ("ENGR").
 constexpr int kApplicationId = 0x454E4752;
-
-// The SQL that logs one change (engram/store/change_log.h) of stream (an
-// integer literal) for key (an SQL expression), as the vector triggers run
-// it: advance the one generation row — which a concurrent writer would have
-// to wait for — and record the entry with the new generation.
-#define ENGRAM_LOG_CHANGE_SQL(stream, key)            \
-  "UPDATE store_generation SET value = value + 1; " \
-  "INSERT INTO change_log(generation, stream, key) SELECT value, " stream ", " key " FROM store_generation;"
 
 // Highest migration number this build knows.
 int LatestSchemaVersion();

@@ -1,28 +1,17 @@
 // The SQLite engine as a PostingStore (engram/posting_store.h): the lists
 // are read as the write path stored them; scoring is the bm25 module's.
-#include "store/sqlite/sqlite_engine.h"
+#include "store/sql/sql_engine.h"
 
-namespace engram::store::sqlite {
+namespace engram::store::sql {
 
-Result<std::optional<int64_t>> SqliteEngine::FindTerm(std::string_view term) {
+Result<std::optional<int64_t>> SqlEngine::FindTerm(std::string_view term) {
   auto id = LookupTermId(std::string(term));
   if (id.ok()) return std::optional<int64_t>(*id);
   if (id.status().code() == StatusCode::kNotFound) return std::optional<int64_t>();
   return id.status();
 }
 
-Result<std::pair<int64_t, int64_t>> SqliteEngine::ChangeKey() {
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * version, S("PRAGMA data_version"));
-  if (!version->Step()) {
-    ENGRAM_RETURN_IF_ERROR(version->status());
-    return Status::Internal("PRAGMA data_version returned nothing");
-  }
-  const std::pair<int64_t, int64_t> key{version->Int(0), sqlite3_total_changes64(db_.get())};
-  version->Reset();
-  return key;
-}
-
-Result<std::shared_ptr<const std::string>> SqliteEngine::ReadPostingList(PostingField field, int64_t term_id) {
+Result<std::shared_ptr<const std::string>> SqlEngine::ReadPostingList(PostingField field, int64_t term_id) {
   ENGRAM_ASSIGN_OR_RETURN(auto key, ChangeKey());
   PostingCache& cache = posting_cache_;
   if (key != cache.key) {
@@ -50,7 +39,7 @@ Result<std::shared_ptr<const std::string>> SqliteEngine::ReadPostingList(Posting
   return list;
 }
 
-Result<FieldStatistics> SqliteEngine::Statistics(PostingField field) {
+Result<FieldStatistics> SqlEngine::Statistics(PostingField field) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q,
                           S("SELECT chunks, chunk_tokens, titles, title_tokens FROM corpus_stats WHERE id = 1"));
   if (!q->Step()) {
@@ -63,7 +52,7 @@ Result<FieldStatistics> SqliteEngine::Statistics(PostingField field) {
   return stats;
 }
 
-Result<std::shared_ptr<const PrivateFieldStatistics>> SqliteEngine::PrivateStatistics(PostingField field) {
+Result<std::shared_ptr<const PrivateFieldStatistics>> SqlEngine::PrivateStatistics(PostingField field) {
   ENGRAM_RETURN_IF_ERROR(RefreshPrivateStats());
   return field == PostingField::kTitles ? private_stats_.titles : private_stats_.chunks;
 }
@@ -71,14 +60,16 @@ Result<std::shared_ptr<const PrivateFieldStatistics>> SqliteEngine::PrivateStati
 // Recomputed only when the database changed since the last computation:
 // PRAGMA data_version moves with other connections' commits, the change
 // count with this one's.
-Status SqliteEngine::RefreshPrivateStats() {
+Status SqlEngine::RefreshPrivateStats() {
   ENGRAM_ASSIGN_OR_RETURN(auto key, ChangeKey());
   if (key == private_stats_.key && private_stats_.chunks != nullptr) return Status::Ok();
   auto chunks = std::make_shared<PrivateFieldStatistics>();
   auto titles = std::make_shared<PrivateFieldStatistics>();
   {
-    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT c.terms, c.term_length FROM pages p INDEXED BY pages_private "
-                                        "JOIN chunks c ON c.page_id = p.id WHERE p.visibility = 'private'"));
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(D("SELECT c.terms, c.term_length FROM pages p INDEXED BY pages_private "
+                                        "JOIN chunks c ON c.page_id = p.id WHERE p.visibility = 'private'",
+        "SELECT c.terms, c.term_length FROM pages p "
+                                        "JOIN chunks c ON c.page_id = p.id WHERE p.visibility = 'private'")));
     while (q->Step()) {
       ++chunks->totals.docs;
       chunks->totals.tokens += q->Int(1);
@@ -88,8 +79,10 @@ Status SqliteEngine::RefreshPrivateStats() {
     ENGRAM_RETURN_IF_ERROR(q->status());
   }
   {
-    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT title_terms, title_length FROM pages INDEXED BY pages_private "
-                                        "WHERE visibility = 'private'"));
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(D("SELECT title_terms, title_length FROM pages INDEXED BY pages_private "
+                                        "WHERE visibility = 'private'",
+        "SELECT title_terms, title_length FROM pages "
+                                        "WHERE visibility = 'private'")));
     while (q->Step()) {
       const int64_t length = q->Int(1);
       if (length <= 0) continue;
@@ -104,16 +97,18 @@ Status SqliteEngine::RefreshPrivateStats() {
   return Status::Ok();
 }
 
-Result<std::vector<PageId>> SqliteEngine::PrivatePageIds() {
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id FROM pages INDEXED BY pages_private WHERE visibility = 'private' "
-                                      "ORDER BY id"));
+Result<std::vector<PageId>> SqlEngine::PrivatePageIds() {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(D("SELECT id FROM pages INDEXED BY pages_private WHERE visibility = 'private' "
+                                      "ORDER BY id",
+        "SELECT id FROM pages WHERE visibility = 'private' "
+                                      "ORDER BY id")));
   std::vector<PageId> out;
   while (q->Step()) out.emplace_back(q->Int(0));
   ENGRAM_RETURN_IF_ERROR(q->status());
   return out;
 }
 
-Result<std::vector<ChunkId>> SqliteEngine::PageChunkIds(PageId page_id) {
+Result<std::vector<ChunkId>> SqlEngine::PageChunkIds(PageId page_id) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id FROM chunks WHERE page_id = ? ORDER BY id"));
   q->Bind(1, page_id.value());
   std::vector<ChunkId> out;
@@ -122,4 +117,4 @@ Result<std::vector<ChunkId>> SqliteEngine::PageChunkIds(PageId page_id) {
   return out;
 }
 
-}  // namespace engram::store::sqlite
+}  // namespace engram::store::sql

@@ -17,9 +17,9 @@
 #include "common/flat_string_map.h"
 #include "store/postings_codec.h"
 #include "store/varint.h"
-#include "store/sqlite/db.h"
+#include "store/sql/statement.h"
 
-namespace engram::store::sqlite {
+namespace engram::store::sql {
 
 // SQL true when the tag t.tag is the wanted tag (bound twice, or once as ?3)
 // or below it: "#project" matches "Project" and "project/alpha". Case is
@@ -37,9 +37,11 @@ inline std::string WantedTag(std::string_view tag) {
 // The engine is also its own PostingStore (sqlite_postings.cc): the lists
 // live in the postings and title_postings tables, written in the page's
 // transaction; the bm25 module scores them.
-class SqliteEngine final : public Engine, public PostingStore {
+class SqlEngine final : public Engine, public PostingStore {
  public:
-  static Result<std::unique_ptr<Engine>> Open(const std::filesystem::path& path, const EngineOptions& options);
+  // The engine over an open connection whose schema is migrated.
+  explicit SqlEngine(std::unique_ptr<Connection> conn)
+      : conn_(std::move(conn)), pg_(conn_->dialect() == Dialect::kPostgres) {}
 
   Result<PageId> PutPage(const PageWrite& write) override;
   Status DeletePage(std::string_view source, std::string_view slug) override;
@@ -136,8 +138,12 @@ class SqliteEngine final : public Engine, public PostingStore {
   Result<std::vector<ChunkId>> PageChunkIds(PageId page_id) override;
 
  private:
-  SqliteEngine(DbHandle db, std::filesystem::path path) : db_(std::move(db)), path_(std::move(path)) {}
-
+  // The statement for this engine's dialect: SQLite's or PostgreSQL's text
+  // where the two differ (both string literals: S() caches by address).
+  const char* D(const char* sqlite, const char* postgres) const { return pg_ ? postgres : sqlite; }
+  Status Exec(const std::string& sql) { return conn_->Exec(sql); }
+  // The id an INSERT ... RETURNING id gave (the statement is run to its end).
+  static Result<int64_t> InsertedId(Stmt* insert);
   // Returns a cached prepared statement for sql (a string literal).
   Result<Stmt*> S(const char* sql);
   // Resets every cached statement left stepped but not finished (a one-row
@@ -291,12 +297,12 @@ class SqliteEngine final : public Engine, public PostingStore {
       bytes = 0;
     }
   };
-  // The database's change key: (PRAGMA data_version, total changes of this connection).
-  Result<std::pair<int64_t, int64_t>> ChangeKey();
+  // The database's change key (Connection::ChangeKey).
+  Result<std::pair<int64_t, int64_t>> ChangeKey() { return conn_->ChangeKey(); }
   void ClearDeltas();
 
-  DbHandle db_;
-  std::filesystem::path path_;
+  std::unique_ptr<Connection> conn_;
+  const bool pg_;
   std::unordered_map<const char*, Stmt> stmts_;
   common::FlatStringMap<int64_t> term_ids_{1 << 14};  // term -> id (rolled-back ids erased)
   std::vector<std::string> pending_terms_;             // inserted in the open transaction
@@ -314,4 +320,4 @@ class SqliteEngine final : public Engine, public PostingStore {
 // goes. Corruption naming `whose` ("chunk 12") when the blob is damaged.
 Result<std::vector<int64_t>> TermIds(std::string_view blob, std::string_view whose);
 
-}  // namespace engram::store::sqlite
+}  // namespace engram::store::sql

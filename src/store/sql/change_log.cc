@@ -3,10 +3,9 @@
 // same SQL (ENGRAM_LOG_CHANGE_SQL) as LogChange.
 #include <algorithm>
 
-#include "store/sqlite/schema.h"
-#include "store/sqlite/sqlite_engine.h"
+#include "store/sql/sql_engine.h"
 
-namespace engram::store::sqlite {
+namespace engram::store::sql {
 
 namespace {
 
@@ -17,7 +16,7 @@ struct GenerationRow {
 
 }  // namespace
 
-Status SqliteEngine::Atomically(const std::function<Status()>& fn) {
+Status SqlEngine::Atomically(const std::function<Status()>& fn) {
   if (in_transaction_) return fn();  // lands with the open transaction
   ENGRAM_RETURN_IF_ERROR(BeginTransaction());
   Status st = fn();
@@ -28,7 +27,7 @@ Status SqliteEngine::Atomically(const std::function<Status()>& fn) {
   return CommitTransaction();
 }
 
-Result<int64_t> SqliteEngine::Generation() {
+Result<int64_t> SqlEngine::Generation() {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT value FROM store_generation WHERE id = 1"));
   int64_t g = q->Step() ? q->Int(0) : 0;
   ENGRAM_RETURN_IF_ERROR(q->status());
@@ -36,7 +35,7 @@ Result<int64_t> SqliteEngine::Generation() {
   return g;
 }
 
-Result<std::optional<std::vector<int64_t>>> SqliteEngine::ChangesSince(ChangeStream stream, int64_t since) {
+Result<std::optional<std::vector<int64_t>>> SqlEngine::ChangesSince(ChangeStream stream, int64_t since) {
   GenerationRow row;
   {
     ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT value, trimmed_through FROM store_generation WHERE id = 1"));
@@ -56,7 +55,7 @@ Result<std::optional<std::vector<int64_t>>> SqliteEngine::ChangesSince(ChangeStr
   return out;
 }
 
-Status SqliteEngine::WriteChange(ChangeStream stream, int64_t key) {
+Status SqlEngine::WriteChange(ChangeStream stream, int64_t key) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * advance, S("UPDATE store_generation SET value = value + 1 WHERE id = 1"));
   ENGRAM_RETURN_IF_ERROR(advance->Run());
   ENGRAM_ASSIGN_OR_RETURN(Stmt * entry, S("INSERT INTO change_log(generation, stream, key) "
@@ -65,11 +64,11 @@ Status SqliteEngine::WriteChange(ChangeStream stream, int64_t key) {
   return entry->Run();
 }
 
-Status SqliteEngine::LogChange(ChangeStream stream, int64_t key) {
+Status SqlEngine::LogChange(ChangeStream stream, int64_t key) {
   return Atomically([&] { return WriteChange(stream, key); });
 }
 
-Status SqliteEngine::TrimChangeLog(int64_t keep) {
+Status SqlEngine::TrimChangeLog(int64_t keep) {
   ENGRAM_ASSIGN_OR_RETURN(int64_t generation, Generation());
   const int64_t through = generation - std::max<int64_t>(keep, 0);
   if (through <= 0) return Status::Ok();
@@ -77,11 +76,12 @@ Status SqliteEngine::TrimChangeLog(int64_t keep) {
     ENGRAM_ASSIGN_OR_RETURN(Stmt * drop, S("DELETE FROM change_log WHERE generation <= ?"));
     drop->Bind(1, through);
     ENGRAM_RETURN_IF_ERROR(drop->Run());
-    ENGRAM_ASSIGN_OR_RETURN(Stmt * mark, S("UPDATE store_generation SET trimmed_through = max(trimmed_through, ?) "
-                                           "WHERE id = 1"));
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * mark, S(D("UPDATE store_generation SET trimmed_through = max(trimmed_through, ?) WHERE id = 1",
+                                             "UPDATE store_generation SET trimmed_through = greatest(trimmed_through, ?) "
+                                             "WHERE id = 1")));
     mark->Bind(1, through);
     return mark->Run();
   });
 }
 
-}  // namespace engram::store::sqlite
+}  // namespace engram::store::sql

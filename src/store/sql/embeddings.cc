@@ -2,7 +2,7 @@
 #include <cstring>
 
 #include "common/hash.h"
-#include "store/sqlite/sqlite_engine.h"
+#include "store/sql/sql_engine.h"
 
 namespace engram {
 
@@ -16,7 +16,7 @@ std::string ChunkEmbeddingText(std::string_view title, std::string_view text) {
 
 std::string EmbeddingTextHash(std::string_view text) { return common::Sha256Hex(text).substr(0, 32); }
 
-namespace store::sqlite {
+namespace store::sql {
 
 namespace {
 
@@ -24,11 +24,11 @@ constexpr int64_t kQueryCacheRows = 10000;
 
 }  // namespace
 
-Result<std::vector<EmbeddingTask>> SqliteEngine::ChunksToEmbed(std::string_view model, bool all, ChunkId after_id,
+Result<std::vector<EmbeddingTask>> SqlEngine::ChunksToEmbed(std::string_view model, bool all, ChunkId after_id,
                                                                size_t limit) {
   ENGRAM_ASSIGN_OR_RETURN(
       Stmt * q, S("SELECT c.id, p.title, c.text FROM chunks c JOIN pages p ON p.id = c.page_id "
-                  "WHERE c.id > ?1 AND (?2 OR c.embedding IS NULL OR c.embedding_model IS NOT ?3) "
+                  "WHERE c.id > ?1 AND (?2 OR c.embedding IS NULL OR c.embedding_model IS DISTINCT FROM ?3) "
                   "ORDER BY c.id LIMIT ?4"));
   q->Bind(1, after_id.value()).Bind(2, int64_t{all ? 1 : 0}).Bind(3, model).Bind(4, static_cast<int64_t>(limit));
   std::vector<EmbeddingTask> out;
@@ -37,7 +37,7 @@ Result<std::vector<EmbeddingTask>> SqliteEngine::ChunksToEmbed(std::string_view 
   return out;
 }
 
-Status SqliteEngine::StoreEmbeddings(const std::vector<EmbeddingWrite>& rows) {
+Status SqlEngine::StoreEmbeddings(const std::vector<EmbeddingWrite>& rows) {
   return Atomically([&]() -> Status {
     ENGRAM_ASSIGN_OR_RETURN(
         Stmt * u, S("UPDATE chunks SET embedding = ?, embedding_model = ?, embedded_hash = ? WHERE id = ?"));
@@ -49,7 +49,7 @@ Status SqliteEngine::StoreEmbeddings(const std::vector<EmbeddingWrite>& rows) {
   });
 }
 
-Result<EmbeddingCounts> SqliteEngine::CountEmbeddings(std::string_view model) {
+Result<EmbeddingCounts> SqlEngine::CountEmbeddings(std::string_view model) {
   EmbeddingCounts c;
   ENGRAM_ASSIGN_OR_RETURN(Stmt * total, S("SELECT count(*) FROM chunks"));
   if (total->Step()) c.chunks = total->Int(0);
@@ -64,7 +64,7 @@ Result<EmbeddingCounts> SqliteEngine::CountEmbeddings(std::string_view model) {
   return c;
 }
 
-Result<std::optional<std::vector<float>>> SqliteEngine::CachedQueryVector(std::string_view model,
+Result<std::optional<std::vector<float>>> SqlEngine::CachedQueryVector(std::string_view model,
                                                                           std::string_view query) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT vector FROM query_cache WHERE model = ? AND query_hash = ?"));
   q->Bind(1, model).Bind(2, EmbeddingTextHash(query));
@@ -75,14 +75,23 @@ Result<std::optional<std::vector<float>>> SqliteEngine::CachedQueryVector(std::s
   return out;
 }
 
-Status SqliteEngine::CacheQueryVector(std::string_view model, std::string_view query, const std::vector<float>& v) {
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("INSERT OR REPLACE INTO query_cache(model, query_hash, vector, used_at) "
-                                      "VALUES (?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))"));
+Status SqlEngine::CacheQueryVector(std::string_view model, std::string_view query, const std::vector<float>& v) {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(D("INSERT INTO query_cache(model, query_hash, vector, used_at) "
+                                        "VALUES (?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) "
+                                        "ON CONFLICT (model, query_hash) DO UPDATE SET vector = excluded.vector, "
+                                        "used_at = excluded.used_at",
+                                        "INSERT INTO query_cache(model, query_hash, vector, used_at) "
+                                        "VALUES (?, ?, ?, to_char(clock_timestamp() AT TIME ZONE 'UTC', "
+                                        "'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')) "
+                                        "ON CONFLICT (model, query_hash) DO UPDATE SET vector = excluded.vector, "
+                                        "used_at = excluded.used_at")));
   q->Bind(1, model).Bind(2, EmbeddingTextHash(query)).BindBlob(3, FloatBytes(v));
   ENGRAM_RETURN_IF_ERROR(q->Run());
   // Keep the cache bounded: drop the oldest rows past the limit.
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * trim, S("DELETE FROM query_cache WHERE (model, query_hash) IN (SELECT model, "
-                                         "query_hash FROM query_cache ORDER BY used_at DESC LIMIT -1 OFFSET ?)"));
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * trim, S(D("DELETE FROM query_cache WHERE (model, query_hash) IN (SELECT model, "
+                                           "query_hash FROM query_cache ORDER BY used_at DESC LIMIT -1 OFFSET ?)",
+                                           "DELETE FROM query_cache WHERE (model, query_hash) IN (SELECT model, "
+                                           "query_hash FROM query_cache ORDER BY used_at DESC OFFSET ?)")));
   trim->Bind(1, kQueryCacheRows);
   return trim->Run();
 }
@@ -99,14 +108,14 @@ Result<std::vector<ChunkVector>> ReadVectors(Stmt* q) {
 
 }  // namespace
 
-Result<std::vector<ChunkVector>> SqliteEngine::ChunkVectors(std::string_view model, ChunkId after_id, size_t limit) {
+Result<std::vector<ChunkVector>> SqlEngine::ChunkVectors(std::string_view model, ChunkId after_id, size_t limit) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id, embedding FROM chunks WHERE embedding_model = ? AND id > ? AND "
                                       "embedding IS NOT NULL ORDER BY id LIMIT ?"));
   q->Bind(1, model).Bind(2, after_id.value()).Bind(3, static_cast<int64_t>(limit));
   return ReadVectors(q);
 }
 
-Result<std::vector<ChunkVector>> SqliteEngine::ChunkVectorsById(std::string_view model,
+Result<std::vector<ChunkVector>> SqlEngine::ChunkVectorsById(std::string_view model,
                                                                const std::vector<ChunkId>& ids) {
   std::vector<ChunkVector> out;
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id, embedding FROM chunks WHERE id = ? AND embedding_model = ? AND "
@@ -125,10 +134,10 @@ namespace {
 // The ids `sql` (a select over pages p, maybe joined) gives for the pages
 // that pass the filter, ascending by `order`.
 template <class IdT>
-Result<std::vector<IdT>> FilteredIds(sqlite3* db, std::string sql, const ChunkFilter& f, const char* order) {
+Result<std::vector<IdT>> FilteredIds(Connection* db, std::string sql, const ChunkFilter& f, const char* order) {
   std::vector<std::string> args;
   auto any_of = [&](const std::vector<std::string>& values, const char* column_test) {
-    sql += " AND (0";
+    sql += " AND (FALSE";
     for (const auto& v : values) {
       sql += std::string(" OR ") + column_test;
       args.push_back(v);
@@ -157,7 +166,7 @@ Result<std::vector<IdT>> FilteredIds(sqlite3* db, std::string sql, const ChunkFi
     args.push_back(f.until);
   }
   sql += std::string(" ORDER BY ") + order;
-  ENGRAM_ASSIGN_OR_RETURN(Stmt q, Prepare(db, sql));
+  ENGRAM_ASSIGN_OR_RETURN(Stmt q, db->Prepare(sql, false));
   for (size_t i = 0; i < args.size(); ++i) q.Bind(static_cast<int>(i + 1), args[i]);
   std::vector<IdT> out;
   while (q.Step()) out.emplace_back(q.Int(0));
@@ -167,22 +176,24 @@ Result<std::vector<IdT>> FilteredIds(sqlite3* db, std::string sql, const ChunkFi
 
 }  // namespace
 
-Result<std::vector<ChunkId>> SqliteEngine::FilterChunks(const ChunkFilter& f) {
-  return FilteredIds<ChunkId>(db_.get(), "SELECT c.id FROM chunks c JOIN pages p ON p.id = c.page_id WHERE 1", f, "c.id");
+Result<std::vector<ChunkId>> SqlEngine::FilterChunks(const ChunkFilter& f) {
+  return FilteredIds<ChunkId>(conn_.get(), "SELECT c.id FROM chunks c JOIN pages p ON p.id = c.page_id WHERE TRUE", f, "c.id");
 }
 
-Result<std::vector<PageId>> SqliteEngine::FilterPages(const ChunkFilter& f) {
-  return FilteredIds<PageId>(db_.get(), "SELECT p.id FROM pages p WHERE 1", f, "p.id");
+Result<std::vector<PageId>> SqlEngine::FilterPages(const ChunkFilter& f) {
+  return FilteredIds<PageId>(conn_.get(), "SELECT p.id FROM pages p WHERE TRUE", f, "p.id");
 }
 
-Result<std::vector<ChunkId>> SqliteEngine::PrivateChunkIds() {
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT c.id FROM pages p INDEXED BY pages_private JOIN chunks c ON "
-                                      "c.page_id = p.id WHERE p.visibility = 'private' ORDER BY c.id"));
+Result<std::vector<ChunkId>> SqlEngine::PrivateChunkIds() {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(D("SELECT c.id FROM pages p INDEXED BY pages_private JOIN chunks c ON "
+                                      "c.page_id = p.id WHERE p.visibility = 'private' ORDER BY c.id",
+        "SELECT c.id FROM pages p JOIN chunks c ON "
+                                      "c.page_id = p.id WHERE p.visibility = 'private' ORDER BY c.id")));
   std::vector<ChunkId> out;
   while (q->Step()) out.emplace_back(q->Int(0));
   ENGRAM_RETURN_IF_ERROR(q->status());
   return out;
 }
 
-}  // namespace store::sqlite
+}  // namespace store::sql
 }  // namespace engram

@@ -5,17 +5,21 @@
 
 #include "common/files.h"
 #include "common/hash.h"
-#include "store/sqlite/sqlite_engine.h"
+#include "store/sql/sql_engine.h"
 #include "text/page_links.h"
 
-namespace engram::store::sqlite {
+namespace engram::store::sql {
 
 template <typename Fn>
-Status SqliteEngine::Transaction(Fn&& fn) {
+Status SqlEngine::Transaction(Fn&& fn) {
   FinishReads();  // a write from a stale read snapshot would fail with "database is locked"
   // Cached statements: these run once per page, and parsing them each time showed up in profiles.
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * begin, S(in_transaction_ ? "SAVEPOINT page_write" : "BEGIN IMMEDIATE"));
-  ENGRAM_RETURN_IF_ERROR(begin->Run());
+  if (in_transaction_) {
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * savepoint, S("SAVEPOINT page_write"));
+    ENGRAM_RETURN_IF_ERROR(savepoint->Run());
+  } else {
+    ENGRAM_RETURN_IF_ERROR(conn_->Begin());
+  }
   size_t pending_before = pending_terms_.size();
   undo_.clear();
   Status st = fn();
@@ -40,7 +44,8 @@ Status SqliteEngine::Transaction(Fn&& fn) {
       return st;
     }
   }
-  (void)Exec(db_.get(), in_transaction_ ? "ROLLBACK TO page_write; RELEASE page_write" : "ROLLBACK");
+  if (in_transaction_) (void)Exec("ROLLBACK TO page_write; RELEASE page_write");
+  else conn_->Rollback();
   if (in_transaction_) UndoPageDeltas();
   else ClearDeltas();
   // Term ids inserted by the rolled-back writes no longer exist.
@@ -50,19 +55,19 @@ Status SqliteEngine::Transaction(Fn&& fn) {
   return st;
 }
 
-void SqliteEngine::AddPosting(Deltas* deltas, int64_t term, const Posting& p) {
+void SqlEngine::AddPosting(Deltas* deltas, int64_t term, const Posting& p) {
   TermDelta& d = (*deltas)[term];
   if (in_transaction_) undo_.push_back({deltas, term, static_cast<uint32_t>(d.adds.size()), static_cast<uint32_t>(d.removes.size())});
   d.adds.push_back(p);
 }
 
-void SqliteEngine::RemovePosting(Deltas* deltas, int64_t term, int64_t doc) {
+void SqlEngine::RemovePosting(Deltas* deltas, int64_t term, int64_t doc) {
   TermDelta& d = (*deltas)[term];
   if (in_transaction_) undo_.push_back({deltas, term, static_cast<uint32_t>(d.adds.size()), static_cast<uint32_t>(d.removes.size())});
   d.removes.push_back({doc, static_cast<uint32_t>(d.adds.size())});
 }
 
-void SqliteEngine::UndoPageDeltas() {
+void SqlEngine::UndoPageDeltas() {
   // Newest first, so each list ends at the size it had before the page.
   for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) {
     TermDelta& d = (*it->deltas)[it->term];
@@ -72,13 +77,13 @@ void SqliteEngine::UndoPageDeltas() {
   undo_.clear();
 }
 
-void SqliteEngine::ClearDeltas() {
+void SqlEngine::ClearDeltas() {
   pending_chunks_.clear();
   pending_titles_.clear();
   undo_.clear();
 }
 
-Status SqliteEngine::ReadPostings(int64_t term_id, bool titles, std::vector<Posting>* out) {
+Status SqlEngine::ReadPostings(int64_t term_id, bool titles, std::vector<Posting>* out) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(titles ? "SELECT data FROM title_postings WHERE term_id = ?"
                                              : "SELECT data FROM postings WHERE term_id = ?"));
   q->Bind(1, term_id);
@@ -90,7 +95,7 @@ Status SqliteEngine::ReadPostings(int64_t term_id, bool titles, std::vector<Post
   return st;
 }
 
-Status SqliteEngine::ReadPostingBlobCopy(int64_t term_id, bool titles, std::string* out) {
+Status SqlEngine::ReadPostingBlobCopy(int64_t term_id, bool titles, std::string* out) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(titles ? "SELECT data FROM title_postings WHERE term_id = ?"
                                              : "SELECT data FROM postings WHERE term_id = ?"));
   q->Bind(1, term_id);
@@ -104,9 +109,11 @@ Status SqliteEngine::ReadPostingBlobCopy(int64_t term_id, bool titles, std::stri
 // Merges each changed term's list: existing postings minus removed docs, plus
 // new ones. New chunk ids are larger than every stored one (AUTOINCREMENT), so
 // the merge is usually an append; it sorts when it is not.
-Status SqliteEngine::FlushDeltas(Deltas* deltas, bool titles) {
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * put, S(titles ? "INSERT OR REPLACE INTO title_postings(term_id, data) VALUES (?, ?)"
-                                               : "INSERT OR REPLACE INTO postings(term_id, data) VALUES (?, ?)"));
+Status SqlEngine::FlushDeltas(Deltas* deltas, bool titles) {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * put, S(titles ? "INSERT INTO title_postings(term_id, data) VALUES (?, ?) "
+                                                        "ON CONFLICT (term_id) DO UPDATE SET data = excluded.data"
+                                               : "INSERT INTO postings(term_id, data) VALUES (?, ?) "
+                                                 "ON CONFLICT (term_id) DO UPDATE SET data = excluded.data"));
   ENGRAM_ASSIGN_OR_RETURN(Stmt * del, S(titles ? "DELETE FROM title_postings WHERE term_id = ?"
                                                : "DELETE FROM postings WHERE term_id = ?"));
   std::vector<int64_t> order = deltas->touched;
@@ -160,12 +167,12 @@ Status SqliteEngine::FlushDeltas(Deltas* deltas, bool titles) {
   return Status::Ok();
 }
 
-Status SqliteEngine::FlushPostings() {
+Status SqlEngine::FlushPostings() {
   ENGRAM_RETURN_IF_ERROR(FlushDeltas(&pending_chunks_, false));
   return FlushDeltas(&pending_titles_, true);
 }
 
-Result<int64_t> SqliteEngine::LookupTermId(const std::string& term) {
+Result<int64_t> SqlEngine::LookupTermId(const std::string& term) {
   if (const int64_t* id = term_ids_.Find(term)) return *id;
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id FROM terms WHERE term = ?"));
   q->Bind(1, term);
@@ -178,27 +185,26 @@ Result<int64_t> SqliteEngine::LookupTermId(const std::string& term) {
   return Status::NotFound(term);
 }
 
-Result<int64_t> SqliteEngine::TermId(const std::string& term) {
+Result<int64_t> SqlEngine::TermId(const std::string& term) {
   auto found = LookupTermId(term);
   if (found.ok() || found.status().code() != StatusCode::kNotFound) return found;
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * ins, S("INSERT INTO terms(term) VALUES (?)"));
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * ins, S("INSERT INTO terms(term) VALUES (?) RETURNING id"));
   ins->Bind(1, term);
-  ENGRAM_RETURN_IF_ERROR(ins->Run());
-  int64_t id = sqlite3_last_insert_rowid(db_.get());
+  ENGRAM_ASSIGN_OR_RETURN(int64_t id, InsertedId(ins));
   term_ids_.Put(term, id);
   if (pending_terms_.empty() || first_new_term_id_ == 0) first_new_term_id_ = id;
   pending_terms_.push_back(term);
   return id;
 }
 
-Status SqliteEngine::AdjustStats(int64_t chunks, int64_t chunk_tokens, int64_t titles, int64_t title_tokens) {
+Status SqlEngine::AdjustStats(int64_t chunks, int64_t chunk_tokens, int64_t titles, int64_t title_tokens) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("UPDATE corpus_stats SET chunks = chunks + ?, chunk_tokens = chunk_tokens + ?, "
                                       "titles = titles + ?, title_tokens = title_tokens + ? WHERE id = 1"));
   q->Bind(1, chunks).Bind(2, chunk_tokens).Bind(3, titles).Bind(4, title_tokens);
   return q->Run();
 }
 
-Result<std::vector<int64_t>> SqliteEngine::AllTermIds(bool titles) {
+Result<std::vector<int64_t>> SqlEngine::AllTermIds(bool titles) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(titles ? "SELECT term_id FROM title_postings" : "SELECT term_id FROM postings"));
   std::vector<int64_t> ids;
   while (q->Step()) ids.push_back(q->Int(0));
@@ -206,7 +212,7 @@ Result<std::vector<int64_t>> SqliteEngine::AllTermIds(bool titles) {
   return ids;
 }
 
-Status SqliteEngine::RemoveDerivedRows(int64_t page_id) {
+Status SqlEngine::RemoveDerivedRows(int64_t page_id) {
   int64_t chunks = 0, chunk_tokens = 0, titles = 0, title_tokens = 0;
   {
     ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id, terms, term_length FROM chunks WHERE page_id = ?"));
@@ -254,7 +260,7 @@ Status SqliteEngine::RemoveDerivedRows(int64_t page_id) {
   return AdjustStats(-chunks, -chunk_tokens, -titles, -title_tokens);
 }
 
-Status SqliteEngine::PutPageRows(const PageWrite& w, int64_t* page_id) {
+Status SqlEngine::PutPageRows(const PageWrite& w, int64_t* page_id) {
   ENGRAM_ASSIGN_OR_RETURN(int64_t source_id, SourceId(w.source, true));
   // Title postings are computed first so the page row can carry their term ids.
   std::vector<int64_t> title_ids;
@@ -275,7 +281,7 @@ Status SqliteEngine::PutPageRows(const PageWrite& w, int64_t* page_id) {
                      w.title_terms.length);
 }
 
-Result<int64_t> SqliteEngine::WritePageRow(const PageWrite& w, int64_t source_id, const std::string& title_blob,
+Result<int64_t> SqlEngine::WritePageRow(const PageWrite& w, int64_t source_id, const std::string& title_blob,
                                            KeptEmbeddings* kept_embeddings) {
   const Page& page = w.page;
   std::string now = common::NowIso8601();
@@ -334,23 +340,22 @@ Result<int64_t> SqliteEngine::WritePageRow(const PageWrite& w, int64_t source_id
     ENGRAM_ASSIGN_OR_RETURN(Stmt * ins, S("INSERT INTO pages(source_id, slug, path, type, title, frontmatter, "
                                           "compiled_truth, timeline, content, content_hash, visibility, title_terms, "
                                           "title_length, created_at, updated_at, path_key, name_key, indexed_at) "
-                                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+                                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"));
     ins->Bind(1, source_id).Bind(2, page.slug).Bind(3, page.path).Bind(4, page.type).Bind(5, page.title);
     ins->Bind(6, page.frontmatter_json).Bind(7, page.compiled_truth).Bind(8, page.timeline).Bind(9, w.content);
     ins->Bind(10, w.content_hash).Bind(11, visibility).BindBlob(12, title_blob);
     ins->Bind(13, int64_t{w.title_terms.length}).Bind(14, created).Bind(15, date).Bind(16, path_key);
     ins->Bind(17, name_key).Bind(18, now);
-    ENGRAM_RETURN_IF_ERROR(ins->Run());
-    id = sqlite3_last_insert_rowid(db_.get());
+    ENGRAM_ASSIGN_OR_RETURN(id, InsertedId(ins));
   }
   return id;
 }
 
-Result<int64_t> SqliteEngine::WriteChunkRows(const PageWrite& w, int64_t id, const KeptEmbeddings& kept_embeddings) {
+Result<int64_t> SqlEngine::WriteChunkRows(const PageWrite& w, int64_t id, const KeptEmbeddings& kept_embeddings) {
   const Page& page = w.page;
   int64_t chunk_tokens = 0;
   ENGRAM_ASSIGN_OR_RETURN(Stmt * cins, S("INSERT INTO chunks(page_id, ordinal, source, text, token_count, line_start, "
-                                         "line_end, terms, term_length) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+                                         "line_end, terms, term_length) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"));
   for (const ChunkWrite& c : w.chunks) {
     std::vector<int64_t> ids;
     ids.reserve(c.terms.terms.size());
@@ -361,8 +366,7 @@ Result<int64_t> SqliteEngine::WriteChunkRows(const PageWrite& w, int64_t id, con
     cins->Bind(1, id).Bind(2, int64_t{c.ordinal}).Bind(3, std::string_view(ChunkSourceName(c.source))).Bind(4, c.text).Bind(5, int64_t{c.token_count});
     cins->Bind(6, int64_t{c.line_start}).Bind(7, int64_t{c.line_end}).BindBlob(8, store::EncodeIds(ids));
     cins->Bind(9, int64_t{c.terms.length});
-    ENGRAM_RETURN_IF_ERROR(cins->Run());
-    int64_t chunk_id = sqlite3_last_insert_rowid(db_.get());
+    ENGRAM_ASSIGN_OR_RETURN(int64_t chunk_id, InsertedId(cins));
     if (!kept_embeddings.empty()) {
       const std::string hash = EmbeddingTextHash(ChunkEmbeddingText(page.title, c.text));
       auto kept = kept_embeddings.find(hash);
@@ -381,7 +385,7 @@ Result<int64_t> SqliteEngine::WriteChunkRows(const PageWrite& w, int64_t id, con
   return chunk_tokens;
 }
 
-Status SqliteEngine::WritePageFacts(const Page& page, int64_t id) {
+Status SqlEngine::WritePageFacts(const Page& page, int64_t id) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * lins, S("INSERT INTO links(from_page, to_slug, to_name, type, label, context) "
                                          "VALUES (?, ?, ?, ?, ?, ?)"));
   for (const PageLink& l : page.links) {
@@ -390,18 +394,18 @@ Status SqliteEngine::WritePageFacts(const Page& page, int64_t id) {
     lins->Bind(1, id).Bind(2, l.target).Bind(3, to_name).Bind(4, l.type).Bind(5, l.label).Bind(6, l.context);
     ENGRAM_RETURN_IF_ERROR(lins->Run());
   }
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * tins, S("INSERT OR IGNORE INTO tags(page_id, tag) VALUES (?, ?)"));
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * tins, S("INSERT INTO tags(page_id, tag) VALUES (?, ?) ON CONFLICT DO NOTHING"));
   for (const std::string& tag : page.tags) {
     tins->Bind(1, id).Bind(2, tag);
     ENGRAM_RETURN_IF_ERROR(tins->Run());
   }
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * ains, S("INSERT OR IGNORE INTO aliases(page_id, alias) VALUES (?, ?)"));
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * ains, S("INSERT INTO aliases(page_id, alias) VALUES (?, ?) ON CONFLICT DO NOTHING"));
   for (const std::string& alias : page.aliases) {
     ains->Bind(1, id).Bind(2, alias);
     ENGRAM_RETURN_IF_ERROR(ains->Run());
   }
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * tl, S("INSERT OR IGNORE INTO timeline_entries(page_id, date, summary, summary_hash, "
-                                       "source, line) VALUES (?, ?, ?, ?, ?, ?)"));
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * tl, S("INSERT INTO timeline_entries(page_id, date, summary, summary_hash, "
+                                       "source, line) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"));
   for (const TimelineEntry& e : page.timeline_entries) {
     tl->Bind(1, id).Bind(2, e.date).Bind(3, e.summary).Bind(4, common::Sha256Hex(e.summary));
     tl->Bind(5, e.source).Bind(6, int64_t{e.line});
@@ -410,7 +414,7 @@ Status SqliteEngine::WritePageFacts(const Page& page, int64_t id) {
   return Status::Ok();
 }
 
-Result<PageId> SqliteEngine::PutPage(const PageWrite& write) {
+Result<PageId> SqlEngine::PutPage(const PageWrite& write) {
   if (write.page.slug.empty()) return Status::InvalidArgument("page has an empty slug");
   int64_t id = 0;
   ENGRAM_RETURN_IF_ERROR(Transaction([&]() -> Status {
@@ -420,7 +424,7 @@ Result<PageId> SqliteEngine::PutPage(const PageWrite& write) {
   return PageId(id);
 }
 
-Status SqliteEngine::RenamePage(std::string_view source, std::string_view old_slug, std::string_view new_slug,
+Status SqlEngine::RenamePage(std::string_view source, std::string_view old_slug, std::string_view new_slug,
                                 std::string_view new_path) {
   return Transaction([&]() -> Status {
            ENGRAM_ASSIGN_OR_RETURN(int64_t source_id, SourceId(source, true));
@@ -439,7 +443,7 @@ Status SqliteEngine::RenamePage(std::string_view source, std::string_view old_sl
            upd->Bind(1, new_slug).Bind(2, new_path).Bind(3, common::NowIso8601()).Bind(4, path_key);
            upd->Bind(5, text::LinkName(path_key)).Bind(6, source_id).Bind(7, old_slug);
            ENGRAM_RETURN_IF_ERROR(upd->Run());
-           if (sqlite3_changes(db_.get()) == 0) return Status::NotFound("no page '" + std::string(old_slug) + "'");
+           if (upd->Changes() == 0) return Status::NotFound("no page '" + std::string(old_slug) + "'");
            // Links stay as the linking files write them: rewriting them to the
            // new slug made the rows differ from a rebuild of the same files.
            ENGRAM_ASSIGN_OR_RETURN(Stmt * id, S("SELECT id FROM pages WHERE source_id = ? AND slug = ?"));
@@ -452,7 +456,7 @@ Status SqliteEngine::RenamePage(std::string_view source, std::string_view old_sl
       .WithContext("renaming page '" + std::string(old_slug) + "'");
 }
 
-Status SqliteEngine::DeletePage(std::string_view source, std::string_view slug) {
+Status SqlEngine::DeletePage(std::string_view source, std::string_view slug) {
   return Transaction([&]() -> Status {
            ENGRAM_ASSIGN_OR_RETURN(int64_t source_id, SourceId(source, false));
            ENGRAM_ASSIGN_OR_RETURN(Stmt * find, S("SELECT id FROM pages WHERE source_id = ? AND slug = ?"));
@@ -472,4 +476,4 @@ Status SqliteEngine::DeletePage(std::string_view source, std::string_view slug) 
       .WithContext("deleting page '" + std::string(slug) + "'");
 }
 
-}  // namespace engram::store::sqlite
+}  // namespace engram::store::sql

@@ -7,7 +7,7 @@
 // f.source_id) keeps those columns from choosing the index.
 #pragma once
 
-namespace engram::store::sqlite {
+namespace engram::store::sql {
 
 // ?1 source id, ?2 path key: the page at that path (the first by path).
 inline constexpr const char kPageByPathKeySql[] =
@@ -21,4 +21,14 @@ inline constexpr const char kInboundLinksSql[] =
     "l.type != 'attachment' AND (l.to_slug = ?2 OR l.to_name = ?3) "
     "ORDER BY +f.slug, l.id";
 
-}  // namespace engram::store::sqlite
+// The same for PostgreSQL, which has no unary + on text and plans from its
+// statistics.
+inline constexpr const char kPgPageByPathKeySql[] =
+    "SELECT id FROM pages WHERE source_id = ? AND path_key = ? ORDER BY path";
+inline constexpr const char kPgInboundLinksSql[] =
+    "SELECT l.from_page, f.slug, f.visibility, f.path, l.to_slug, l.type, l.context "
+    "FROM links l JOIN pages f ON f.id = l.from_page WHERE f.source_id = ?1 AND "
+    "l.type != 'attachment' AND (l.to_slug = ?2 OR l.to_name = ?3) "
+    "ORDER BY f.slug, l.id";
+
+}  // namespace engram::store::sql

@@ -1,100 +1,56 @@
-#include "store/sqlite/sqlite_engine.h"
-
-#include <sys/stat.h>
+#include "store/sql/sql_engine.h"
 
 
-#include "store/sqlite/schema.h"
 
-namespace engram::store::sqlite {
 
-namespace {
+namespace engram::store::sql {
 
-// Checks the first bytes of an existing file before SQLite touches it, so a
-// foreign file is reported and never turned into a database.
-
-}  // namespace
-
-Result<std::unique_ptr<Engine>> SqliteEngine::Open(const std::filesystem::path& path,
-                                                   const EngineOptions& options) {
-  std::error_code ec;
-  bool exists = std::filesystem::exists(path, ec);
-  if (!exists && !options.create_if_missing) {
-    return Status::NotFound("no brain database at " + path.string() + " (run `engram init`)");
-  }
-
-  sqlite3* raw = nullptr;
-  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (exists ? 0 : SQLITE_OPEN_CREATE);
-  int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
-  DbHandle db(raw);
-  if (rc != SQLITE_OK) return SqliteError(raw, rc, "opening " + path.string());
-  sqlite3_busy_timeout(db.get(), options.busy_timeout_ms);
-  sqlite3_extended_result_codes(db.get(), 1);
-
-  if (exists) {
-    // Reading the header pages detects corruption and foreign files. The
-    // file is never opened behind SQLite's back: closing any descriptor of
-    // it would drop the POSIX locks of this process's other connections (a
-    // server's), and another process could then take the database as
-    // unused and reset its WAL under their feet.
-    const std::string foreign = path.string() + " is not an SQLite database (corrupt or foreign file); refusing to "
-                                "open or overwrite it: ";
-    auto app = Prepare(db.get(), "PRAGMA application_id");
-    if (!app.ok()) return Status::Corruption(foreign + app.status().message());
-    int64_t app_id = app->Step() ? app->Int(0) : 0;
-    if (!app->status().ok()) return Status::Corruption(foreign + app->status().message());
-    auto tables = Prepare(db.get(), "SELECT count(*) FROM sqlite_master");
-    if (!tables.ok()) return Status::Corruption(path.string() + ": " + tables.status().message());
-    int64_t ntables = tables->Step() ? tables->Int(0) : 0;
-    if (!tables->status().ok()) return Status::Corruption(path.string() + ": " + tables->status().message());
-    if (app_id != kApplicationId && ntables > 0) {
-      return Status::Corruption(path.string() + " is an SQLite database of another program "
-                                "(application_id " + std::to_string(app_id) + "); refusing to modify it");
-    }
-  }
-  ENGRAM_RETURN_IF_ERROR(Exec(db.get(), "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; "
-                                        "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY; "
-                                        "PRAGMA cache_size = -65536; PRAGMA mmap_size = 1073741824;"));
-  ENGRAM_RETURN_IF_ERROR(Migrate(db.get()).WithContext(path.string()));
-  return std::unique_ptr<Engine>(new SqliteEngine(std::move(db), path));
-}
-
-Result<Stmt*> SqliteEngine::S(const char* sql) {
+Result<Stmt*> SqlEngine::S(const char* sql) {
   auto it = stmts_.find(sql);
   if (it != stmts_.end()) {
     it->second.Reset();
     return &it->second;
   }
-  ENGRAM_ASSIGN_OR_RETURN(Stmt stmt, Prepare(db_.get(), sql));
+  ENGRAM_ASSIGN_OR_RETURN(Stmt stmt, conn_->Prepare(sql, true));
   auto [pos, inserted] = stmts_.emplace(sql, std::move(stmt));
   return &pos->second;
 }
 
-void SqliteEngine::FinishReads() {
+Result<int64_t> SqlEngine::InsertedId(Stmt* insert) {
+  if (!insert->Step()) {
+    ENGRAM_RETURN_IF_ERROR(insert->status());
+    return Status::Internal("an insert returned no id");
+  }
+  const int64_t id = insert->Int(0);
+  ENGRAM_RETURN_IF_ERROR(insert->Run());
+  return id;
+}
+
+void SqlEngine::FinishReads() {
   if (in_transaction_) return;  // the open transaction stays
   ResetStatements();
 }
 
-void SqliteEngine::ResetStatements() {
+void SqlEngine::ResetStatements() {
   for (auto& entry : stmts_) {
     if (entry.second.Busy()) entry.second.Reset();
   }
 }
 
-Status SqliteEngine::Commit() {
+Status SqlEngine::Commit() {
   ResetStatements();  // else the WAL of a large batch is never checkpointed
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * commit, S("COMMIT"));  // cached: a page write commits once per page
-  return commit->Run();
+  return conn_->Commit();
 }
 
-Status SqliteEngine::BeginTransaction() {
+Status SqlEngine::BeginTransaction() {
   if (in_transaction_) return Status::FailedPrecondition("a transaction is already open");
   FinishReads();
-  ENGRAM_RETURN_IF_ERROR(Exec(db_.get(), "BEGIN IMMEDIATE"));
+  ENGRAM_RETURN_IF_ERROR(conn_->Begin());
   in_transaction_ = true;
   return Status::Ok();
 }
 
-Status SqliteEngine::CommitTransaction() {
+Status SqlEngine::CommitTransaction() {
   if (!in_transaction_) return Status::FailedPrecondition("no transaction is open");
   Status st = FlushPostings();
   if (st.ok()) st = Commit();
@@ -108,9 +64,9 @@ Status SqliteEngine::CommitTransaction() {
   return Status::Ok();
 }
 
-void SqliteEngine::RollbackTransaction() {
+void SqlEngine::RollbackTransaction() {
   if (!in_transaction_) return;
-  (void)Exec(db_.get(), "ROLLBACK");
+  conn_->Rollback();
   ClearDeltas();
   for (const auto& t : pending_terms_) term_ids_.Erase(t);
   pending_terms_.clear();
@@ -118,19 +74,18 @@ void SqliteEngine::RollbackTransaction() {
   in_transaction_ = false;
 }
 
-Result<int64_t> SqliteEngine::SourceId(std::string_view name, bool create) {
+Result<int64_t> SqlEngine::SourceId(std::string_view name, bool create) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id FROM sources WHERE name = ?"));
   q->Bind(1, name);
   if (q->Step()) return q->Int(0);
   ENGRAM_RETURN_IF_ERROR(q->status());
   if (!create) return Status::NotFound("no source named '" + std::string(name) + "'");
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * ins, S("INSERT INTO sources(name) VALUES (?)"));
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * ins, S("INSERT INTO sources(name) VALUES (?) RETURNING id"));
   ins->Bind(1, name);
-  ENGRAM_RETURN_IF_ERROR(ins->Run());
-  return static_cast<int64_t>(sqlite3_last_insert_rowid(db_.get()));
+  return InsertedId(ins);
 }
 
-Result<std::string> SqliteEngine::SourceRoot(std::string_view source) {
+Result<std::string> SqlEngine::SourceRoot(std::string_view source) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT root FROM sources WHERE name = ?"));
   q->Bind(1, source);
   if (q->Step()) return q->Text(0);
@@ -138,14 +93,14 @@ Result<std::string> SqliteEngine::SourceRoot(std::string_view source) {
   return std::string();
 }
 
-Status SqliteEngine::SetSourceRoot(std::string_view source, std::string_view root) {
+Status SqlEngine::SetSourceRoot(std::string_view source, std::string_view root) {
   ENGRAM_RETURN_IF_ERROR(SourceId(source, true).status());
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("UPDATE sources SET root = ? WHERE name = ?"));
   q->Bind(1, root).Bind(2, source);
   return q->Run();
 }
 
-Result<std::string> SqliteEngine::SyncAnchor(std::string_view source) {
+Result<std::string> SqlEngine::SyncAnchor(std::string_view source) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT sync_anchor FROM sources WHERE name = ?"));
   q->Bind(1, source);
   std::string anchor;
@@ -154,14 +109,14 @@ Result<std::string> SqliteEngine::SyncAnchor(std::string_view source) {
   return anchor;
 }
 
-Status SqliteEngine::SetSyncAnchor(std::string_view source, std::string_view anchor) {
+Status SqlEngine::SetSyncAnchor(std::string_view source, std::string_view anchor) {
   ENGRAM_RETURN_IF_ERROR(SourceId(source, true).status());
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("UPDATE sources SET sync_anchor = ? WHERE name = ?"));
   q->Bind(1, anchor).Bind(2, source);
   return q->Run();
 }
 
-Result<std::string> SqliteEngine::GetConfigValue(std::string_view key) {
+Result<std::string> SqlEngine::GetConfigValue(std::string_view key) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT value FROM config WHERE key = ?"));
   q->Bind(1, key);
   std::string value;
@@ -170,13 +125,14 @@ Result<std::string> SqliteEngine::GetConfigValue(std::string_view key) {
   return value;
 }
 
-Status SqliteEngine::SetConfigValue(std::string_view key, std::string_view value) {
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("INSERT OR REPLACE INTO config(key, value) VALUES (?, ?)"));
+Status SqlEngine::SetConfigValue(std::string_view key, std::string_view value) {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("INSERT INTO config(key, value) VALUES (?, ?) "
+                                      "ON CONFLICT (key) DO UPDATE SET value = excluded.value"));
   q->Bind(1, key).Bind(2, value);
   return q->Run();
 }
 
-Status SqliteEngine::AppendAudit(std::string_view source, const AuditEntry& e) {
+Status SqlEngine::AppendAudit(std::string_view source, const AuditEntry& e) {
   ENGRAM_ASSIGN_OR_RETURN(int64_t source_id, SourceId(source, true));
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q,
                           S("INSERT INTO quarantine_audit(source_id, at, path, rule, line) VALUES (?, ?, ?, ?, ?)"));
@@ -184,7 +140,7 @@ Status SqliteEngine::AppendAudit(std::string_view source, const AuditEntry& e) {
   return q->Run();
 }
 
-Result<std::vector<AuditEntry>> SqliteEngine::Audit(size_t limit) {
+Result<std::vector<AuditEntry>> SqlEngine::Audit(size_t limit) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT at, path, rule, line FROM quarantine_audit ORDER BY id DESC LIMIT ?"));
   q->Bind(1, static_cast<int64_t>(limit));
   std::vector<AuditEntry> out;
@@ -193,21 +149,22 @@ Result<std::vector<AuditEntry>> SqliteEngine::Audit(size_t limit) {
   return out;
 }
 
-Status SqliteEngine::RecordSyncFailure(std::string_view source, const SyncFailure& f) {
+Status SqlEngine::RecordSyncFailure(std::string_view source, const SyncFailure& f) {
   ENGRAM_ASSIGN_OR_RETURN(int64_t source_id, SourceId(source, true));
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("INSERT OR REPLACE INTO sync_failures(source_id, path, reason, at) VALUES (?, ?, ?, ?)"));
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("INSERT INTO sync_failures(source_id, path, reason, at) VALUES (?, ?, ?, ?) "
+                                      "ON CONFLICT (source_id, path) DO UPDATE SET reason = excluded.reason, at = excluded.at"));
   q->Bind(1, source_id).Bind(2, f.path).Bind(3, f.reason).Bind(4, f.at);
   return q->Run();
 }
 
-Status SqliteEngine::ClearSyncFailure(std::string_view source, std::string_view path) {
+Status SqlEngine::ClearSyncFailure(std::string_view source, std::string_view path) {
   ENGRAM_ASSIGN_OR_RETURN(int64_t source_id, SourceId(source, true));
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("DELETE FROM sync_failures WHERE source_id = ? AND path = ?"));
   q->Bind(1, source_id).Bind(2, path);
   return q->Run();
 }
 
-Result<std::vector<SyncFailure>> SqliteEngine::SyncFailures(std::string_view source) {
+Result<std::vector<SyncFailure>> SqlEngine::SyncFailures(std::string_view source) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT f.path, f.reason, f.at FROM sync_failures f JOIN sources s ON s.id = f.source_id "
                                       "WHERE s.name = ? ORDER BY f.path"));
   q->Bind(1, source);
@@ -217,7 +174,7 @@ Result<std::vector<SyncFailure>> SqliteEngine::SyncFailures(std::string_view sou
   return out;
 }
 
-Result<StoredPage> SqliteEngine::GetPage(const ReadScope& scope, std::string_view slug) {
+Result<StoredPage> SqlEngine::GetPage(const ReadScope& scope, std::string_view slug) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q,
                           S("SELECT p.id, p.slug, p.path, p.type, p.title, p.frontmatter, p.compiled_truth, "
                             "p.timeline, p.content, p.content_hash, p.visibility, p.created_at, p.updated_at, "
@@ -256,7 +213,7 @@ Result<StoredPage> SqliteEngine::GetPage(const ReadScope& scope, std::string_vie
   return p;
 }
 
-Result<std::vector<PageSummary>> SqliteEngine::ListPages(const ListFilter& f) {
+Result<std::vector<PageSummary>> SqlEngine::ListPages(const ListFilter& f) {
   ENGRAM_ASSIGN_OR_RETURN(
       Stmt * q, S("SELECT p.slug, p.path, p.type, p.title, p.visibility, p.updated_at FROM pages p "
                   "JOIN sources s ON s.id = p.source_id WHERE s.name = ?1 "
@@ -273,7 +230,7 @@ Result<std::vector<PageSummary>> SqliteEngine::ListPages(const ListFilter& f) {
   return out;
 }
 
-Result<std::vector<SourceFile>> SqliteEngine::ListSourceFiles(std::string_view source) {
+Result<std::vector<SourceFile>> SqlEngine::ListSourceFiles(std::string_view source) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT p.path, p.slug, p.content_hash FROM pages p "
                                       "JOIN sources s ON s.id = p.source_id WHERE s.name = ? ORDER BY p.path"));
   q->Bind(1, source);
@@ -283,7 +240,7 @@ Result<std::vector<SourceFile>> SqliteEngine::ListSourceFiles(std::string_view s
   return out;
 }
 
-Result<std::optional<SourceFile>> SqliteEngine::FindSourceFileWhere(const char* sql, std::string_view source,
+Result<std::optional<SourceFile>> SqlEngine::FindSourceFileWhere(const char* sql, std::string_view source,
                                                                     std::string_view value) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(sql));
   q->Bind(1, source).Bind(2, value);
@@ -293,19 +250,19 @@ Result<std::optional<SourceFile>> SqliteEngine::FindSourceFileWhere(const char* 
   return out;
 }
 
-Result<std::optional<SourceFile>> SqliteEngine::FindSourceFile(std::string_view source, std::string_view path) {
+Result<std::optional<SourceFile>> SqlEngine::FindSourceFile(std::string_view source, std::string_view path) {
   return FindSourceFileWhere("SELECT p.path, p.slug, p.content_hash FROM pages p JOIN sources s ON s.id = p.source_id "
                              "WHERE s.name = ? AND p.path = ?",
                              source, path);
 }
 
-Result<std::optional<SourceFile>> SqliteEngine::FindSourceFileBySlug(std::string_view source, std::string_view slug) {
+Result<std::optional<SourceFile>> SqlEngine::FindSourceFileBySlug(std::string_view source, std::string_view slug) {
   return FindSourceFileWhere("SELECT p.path, p.slug, p.content_hash FROM pages p JOIN sources s ON s.id = p.source_id "
                              "WHERE s.name = ? AND p.slug = ?",
                              source, slug);
 }
 
-Result<std::vector<TimelineEntry>> SqliteEngine::Timeline(std::string_view source, std::string_view slug) {
+Result<std::vector<TimelineEntry>> SqlEngine::Timeline(std::string_view source, std::string_view slug) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT t.date, t.summary, t.source, t.line FROM timeline_entries t "
                                       "JOIN pages p ON p.id = t.page_id JOIN sources s ON s.id = p.source_id "
                                       "WHERE s.name = ? AND p.slug = ? ORDER BY t.date, t.line"));
@@ -316,7 +273,7 @@ Result<std::vector<TimelineEntry>> SqliteEngine::Timeline(std::string_view sourc
   return out;
 }
 
-Result<BrainStats> SqliteEngine::Stats() {
+Result<BrainStats> SqlEngine::Stats() {
   BrainStats st;
   struct Count {
     const char* sql;
@@ -333,32 +290,30 @@ Result<BrainStats> SqliteEngine::Stats() {
       {"SELECT count(*) FROM timeline_entries", &st.timeline_entries},
       {"SELECT count(*) FROM page_versions", &st.versions},
       {"SELECT count(*) FROM terms", &st.terms},
-      {"PRAGMA user_version", nullptr},
   };
   for (const Count& c : counts) {
     ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(c.sql));
     int64_t v = q->Step() ? q->Int(0) : 0;
     ENGRAM_RETURN_IF_ERROR(q->status());
-    if (c.out) *c.out = v;
-    else st.schema_version = static_cast<int>(v);
+    *c.out = v;
   }
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT type, count(*) FROM pages GROUP BY type ORDER BY type"));
   while (q->Step()) st.pages_by_type[q->Text(0)] = q->Int(1);
   ENGRAM_RETURN_IF_ERROR(q->status());
-  struct stat sb;
-  if (::stat(path_.c_str(), &sb) == 0) st.db_bytes = sb.st_size;
-  std::string wal = path_.string() + "-wal";
-  if (::stat(wal.c_str(), &sb) == 0) st.db_bytes += sb.st_size;
+  ENGRAM_ASSIGN_OR_RETURN(st.schema_version, conn_->SchemaVersion());
+  ENGRAM_ASSIGN_OR_RETURN(st.db_bytes, conn_->DatabaseBytes());
+  st.engine = pg_ ? "postgres" : "sqlite";
+  ENGRAM_ASSIGN_OR_RETURN(st.server, conn_->Describe());
   return st;
 }
 
-Status SqliteEngine::AppendIngestLog(const IngestLogEntry& e) {
+Status SqlEngine::AppendIngestLog(const IngestLogEntry& e) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("INSERT INTO ingest_log(at, path, action, message) VALUES (?, ?, ?, ?)"));
   q->Bind(1, e.at).Bind(2, e.path).Bind(3, e.action).Bind(4, e.message);
   return q->Run();
 }
 
-Result<std::vector<IngestLogEntry>> SqliteEngine::RecentIngestLog(size_t limit) {
+Result<std::vector<IngestLogEntry>> SqlEngine::RecentIngestLog(size_t limit) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT at, path, action, message FROM ingest_log ORDER BY id DESC LIMIT ?"));
   q->Bind(1, static_cast<int64_t>(limit));
   std::vector<IngestLogEntry> out;
@@ -376,4 +331,4 @@ Result<std::vector<int64_t>> TermIds(std::string_view blob, std::string_view who
   return ids;
 }
 
-}  // namespace engram::store::sqlite
+}  // namespace engram::store::sql

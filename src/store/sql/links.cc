@@ -5,13 +5,13 @@
 // answer the same, and `check` can rebuild one page alone.
 #include <map>
 
-#include "store/sqlite/link_queries.h"
-#include "store/sqlite/sqlite_engine.h"
+#include "store/sql/link_queries.h"
+#include "store/sql/sql_engine.h"
 #include "text/page_links.h"
 
-namespace engram::store::sqlite {
+namespace engram::store::sql {
 
-Result<std::optional<int64_t>> SqliteEngine::ResolveLink(int64_t source_id, std::string_view target,
+Result<std::optional<int64_t>> SqlEngine::ResolveLink(int64_t source_id, std::string_view target,
                                                          std::string_view from_folder) {
   auto one = [&](const char* sql, std::string_view value) -> Result<std::optional<int64_t>> {
     ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(sql));
@@ -25,12 +25,12 @@ Result<std::optional<int64_t>> SqliteEngine::ResolveLink(int64_t source_id, std:
   // 1. The path from the root ("[[people/zhang-san]]"), 2. the page's own
   // slug (engram's name for a page whose frontmatter sets one), 3. the path
   // from the linking page's folder.
-  ENGRAM_ASSIGN_OR_RETURN(auto exact, one(kPageByPathKeySql, target));
+  ENGRAM_ASSIGN_OR_RETURN(auto exact, one(D(kPageByPathKeySql, kPgPageByPathKeySql), target));
   if (exact) return exact;
   ENGRAM_ASSIGN_OR_RETURN(auto by_slug, one("SELECT id FROM pages WHERE source_id = ? AND slug = ?", target));
   if (by_slug) return by_slug;
   if (!from_folder.empty()) {
-    ENGRAM_ASSIGN_OR_RETURN(auto relative, one(kPageByPathKeySql, std::string(from_folder) + "/" + std::string(target)));
+    ENGRAM_ASSIGN_OR_RETURN(auto relative, one(D(kPageByPathKeySql, kPgPageByPathKeySql), std::string(from_folder) + "/" + std::string(target)));
     if (relative) return relative;
   }
   // 4. By file name: the same folder first, then the shortest path.
@@ -43,9 +43,9 @@ Result<std::optional<int64_t>> SqliteEngine::ResolveLink(int64_t source_id, std:
   return text::ChooseByName(target, from_folder, candidates);
 }
 
-Result<std::vector<SqliteEngine::InboundLink>> SqliteEngine::InboundLinks(int64_t source_id, std::string_view slug,
+Result<std::vector<SqlEngine::InboundLink>> SqlEngine::InboundLinks(int64_t source_id, std::string_view slug,
                                                                           std::string_view name_key) {
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(kInboundLinksSql));
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(D(kInboundLinksSql, kPgInboundLinksSql)));
   q->Bind(1, source_id).Bind(2, slug).Bind(3, name_key);
   std::vector<InboundLink> out;
   std::vector<std::string> folders;
@@ -68,7 +68,7 @@ Result<std::vector<SqliteEngine::InboundLink>> SqliteEngine::InboundLinks(int64_
   return out;
 }
 
-Result<std::vector<LinkRecord>> SqliteEngine::Backlinks(const ReadScope& scope, std::string_view slug) {
+Result<std::vector<LinkRecord>> SqlEngine::Backlinks(const ReadScope& scope, std::string_view slug) {
   auto source_id = SourceId(scope.source, false);
   if (!source_id.ok()) {
     if (source_id.status().code() == StatusCode::kNotFound) return std::vector<LinkRecord>{};
@@ -101,7 +101,7 @@ Result<std::vector<LinkRecord>> SqliteEngine::Backlinks(const ReadScope& scope, 
   return out;
 }
 
-Result<std::map<PageId, int64_t>> SqliteEngine::BacklinkCounts(const ReadScope& scope,
+Result<std::map<PageId, int64_t>> SqlEngine::BacklinkCounts(const ReadScope& scope,
                                                                 const std::vector<PageId>& page_ids) {
   std::map<PageId, int64_t> out;
   for (const PageId page : page_ids) {
@@ -126,4 +126,4 @@ Result<std::map<PageId, int64_t>> SqliteEngine::BacklinkCounts(const ReadScope& 
   return out;
 }
 
-}  // namespace engram::store::sqlite
+}  // namespace engram::store::sql

@@ -4,10 +4,9 @@
 #include <set>
 #include <unordered_map>
 
-#include "store/sqlite/schema.h"
-#include "store/sqlite/sqlite_engine.h"
+#include "store/sql/sql_engine.h"
 
-namespace engram::store::sqlite {
+namespace engram::store::sql {
 
 namespace {
 
@@ -24,10 +23,22 @@ constexpr const char* kVectorTriggers[][2] = {
      "CREATE TRIGGER IF NOT EXISTS chunks_vector_delete AFTER DELETE ON chunks WHEN OLD.embedding IS NOT NULL "
      "BEGIN " ENGRAM_LOG_CHANGE_SQL("1", "OLD.id") " END;"},
 };
+// PostgreSQL's, over the function its schema defines (store/postgres/pg_schema.cc).
+constexpr const char* kPgVectorTriggers[][2] = {
+    {"chunks_vector_insert",
+     "CREATE OR REPLACE TRIGGER chunks_vector_insert AFTER INSERT ON chunks FOR EACH ROW "
+     "WHEN (NEW.embedding IS NOT NULL) EXECUTE FUNCTION engram_log_vector_change()"},
+    {"chunks_vector_update",
+     "CREATE OR REPLACE TRIGGER chunks_vector_update AFTER UPDATE OF embedding, embedding_model ON chunks "
+     "FOR EACH ROW EXECUTE FUNCTION engram_log_vector_change()"},
+    {"chunks_vector_delete",
+     "CREATE OR REPLACE TRIGGER chunks_vector_delete AFTER DELETE ON chunks FOR EACH ROW "
+     "WHEN (OLD.embedding IS NOT NULL) EXECUTE FUNCTION engram_log_vector_change()"},
+};
 }  // namespace
 
 // What the change log's vector stream says about chunks, for the check and the repair.
-struct SqliteEngine::VectorLogState {
+struct SqlEngine::VectorLogState {
   std::vector<std::string> missing_triggers;
   bool missing_generation = false;         // the generation row is gone
   int64_t beyond_generation = 0;           // entries with a generation above the store's
@@ -36,10 +47,12 @@ struct SqliteEngine::VectorLogState {
   std::map<int64_t, std::string> stale;     // chunk id -> path: vector of text that changed since
 };
 
-Result<SqliteEngine::VectorLogState> SqliteEngine::ReadVectorLogState() {
+Result<SqlEngine::VectorLogState> SqlEngine::ReadVectorLogState() {
   VectorLogState st;
   for (const auto& [name, sql] : kVectorTriggers) {
-    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = ?"));
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(D("SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = ?",
+                                          "SELECT 1 FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
+                                          "WHERE t.tgname = ? AND c.relname = 'chunks' AND pg_table_is_visible(c.oid)")));
     q->Bind(1, std::string_view(name));
     if (!q->Step()) st.missing_triggers.push_back(name);
     ENGRAM_RETURN_IF_ERROR(q->status());
@@ -94,7 +107,7 @@ Result<SqliteEngine::VectorLogState> SqliteEngine::ReadVectorLogState() {
   return st;
 }
 
-Result<std::vector<IntegrityProblem>> SqliteEngine::CheckIntegrity() {
+Result<std::vector<IntegrityProblem>> SqlEngine::CheckIntegrity() {
   FinishReads();
   std::vector<IntegrityProblem> problems;
   ENGRAM_RETURN_IF_ERROR(CheckTables(&problems));
@@ -107,15 +120,11 @@ Result<std::vector<IntegrityProblem>> SqliteEngine::CheckIntegrity() {
 }
 
 // SQLite's own check, and derived rows whose page is gone.
-Status SqliteEngine::CheckTables(std::vector<IntegrityProblem>* out) {
+Status SqlEngine::CheckTables(std::vector<IntegrityProblem>* out) {
   std::vector<IntegrityProblem>& problems = *out;
   {
-    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("PRAGMA quick_check"));
-    while (q->Step()) {
-      std::string line = q->Text(0);
-      if (line != "ok") problems.push_back({"sqlite: " + line, ""});
-    }
-    ENGRAM_RETURN_IF_ERROR(q->status());
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<std::string> storage, conn_->StorageCheck());
+    for (std::string& line : storage) problems.push_back({std::move(line), ""});
   }
   static const char* const kOrphans[][2] = {
       {"SELECT count(*) FROM chunks WHERE page_id NOT IN (SELECT id FROM pages)", "chunks of deleted pages"},
@@ -134,7 +143,7 @@ Status SqliteEngine::CheckTables(std::vector<IntegrityProblem>* out) {
   return Status::Ok();
 }
 
-Status SqliteEngine::CheckPostings(std::vector<IntegrityProblem>* out, IndexTotals* totals) {
+Status SqlEngine::CheckPostings(std::vector<IntegrityProblem>* out, IndexTotals* totals) {
   std::vector<IntegrityProblem>& problems = *out;
   // Posting lists must describe the same (term, doc) pairs as the term-id
   // lists stored with chunks (doc = chunk) and pages (doc = page, the title),
@@ -230,7 +239,7 @@ Status SqliteEngine::CheckPostings(std::vector<IntegrityProblem>* out, IndexTota
 }
 
 // Corpus statistics drive BM25: they must equal the sums over the rows.
-Status SqliteEngine::CheckCorpusStats(const IndexTotals& totals, std::vector<IntegrityProblem>* out) {
+Status SqlEngine::CheckCorpusStats(const IndexTotals& totals, std::vector<IntegrityProblem>* out) {
   std::vector<IntegrityProblem>& problems = *out;
   {
     ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT chunks, chunk_tokens, titles, title_tokens FROM corpus_stats WHERE id = 1"));
@@ -254,7 +263,7 @@ Status SqliteEngine::CheckCorpusStats(const IndexTotals& totals, std::vector<Int
   return Status::Ok();
 }
 
-void SqliteEngine::AddVectorLogProblems(const VectorLogState& vectors, std::vector<IntegrityProblem>* out) {
+void SqlEngine::AddVectorLogProblems(const VectorLogState& vectors, std::vector<IntegrityProblem>* out) {
   std::vector<IntegrityProblem>& problems = *out;
   for (const std::string& name : vectors.missing_triggers) {
     problems.push_back({"change log trigger " + name + " is missing: vector changes go unlogged", ""});
@@ -277,12 +286,11 @@ void SqliteEngine::AddVectorLogProblems(const VectorLogState& vectors, std::vect
   }
 }
 
-Status SqliteEngine::Repair() {
+Status SqlEngine::Repair() {
   FinishReads();
-  ENGRAM_RETURN_IF_ERROR(Exec(db_.get(), "BEGIN IMMEDIATE"));
+  ENGRAM_RETURN_IF_ERROR(conn_->Begin());
   Status st = [&]() -> Status {
-    ENGRAM_RETURN_IF_ERROR(Exec(db_.get(),
-                                "DELETE FROM chunks WHERE page_id NOT IN (SELECT id FROM pages);"
+    ENGRAM_RETURN_IF_ERROR(Exec("DELETE FROM chunks WHERE page_id NOT IN (SELECT id FROM pages);"
                                 "DELETE FROM links WHERE from_page NOT IN (SELECT id FROM pages);"
                                 "DELETE FROM tags WHERE page_id NOT IN (SELECT id FROM pages);"
                                 "DELETE FROM aliases WHERE page_id NOT IN (SELECT id FROM pages);"
@@ -308,8 +316,10 @@ Status SqliteEngine::Repair() {
         }
       }
       ENGRAM_RETURN_IF_ERROR(q->status());
-      ENGRAM_ASSIGN_OR_RETURN(Stmt * put, S(titles ? "INSERT OR REPLACE INTO title_postings(term_id, data) VALUES (?, ?)"
-                                                   : "INSERT OR REPLACE INTO postings(term_id, data) VALUES (?, ?)"));
+      ENGRAM_ASSIGN_OR_RETURN(Stmt * put, S(titles ? "INSERT INTO title_postings(term_id, data) VALUES (?, ?) "
+                                                            "ON CONFLICT (term_id) DO UPDATE SET data = excluded.data"
+                                                   : "INSERT INTO postings(term_id, data) VALUES (?, ?) "
+                                                     "ON CONFLICT (term_id) DO UPDATE SET data = excluded.data"));
       ENGRAM_ASSIGN_OR_RETURN(Stmt * del, S(titles ? "DELETE FROM title_postings WHERE term_id = ?"
                                                    : "DELETE FROM postings WHERE term_id = ?"));
       for (const auto& [term, blob] : rewrites) {
@@ -324,18 +334,18 @@ Status SqliteEngine::Repair() {
     }
     // Vector changes: triggers back first, then an entry for each vector an
     // index could hold wrongly, so that indexes catching up re-read it.
-    for (const auto& [name, sql] : kVectorTriggers) ENGRAM_RETURN_IF_ERROR(Exec(db_.get(), sql));
+    for (const auto& [name, sql] : pg_ ? kPgVectorTriggers : kVectorTriggers) ENGRAM_RETURN_IF_ERROR(Exec(sql));
     ENGRAM_ASSIGN_OR_RETURN(VectorLogState vectors, ReadVectorLogState());
     // A lost generation row comes back one above every entry and marks the
     // log as reaching back no further: changes made while it was gone went
     // unlogged, so every index built before rebuilds. Entries beyond the
     // generation lift it to theirs (an index that recorded less catches up).
     if (vectors.missing_generation) {
-      ENGRAM_RETURN_IF_ERROR(Exec(db_.get(), "INSERT INTO store_generation(id, value, trimmed_through) SELECT 1, "
+      ENGRAM_RETURN_IF_ERROR(Exec("INSERT INTO store_generation(id, value, trimmed_through) SELECT 1, "
                                              "coalesce(max(generation), 0) + 1, coalesce(max(generation), 0) + 1 "
                                              "FROM change_log"));
     } else if (vectors.beyond_generation > 0) {
-      ENGRAM_RETURN_IF_ERROR(Exec(db_.get(), "UPDATE store_generation SET value = "
+      ENGRAM_RETURN_IF_ERROR(Exec("UPDATE store_generation SET value = "
                                              "(SELECT max(generation) FROM change_log) WHERE id = 1"));
     }
     std::vector<int64_t> relog = vectors.ghosts;
@@ -348,17 +358,18 @@ Status SqliteEngine::Repair() {
       drop->Bind(1, id);
       ENGRAM_RETURN_IF_ERROR(drop->Run());
     }
-    return Exec(db_.get(),
-                "INSERT OR REPLACE INTO corpus_stats(id, chunks, chunk_tokens, titles, title_tokens) VALUES (1, "
+    return Exec("INSERT INTO corpus_stats(id, chunks, chunk_tokens, titles, title_tokens) VALUES (1, "
                 "(SELECT count(*) FROM chunks), (SELECT coalesce(sum(term_length), 0) FROM chunks), "
                 "(SELECT count(*) FROM pages WHERE title_length > 0), "
-                "(SELECT coalesce(sum(title_length), 0) FROM pages))");
+                "(SELECT coalesce(sum(title_length), 0) FROM pages)) ON CONFLICT (id) DO UPDATE SET "
+                "chunks = excluded.chunks, chunk_tokens = excluded.chunk_tokens, titles = excluded.titles, "
+                "title_tokens = excluded.title_tokens");
   }();
   if (!st.ok()) {
-    (void)Exec(db_.get(), "ROLLBACK");
+    conn_->Rollback();
     return st;
   }
   return Commit();
 }
 
-}  // namespace engram::store::sqlite
+}  // namespace engram::store::sql

@@ -5,9 +5,9 @@
 #include <set>
 #include <unordered_map>
 
-#include "store/sqlite/sqlite_engine.h"
+#include "store/sql/sql_engine.h"
 
-namespace engram::store::sqlite {
+namespace engram::store::sql {
 
 namespace {
 
@@ -207,7 +207,7 @@ void DerivedDump::Finish(std::map<std::string, DerivedRows>* out) {
 
 }  // namespace
 
-Result<std::map<std::string, DerivedRows>> SqliteEngine::PageDerivedRows(std::string_view source,
+Result<std::map<std::string, DerivedRows>> SqlEngine::PageDerivedRows(std::string_view source,
                                                                          const std::vector<std::string>& slugs) {
   FinishReads();
   std::map<std::string, DerivedRows> out;
@@ -250,4 +250,4 @@ Result<std::map<std::string, DerivedRows>> SqliteEngine::PageDerivedRows(std::st
   return out;
 }
 
-}  // namespace engram::store::sqlite
+}  // namespace engram::store::sql

@@ -4,9 +4,9 @@
 #include <algorithm>
 
 #include "common/files.h"
-#include "store/sqlite/sqlite_engine.h"
+#include "store/sql/sql_engine.h"
 
-namespace engram::store::sqlite {
+namespace engram::store::sql {
 
 namespace {
 
@@ -59,7 +59,7 @@ KbEntry EntryOf(const Stmt& q) {
 
 }  // namespace
 
-Result<std::optional<int64_t>> SqliteEngine::KbCollectionId(std::string_view name) {
+Result<std::optional<int64_t>> SqlEngine::KbCollectionId(std::string_view name) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id FROM kb_collections WHERE name = ?"));
   q->Bind(1, name);
   std::optional<int64_t> id;
@@ -69,13 +69,13 @@ Result<std::optional<int64_t>> SqliteEngine::KbCollectionId(std::string_view nam
   return id;
 }
 
-Result<int64_t> SqliteEngine::RequireKbCollection(std::string_view name) {
+Result<int64_t> SqlEngine::RequireKbCollection(std::string_view name) {
   ENGRAM_ASSIGN_OR_RETURN(std::optional<int64_t> id, KbCollectionId(name));
   if (!id) return Status::NotFound("no knowledge collection '" + std::string(name) + "'");
   return *id;
 }
 
-Status SqliteEngine::CreateKbCollection(const KbCollection& c) {
+Status SqlEngine::CreateKbCollection(const KbCollection& c) {
   if (!IsPlainName(c.name)) {
     return Status::InvalidArgument("collection name '" + c.name +
                                    "': use 1-64 letters, digits, '_', '-' or '.'");
@@ -96,7 +96,7 @@ Status SqliteEngine::CreateKbCollection(const KbCollection& c) {
   });
 }
 
-Result<std::vector<KbCollection>> SqliteEngine::KbCollections() {
+Result<std::vector<KbCollection>> SqlEngine::KbCollections() {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT name, fields, embedder, dimension, created_at, created_by, folder "
                                       "FROM kb_collections ORDER BY name"));
   std::vector<KbCollection> out;
@@ -105,7 +105,7 @@ Result<std::vector<KbCollection>> SqliteEngine::KbCollections() {
   return out;
 }
 
-Result<std::optional<KbCollection>> SqliteEngine::FindKbCollection(std::string_view name) {
+Result<std::optional<KbCollection>> SqlEngine::FindKbCollection(std::string_view name) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT name, fields, embedder, dimension, created_at, created_by, folder "
                                       "FROM kb_collections WHERE name = ?"));
   q->Bind(1, name);
@@ -116,7 +116,7 @@ Result<std::optional<KbCollection>> SqliteEngine::FindKbCollection(std::string_v
   return out;
 }
 
-Status SqliteEngine::DropKbCollection(std::string_view name) {
+Status SqlEngine::DropKbCollection(std::string_view name) {
   return Atomically([&]() -> Status {
     ENGRAM_ASSIGN_OR_RETURN(int64_t id, RequireKbCollection(name));
     ENGRAM_ASSIGN_OR_RETURN(Stmt * keys, S("SELECT key FROM kb_entries WHERE collection_id = ?"));
@@ -132,7 +132,7 @@ Status SqliteEngine::DropKbCollection(std::string_view name) {
   });
 }
 
-Result<std::vector<KbCollectionStats>> SqliteEngine::KbCollectionStatistics() {
+Result<std::vector<KbCollectionStats>> SqlEngine::KbCollectionStatistics() {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT c.name, (SELECT count(*) FROM kb_entries e WHERE e.collection_id = "
                                       "c.id) FROM kb_collections c ORDER BY c.name"));
   std::vector<KbCollectionStats> out;
@@ -141,7 +141,7 @@ Result<std::vector<KbCollectionStats>> SqliteEngine::KbCollectionStatistics() {
   return out;
 }
 
-Result<std::vector<int64_t>> SqliteEngine::PutKbEntries(const std::vector<KbEntry>& entries) {
+Result<std::vector<int64_t>> SqlEngine::PutKbEntries(const std::vector<KbEntry>& entries) {
   std::vector<int64_t> keys;
   keys.reserve(entries.size());
   Status st = Atomically([&]() -> Status {
@@ -181,7 +181,7 @@ Result<std::vector<int64_t>> SqliteEngine::PutKbEntries(const std::vector<KbEntr
   return keys;
 }
 
-Result<std::vector<std::string>> SqliteEngine::DeleteKbEntries(std::string_view collection,
+Result<std::vector<std::string>> SqlEngine::DeleteKbEntries(std::string_view collection,
                                                                const std::vector<std::string>& ids) {
   std::vector<std::string> deleted;
   Status st = Atomically([&]() -> Status {
@@ -203,7 +203,7 @@ Result<std::vector<std::string>> SqliteEngine::DeleteKbEntries(std::string_view 
   return deleted;
 }
 
-Result<std::vector<KbEntry>> SqliteEngine::KbEntriesByKey(const std::vector<int64_t>& keys) {
+Result<std::vector<KbEntry>> SqlEngine::KbEntriesByKey(const std::vector<int64_t>& keys) {
   static const std::string sql = std::string(kEntryColumns) + "WHERE e.key = ?";
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(sql.c_str()));
   std::vector<int64_t> sorted = keys;
@@ -219,7 +219,7 @@ Result<std::vector<KbEntry>> SqliteEngine::KbEntriesByKey(const std::vector<int6
   return out;
 }
 
-Result<std::vector<KbEntry>> SqliteEngine::ScanKbEntries(std::string_view collection, int64_t after_key,
+Result<std::vector<KbEntry>> SqlEngine::ScanKbEntries(std::string_view collection, int64_t after_key,
                                                          size_t limit) {
   static const std::string sql = std::string(kEntryColumns) + "WHERE c.name = ? AND e.key > ? ORDER BY e.key LIMIT ?";
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(sql.c_str()));
@@ -230,7 +230,7 @@ Result<std::vector<KbEntry>> SqliteEngine::ScanKbEntries(std::string_view collec
   return out;
 }
 
-Result<std::optional<KbEntry>> SqliteEngine::FindKbEntry(std::string_view collection, std::string_view id) {
+Result<std::optional<KbEntry>> SqlEngine::FindKbEntry(std::string_view collection, std::string_view id) {
   static const std::string sql = std::string(kEntryColumns) + "WHERE c.name = ? AND e.id = ?";
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(sql.c_str()));
   q->Bind(1, collection).Bind(2, id);
@@ -241,4 +241,4 @@ Result<std::optional<KbEntry>> SqliteEngine::FindKbEntry(std::string_view collec
   return out;
 }
 
-}  // namespace engram::store::sqlite
+}  // namespace engram::store::sql

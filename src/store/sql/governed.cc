@@ -2,14 +2,14 @@
 // the kb_governed and kb_audit tables of migration 13. The module that
 // writes them (ops/kb_governance.cc) projects each change into the
 // collection's entries inside the same transaction.
-#include "store/sqlite/sqlite_engine.h"
+#include "store/sql/sql_engine.h"
 
-namespace engram::store::sqlite {
+namespace engram::store::sql {
 
 namespace {
 
 constexpr const char* kGovernedColumns =
-    "SELECT id, uniq_id, business_scene, question, answer, metadata, class_name, class_no, source, type, desc, "
+    "SELECT id, uniq_id, business_scene, question, answer, metadata, class_name, class_no, source, type, \"desc\", "
     "version, status, editor, editor_id, auditor, auditor_id, releaser, releaser_id, create_time, update_time, "
     "collection, latest FROM kb_governed ";
 
@@ -59,7 +59,7 @@ Result<std::vector<GovernedEntry>> AllRows(Stmt* q) {
 
 }  // namespace
 
-Result<int64_t> SqliteEngine::InsertGoverned(const GovernedEntry& g) {
+Result<int64_t> SqlEngine::InsertGoverned(const GovernedEntry& g) {
   int64_t id = 0;
   Status st = Atomically([&]() -> Status {
     ENGRAM_ASSIGN_OR_RETURN(
@@ -74,7 +74,7 @@ Result<int64_t> SqliteEngine::InsertGoverned(const GovernedEntry& g) {
     }
     ENGRAM_ASSIGN_OR_RETURN(
         Stmt * q, S("INSERT INTO kb_governed(uniq_id, business_scene, question, answer, metadata, class_name, "
-                    "class_no, source, type, desc, version, status, editor, editor_id, auditor, auditor_id, releaser, "
+                    "class_no, source, type, \"desc\", version, status, editor, editor_id, auditor, auditor_id, releaser, "
                     "releaser_id, create_time, update_time, collection, latest) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"));
     BindGoverned(q, g);
@@ -90,11 +90,11 @@ Result<int64_t> SqliteEngine::InsertGoverned(const GovernedEntry& g) {
   return id;
 }
 
-Status SqliteEngine::UpdateGoverned(const GovernedEntry& g) {
+Status SqlEngine::UpdateGoverned(const GovernedEntry& g) {
   return Atomically([&]() -> Status {
     ENGRAM_ASSIGN_OR_RETURN(
         Stmt * q, S("UPDATE kb_governed SET uniq_id = ?, business_scene = ?, question = ?, answer = ?, metadata = ?, "
-                    "class_name = ?, class_no = ?, source = ?, type = ?, desc = ?, version = ?, status = ?, "
+                    "class_name = ?, class_no = ?, source = ?, type = ?, \"desc\" = ?, version = ?, status = ?, "
                     "editor = ?, editor_id = ?, auditor = ?, auditor_id = ?, releaser = ?, releaser_id = ?, "
                     "create_time = ?, update_time = ?, collection = ?, latest = ? WHERE id = ? RETURNING id"));
     BindGoverned(q, g);
@@ -107,7 +107,7 @@ Status SqliteEngine::UpdateGoverned(const GovernedEntry& g) {
   });
 }
 
-Result<std::optional<GovernedEntry>> SqliteEngine::GetGoverned(int64_t id) {
+Result<std::optional<GovernedEntry>> SqlEngine::GetGoverned(int64_t id) {
   static const std::string sql = std::string(kGovernedColumns) + "WHERE id = ?";
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(sql.c_str()));
   q->Bind(1, id);
@@ -118,7 +118,7 @@ Result<std::optional<GovernedEntry>> SqliteEngine::GetGoverned(int64_t id) {
   return out;
 }
 
-Result<std::optional<GovernedEntry>> SqliteEngine::LatestGoverned(std::string_view uniq_id,
+Result<std::optional<GovernedEntry>> SqlEngine::LatestGoverned(std::string_view uniq_id,
                                                                   std::string_view business_scene) {
   static const std::string sql =
       std::string(kGovernedColumns) + "WHERE uniq_id = ? AND business_scene = ? ORDER BY version DESC LIMIT 1";
@@ -131,25 +131,28 @@ Result<std::optional<GovernedEntry>> SqliteEngine::LatestGoverned(std::string_vi
   return out;
 }
 
-Result<std::vector<GovernedEntry>> SqliteEngine::FindGoverned(std::string_view word, bool online_only,
+Result<std::vector<GovernedEntry>> SqlEngine::FindGoverned(std::string_view word, bool online_only,
                                                               size_t limit) {
   // instr() rather than LIKE: the word is matched as written, % and _ included.
   static const std::string sql = std::string(kGovernedColumns) +
                                  "WHERE latest = 1 AND instr(question, ?) > 0 AND (? = 0 OR status = 'online') "
                                  "ORDER BY id LIMIT ?";
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(sql.c_str()));
+  static const std::string pg_sql = std::string(kGovernedColumns) +
+                                    "WHERE latest = 1 AND strpos(question, ?) > 0 AND (? = 0 OR status = 'online') "
+                                    "ORDER BY id LIMIT ?";
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(D(sql.c_str(), pg_sql.c_str())));
   q->Bind(1, word).Bind(2, static_cast<int64_t>(online_only ? 1 : 0)).Bind(3, static_cast<int64_t>(limit));
   return AllRows(q);
 }
 
-Result<std::vector<GovernedEntry>> SqliteEngine::ScanGoverned(int64_t after_id, size_t limit) {
+Result<std::vector<GovernedEntry>> SqlEngine::ScanGoverned(int64_t after_id, size_t limit) {
   static const std::string sql = std::string(kGovernedColumns) + "WHERE id > ? ORDER BY id LIMIT ?";
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(sql.c_str()));
   q->Bind(1, after_id).Bind(2, static_cast<int64_t>(limit));
   return AllRows(q);
 }
 
-Status SqliteEngine::AppendKbAudit(const KbAuditEntry& e) {
+Status SqlEngine::AppendKbAudit(const KbAuditEntry& e) {
   return Atomically([&]() -> Status {
     ENGRAM_ASSIGN_OR_RETURN(
         Stmt * q, S("INSERT INTO kb_audit(at, who, action, governed_id, before, after) VALUES (?, ?, ?, ?, ?, ?)"));
@@ -158,7 +161,7 @@ Status SqliteEngine::AppendKbAudit(const KbAuditEntry& e) {
   });
 }
 
-Result<std::vector<KbAuditEntry>> SqliteEngine::KbAudit(int64_t governed_id, size_t limit) {
+Result<std::vector<KbAuditEntry>> SqlEngine::KbAudit(int64_t governed_id, size_t limit) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id, at, who, action, governed_id, before, after FROM kb_audit "
                                       "WHERE (? = 0 OR governed_id = ?) ORDER BY id DESC LIMIT ?"));
   q->Bind(1, governed_id).Bind(2, governed_id).Bind(3, static_cast<int64_t>(limit));
@@ -168,4 +171,4 @@ Result<std::vector<KbAuditEntry>> SqliteEngine::KbAudit(int64_t governed_id, siz
   return out;
 }
 
-}  // namespace engram::store::sqlite
+}  // namespace engram::store::sql

@@ -1,10 +1,10 @@
 // Reads that keyword search needs besides the posting lists: names and
 // aliases of pages, and chunk rows for the hits.
-#include "store/sqlite/sqlite_engine.h"
+#include "store/sql/sql_engine.h"
 
-namespace engram::store::sqlite {
+namespace engram::store::sql {
 
-Result<std::vector<std::string>> SqliteEngine::PageAliases(PageId page_id) {
+Result<std::vector<std::string>> SqlEngine::PageAliases(PageId page_id) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT alias FROM aliases WHERE page_id = ?1 ORDER BY alias"));
   q->Bind(1, page_id.value());
   std::vector<std::string> out;
@@ -13,7 +13,7 @@ Result<std::vector<std::string>> SqliteEngine::PageAliases(PageId page_id) {
   return out;
 }
 
-Result<std::vector<PageId>> SqliteEngine::PagesNamed(const ReadScope& scope, std::string_view name) {
+Result<std::vector<PageId>> SqlEngine::PagesNamed(const ReadScope& scope, std::string_view name) {
   ENGRAM_ASSIGN_OR_RETURN(
       Stmt * q, S("SELECT p.id FROM pages p JOIN sources s ON s.id = p.source_id "
                   "WHERE p.title = ?1 COLLATE NOCASE AND (?2 OR p.visibility = 'public') AND (?3 = '' OR s.name = ?3) "
@@ -27,7 +27,7 @@ Result<std::vector<PageId>> SqliteEngine::PagesNamed(const ReadScope& scope, std
   return out;
 }
 
-Result<std::vector<PageNames>> SqliteEngine::AllPageNames(const ReadScope& scope) {
+Result<std::vector<PageNames>> SqlEngine::AllPageNames(const ReadScope& scope) {
   ENGRAM_ASSIGN_OR_RETURN(
       Stmt * q, S("SELECT p.slug, p.path, p.title, p.visibility, a.alias FROM pages p "
                   "JOIN sources s ON s.id = p.source_id LEFT JOIN aliases a ON a.page_id = p.id "
@@ -67,7 +67,7 @@ ChunkRecord ReadChunk(const Stmt& q) {
 }
 }  // namespace
 
-Result<std::vector<ChunkRecord>> SqliteEngine::GetChunks(const ReadScope& scope, const std::vector<ChunkId>& chunk_ids) {
+Result<std::vector<ChunkRecord>> SqlEngine::GetChunks(const ReadScope& scope, const std::vector<ChunkId>& chunk_ids) {
   static const std::string sql = std::string(kChunkColumns) +
                                  "JOIN sources s ON s.id = p.source_id WHERE c.id = ?1 AND (?2 OR p.visibility = 'public') "
                                  "AND (?3 = '' OR s.name = ?3)";
@@ -82,7 +82,7 @@ Result<std::vector<ChunkRecord>> SqliteEngine::GetChunks(const ReadScope& scope,
   return out;
 }
 
-Result<std::vector<ChunkRecord>> SqliteEngine::GetPageChunks(PageId page_id) {
+Result<std::vector<ChunkRecord>> SqlEngine::GetPageChunks(PageId page_id) {
   static const std::string sql = std::string(kChunkColumns) + "WHERE c.page_id = ? ORDER BY c.ordinal";
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(sql.c_str()));
   q->Bind(1, page_id.value());
@@ -92,4 +92,4 @@ Result<std::vector<ChunkRecord>> SqliteEngine::GetPageChunks(PageId page_id) {
   return out;
 }
 
-}  // namespace engram::store::sqlite
+}  // namespace engram::store::sql

@@ -1,0 +1,474 @@
+#include "store/postgres/pg_connection.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+#include "store/postgres/pg_schema.h"
+#include "store/sql/sql_engine.h"
+
+namespace engram::store::postgres {
+
+namespace {
+
+constexpr unsigned kByteaOid = 17;
+constexpr unsigned kBoolOid = 16;
+
+std::string Trimmed(const char* msg) {
+  std::string s = msg ? msg : "";
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+// A Status for a failed result (or, with res null, for the connection).
+Status PgError(PGconn* conn, const PGresult* res, std::string_view what) {
+  const char* state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : nullptr;
+  std::string msg = std::string(what) + ": " + Trimmed(res ? PQresultErrorMessage(res) : PQerrorMessage(conn));
+  const std::string code = state ? state : "";
+  if (PQstatus(conn) == CONNECTION_BAD || code.rfind("08", 0) == 0) return Status::Unavailable(msg);
+  if (code.rfind("23", 0) == 0) return Status::AlreadyExists(msg);
+  if (code == "40001" || code == "40P01" || code == "55P03" || code == "57014" || code.rfind("57P", 0) == 0) {
+    return Status::Unavailable(msg);
+  }
+  if (code == "42501") return Status::PermissionDenied(msg);
+  if (code == "XX001" || code == "XX002") return Status::Corruption(msg);
+  if (code.rfind("53", 0) == 0) return Status::IOError(msg);
+  if (code.rfind("22", 0) == 0) return Status::InvalidArgument(msg);
+  return Status::Internal(msg);
+}
+
+struct ResultFree {
+  void operator()(PGresult* r) const { PQclear(r); }
+};
+using ResultHandle = std::unique_ptr<PGresult, ResultFree>;
+
+// `?` and `?N` (outside quotes) as `$N`; *params is the highest number.
+std::string Translate(std::string_view sql, int* params) {
+  std::string out;
+  out.reserve(sql.size() + 16);
+  int next = 0, highest = 0;
+  char quote = 0;
+  for (size_t i = 0; i < sql.size(); ++i) {
+    const char c = sql[i];
+    if (quote) {
+      out += c;
+      if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '\'' || c == '"') {
+      quote = c;
+      out += c;
+      continue;
+    }
+    if (c != '?') {
+      out += c;
+      continue;
+    }
+    size_t j = i + 1;
+    int n = 0;
+    while (j < sql.size() && sql[j] >= '0' && sql[j] <= '9') n = n * 10 + (sql[j++] - '0');
+    if (j == i + 1) n = ++next;
+    else next = std::max(next, n);
+    highest = std::max(highest, n);
+    out += '$' + std::to_string(n);
+    i = j - 1;
+  }
+  *params = highest;
+  return out;
+}
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return 0;
+}
+
+class PgStmt final : public sql::StmtImpl {
+ public:
+  PgStmt(PgConnection* conn, std::string sql, int params, bool persistent)
+      : conn_(conn), sql_(std::move(sql)), values_(static_cast<size_t>(params)),
+        null_(static_cast<size_t>(params), 1), binary_(static_cast<size_t>(params), 0), persistent_(persistent) {}
+
+  void BindInt(int i, int64_t v) override { Set(i, std::to_string(v), false); }
+  void BindDouble(int i, double v) override {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    Set(i, buf, false);
+  }
+  void BindText(int i, std::string_view v) override { Set(i, std::string(v), false); }
+  void BindBlob(int i, std::string_view v) override { Set(i, std::string(v), true); }
+  void BindNull(int i) override {
+    if (Valid(i)) null_[static_cast<size_t>(i - 1)] = 1;
+  }
+
+  bool Step(Status* status) override {
+    if (!res_) {
+      if (!Execute(status)) return false;
+      row_ = -1;
+    }
+    return ++row_ < PQntuples(res_.get());
+  }
+  bool Busy() const override { return false; }  // results are read whole: no snapshot stays open
+  void Reset() override {
+    res_.reset();
+    row_ = -1;
+    for (auto& n : null_) n = 1;
+    for (auto& b : binary_) b = 0;
+  }
+  int64_t Int(int col) const override {
+    const char* v = PQgetvalue(res_.get(), row_, col);
+    if (PQftype(res_.get(), col) == kBoolOid) return v[0] == 't' ? 1 : 0;
+    return std::strtoll(v, nullptr, 10);
+  }
+  double Double(int col) const override { return std::strtod(PQgetvalue(res_.get(), row_, col), nullptr); }
+  std::string Text(int col) const override {
+    return std::string(PQgetvalue(res_.get(), row_, col), static_cast<size_t>(PQgetlength(res_.get(), row_, col)));
+  }
+  std::string_view Blob(int col) const override {
+    const char* v = PQgetvalue(res_.get(), row_, col);
+    const size_t n = static_cast<size_t>(PQgetlength(res_.get(), row_, col));
+    if (PQftype(res_.get(), col) != kByteaOid) return {v, n};
+    if (decoded_.size() <= static_cast<size_t>(col)) decoded_.resize(static_cast<size_t>(col) + 1);
+    auto& [row, bytes] = decoded_[static_cast<size_t>(col)];
+    if (row != row_ || decoded_of_ != executions_) {
+      decoded_of_ = executions_;
+      for (auto& d : decoded_) d.first = -1;
+      row = row_;
+      bytes.clear();
+      if (n >= 2 && v[0] == '\\' && v[1] == 'x') {
+        bytes.resize((n - 2) / 2);
+        for (size_t i = 0; i < bytes.size(); ++i) {
+          bytes[i] = static_cast<char>(HexValue(v[2 + 2 * i]) << 4 | HexValue(v[3 + 2 * i]));
+        }
+      }
+    }
+    return bytes;
+  }
+  int ColumnCount() const override { return res_ ? PQnfields(res_.get()) : 0; }
+  bool IsNull(int col) const override { return PQgetisnull(res_.get(), row_, col) != 0; }
+  int64_t Changes() const override { return changes_; }
+
+ private:
+  bool Valid(int i) const { return i >= 1 && static_cast<size_t>(i) <= values_.size(); }
+  void Set(int i, std::string v, bool binary) {
+    if (!Valid(i)) return;
+    const size_t k = static_cast<size_t>(i - 1);
+    values_[k] = std::move(v);
+    null_[k] = 0;
+    binary_[k] = binary ? 1 : 0;
+  }
+
+  bool Execute(Status* status) {
+    const int n = static_cast<int>(values_.size());
+    std::vector<const char*> values(values_.size());
+    std::vector<int> lengths(values_.size());
+    for (size_t k = 0; k < values_.size(); ++k) {
+      values[k] = null_[k] ? nullptr : values_[k].data();
+      lengths[k] = static_cast<int>(values_[k].size());
+    }
+    for (int attempt = 0;; ++attempt) {
+      PGconn* c = conn_->raw();
+      if (persistent_ && epoch_ != conn_->epoch()) {
+        name_ = conn_->NextStatementName();
+        ResultHandle prep(PQprepare(c, name_.c_str(), sql_.c_str(), n, nullptr));
+        if (PQresultStatus(prep.get()) != PGRES_COMMAND_OK) {
+          *status = PgError(c, prep.get(), "preparing '" + sql_.substr(0, 80) + "'");
+          if (attempt == 0 && Retry()) continue;
+          return false;
+        }
+        epoch_ = conn_->epoch();
+      }
+      ResultHandle res(persistent_ ? PQexecPrepared(c, name_.c_str(), n, values.data(), lengths.data(),
+                                                    binary_.data(), 0)
+                                   : PQexecParams(c, sql_.c_str(), n, nullptr, values.data(), lengths.data(),
+                                                  binary_.data(), 0));
+      const ExecStatusType st = PQresultStatus(res.get());
+      if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK) {
+        const char* tuples = PQcmdTuples(res.get());
+        changes_ = (tuples && *tuples) ? std::strtoll(tuples, nullptr, 10) : 0;
+        conn_->AddChanges(changes_);
+        res_ = std::move(res);
+        ++executions_;
+        return true;
+      }
+      *status = PgError(c, res.get(), "'" + sql_.substr(0, 80) + "'");
+      if (attempt == 0 && Retry()) continue;
+      return false;
+    }
+  }
+  // A read outside a transaction on a dropped connection is tried once more.
+  bool Retry() { return !conn_->in_transaction() && PQstatus(conn_->raw()) == CONNECTION_BAD && conn_->Reconnect(); }
+
+  PgConnection* conn_;
+  std::string sql_;
+  std::vector<std::string> values_;
+  std::vector<char> null_;
+  std::vector<int> binary_;
+  bool persistent_;
+  std::string name_;
+  int64_t epoch_ = -1;
+  ResultHandle res_;
+  int row_ = -1;
+  int64_t changes_ = 0;
+  mutable std::vector<std::pair<int, std::string>> decoded_;
+  int64_t executions_ = 0;  // results read so far: which one decoded_ holds
+  mutable int64_t decoded_of_ = -1;
+};
+
+void IgnoreNotice(void*, const char*) {}
+
+std::string HostName() {
+  char buf[256] = {0};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown-host";
+  return buf;
+}
+
+}  // namespace
+
+std::string DescribeUrl(std::string_view url) {
+  char* err = nullptr;
+  PQconninfoOption* opts = PQconninfoParse(std::string(url).c_str(), &err);
+  if (!opts) {
+    std::string m = Trimmed(err);
+    PQfreemem(err);
+    return "an unparsable PostgreSQL URL (" + m + ")";
+  }
+  std::string host, port, db;
+  for (PQconninfoOption* o = opts; o->keyword; ++o) {
+    const std::string k = o->keyword;
+    if (!o->val) continue;
+    if (k == "host" || (k == "hostaddr" && host.empty())) host = o->val;
+    if (k == "port") port = o->val;
+    if (k == "dbname") db = o->val;
+  }
+  PQconninfoFree(opts);
+  return (host.empty() ? "localhost" : host) + ":" + (port.empty() ? "5432" : port) + "/" + db;
+}
+
+Result<PgHandle> Connect(std::string_view url) {
+  const std::string where = DescribeUrl(url);
+  PgHandle conn(PQconnectdb(std::string(url).c_str()));
+  if (!conn) return Status::ResourceExhausted("PostgreSQL at " + where + ": out of memory");
+  if (PQstatus(conn.get()) != CONNECTION_OK) {
+    const std::string msg = Trimmed(PQerrorMessage(conn.get()));
+    const std::string full = "cannot connect to PostgreSQL at " + where + ": " + msg;
+    if (msg.find("authentication failed") != std::string::npos || msg.find("password") != std::string::npos) {
+      return Status::Unauthenticated(full);
+    }
+    if (msg.find("does not exist") != std::string::npos) return Status::NotFound(full);
+    if (msg.find("permission denied") != std::string::npos) return Status::PermissionDenied(full);
+    return Status::Unavailable(full);
+  }
+  PQsetNoticeProcessor(conn.get(), IgnoreNotice, nullptr);
+  if (PQsetClientEncoding(conn.get(), "UTF8") != 0) {
+    return Status::Internal("PostgreSQL at " + where + ": cannot use UTF-8: " + Trimmed(PQerrorMessage(conn.get())));
+  }
+  return conn;
+}
+
+PgConnection::PgConnection(PgHandle conn, std::string url, const EngineOptions& options)
+    : conn_(std::move(conn)), url_(std::move(url)), where_(DescribeUrl(url_)),
+      busy_timeout_ms_(options.busy_timeout_ms) {
+  holder_ = HostName() + ":" + std::to_string(::getpid()) + ":" +
+            std::to_string(reinterpret_cast<uintptr_t>(this));
+}
+
+PgConnection::~PgConnection() {
+  if (in_transaction_) Rollback();
+  StopHeartbeat();
+}
+
+bool PgConnection::Reconnect() {
+  PQreset(conn_.get());
+  if (PQstatus(conn_.get()) != CONNECTION_OK) return false;
+  PQsetNoticeProcessor(conn_.get(), IgnoreNotice, nullptr);
+  PQsetClientEncoding(conn_.get(), "UTF8");
+  ++epoch_;
+  return true;
+}
+
+Result<Stmt> PgConnection::Prepare(std::string_view sql, bool persistent) {
+  int params = 0;
+  std::string text = Translate(sql, &params);
+  return Stmt(std::make_unique<PgStmt>(this, std::move(text), params, persistent));
+}
+
+Status PgConnection::Exec(const std::string& sql) {
+  ResultHandle res(PQexec(conn_.get(), sql.c_str()));
+  const ExecStatusType st = PQresultStatus(res.get());
+  if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return Status::Ok();
+  return PgError(conn_.get(), res.get(), where_);
+}
+
+Result<int64_t> PgConnection::QueryInt(const std::string& sql) {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt q, Prepare(sql, false));
+  int64_t v = q.Step() ? q.Int(0) : 0;
+  ENGRAM_RETURN_IF_ERROR(q.status());
+  return v;
+}
+
+Result<std::string> PgConnection::QueryText(const std::string& sql) {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt q, Prepare(sql, false));
+  std::string v = q.Step() ? q.Text(0) : std::string();
+  ENGRAM_RETURN_IF_ERROR(q.status());
+  return v;
+}
+
+Status PgConnection::TakeLease() {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms_);
+  ENGRAM_ASSIGN_OR_RETURN(Stmt take, Prepare("UPDATE engram_writer SET token = token + 1, holder = ?, host = ?, "
+                                             "pid = ?, expires_at = clock_timestamp() + make_interval(secs => ?) "
+                                             "WHERE id = 1 AND (expires_at < clock_timestamp() OR holder = ?) "
+                                             "RETURNING token", false));
+  for (;;) {
+    take.Bind(1, holder_).Bind(2, HostName()).Bind(3, int64_t{::getpid()}).Bind(4, int64_t{lease_seconds_});
+    take.Bind(5, holder_);
+    if (take.Step()) {
+      token_ = take.Int(0);
+      take.Reset();
+      return Status::Ok();
+    }
+    ENGRAM_RETURN_IF_ERROR(take.status());
+    take.Reset();
+    if (std::chrono::steady_clock::now() >= deadline) {
+      ENGRAM_ASSIGN_OR_RETURN(Stmt who, Prepare("SELECT host, pid, to_char(expires_at AT TIME ZONE 'UTC', "
+                                                "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') FROM engram_writer WHERE id = 1",
+                                                false));
+      std::string holder = "another writer";
+      if (who.Step()) {
+        holder = "host " + who.Text(0) + " pid " + who.Text(1) + " (lease until " + who.Text(2) + ")";
+      }
+      return Status::Unavailable("the brain at " + where_ + " is being written by " + holder +
+                                 "; try again when it is done");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+void PgConnection::ReleaseLease() {
+  if (token_ == 0) return;
+  auto release = Prepare("UPDATE engram_writer SET holder = '', expires_at = '-infinity' WHERE id = 1 AND "
+                         "token = ?", false);
+  if (release.ok()) {
+    release->Bind(1, token_);
+    (void)release->Run();
+  }
+  token_ = 0;
+}
+
+void PgConnection::StartHeartbeat() {
+  StopHeartbeat();
+  if (!beat_conn_) {
+    auto c = Connect(url_);
+    if (!c.ok()) return;  // the lease then simply runs its course; the fence still holds
+    beat_conn_ = std::move(c).value();
+  }
+  beat_stop_ = false;
+  const int64_t token = token_;
+  beat_ = std::thread([this, token] {
+    const std::string sql = "UPDATE engram_writer SET expires_at = clock_timestamp() + make_interval(secs => " +
+                            std::to_string(lease_seconds_) + ") WHERE id = 1 AND token = " + std::to_string(token) +
+                            " AND expires_at > clock_timestamp()";
+    std::unique_lock<std::mutex> lock(beat_mu_);
+    while (!beat_cv_.wait_for(lock, std::chrono::seconds(lease_seconds_) / 3, [this] { return beat_stop_; })) {
+      ResultHandle r(PQexec(beat_conn_.get(), sql.c_str()));
+      if (PQstatus(beat_conn_.get()) == CONNECTION_BAD) PQreset(beat_conn_.get());
+    }
+  });
+}
+
+void PgConnection::StopHeartbeat() {
+  if (!beat_.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(beat_mu_);
+    beat_stop_ = true;
+  }
+  beat_cv_.notify_all();
+  beat_.join();
+}
+
+Status PgConnection::Begin() {
+  if (in_transaction_) return Status::FailedPrecondition("a transaction is already open");
+  ENGRAM_RETURN_IF_ERROR(TakeLease());
+  Status st = Exec("BEGIN");
+  if (!st.ok()) {
+    ReleaseLease();
+    return st;
+  }
+  in_transaction_ = true;
+  StartHeartbeat();
+  return Status::Ok();
+}
+
+Status PgConnection::Commit() {
+  // The fence: inside the transaction, the lease must still be this token's.
+  ENGRAM_ASSIGN_OR_RETURN(Stmt fence, Prepare("UPDATE engram_writer SET expires_at = clock_timestamp() + "
+                                              "make_interval(secs => ?) WHERE id = 1 AND token = ? AND "
+                                              "expires_at > clock_timestamp()", false));
+  fence.Bind(1, int64_t{lease_seconds_}).Bind(2, token_);
+  Status st = fence.Run();
+  if (st.ok() && fence.Changes() != 1) {
+    st = Status::Unavailable("the write lease on " + where_ + " was lost (it expired and another writer took it); "
+                             "nothing of this transaction was committed");
+  }
+  if (st.ok()) st = Exec("COMMIT");
+  if (!st.ok()) {
+    Rollback();
+    return st;
+  }
+  in_transaction_ = false;
+  StopHeartbeat();
+  ReleaseLease();
+  return Status::Ok();
+}
+
+void PgConnection::Rollback() {
+  (void)Exec("ROLLBACK");
+  in_transaction_ = false;
+  StopHeartbeat();
+  ReleaseLease();
+}
+
+Result<std::pair<int64_t, int64_t>> PgConnection::ChangeKey() {
+  ENGRAM_ASSIGN_OR_RETURN(int64_t xmax, QueryInt("SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint"));
+  return std::make_pair(xmax, changes_);
+}
+
+Result<std::vector<std::string>> PgConnection::StorageCheck() { return std::vector<std::string>(); }
+
+Result<std::string> PgConnection::Describe() {
+  ENGRAM_ASSIGN_OR_RETURN(std::string version, QueryText("SHOW server_version"));
+  return "PostgreSQL " + version + " at " + where_;
+}
+
+Result<int64_t> PgConnection::DatabaseBytes() { return QueryInt("SELECT pg_database_size(current_database())"); }
+
+Result<int> PgConnection::SchemaVersion() {
+  ENGRAM_ASSIGN_OR_RETURN(int64_t exists, QueryInt("SELECT count(*) FROM pg_tables WHERE schemaname = "
+                                                   "current_schema() AND tablename = 'engram_meta'"));
+  if (exists == 0) return 0;
+  ENGRAM_ASSIGN_OR_RETURN(std::string v, QueryText("SELECT value FROM engram_meta WHERE key = 'schema_version'"));
+  return v.empty() ? 0 : std::atoi(v.c_str());
+}
+
+Result<std::unique_ptr<Engine>> OpenPostgresEngine(std::string_view url, const EngineOptions& options) {
+  ENGRAM_ASSIGN_OR_RETURN(PgHandle handle, Connect(url));
+  auto conn = std::make_unique<PgConnection>(std::move(handle), std::string(url), options);
+  ENGRAM_ASSIGN_OR_RETURN(int version, conn->SchemaVersion());
+  if (version == 0 && !options.create_if_missing) {
+    ENGRAM_ASSIGN_OR_RETURN(int64_t tables, conn->QueryInt("SELECT count(*) FROM pg_tables WHERE schemaname = "
+                                                           "current_schema()"));
+    if (tables > 0) {
+      return Status::Corruption("PostgreSQL at " + conn->where() + " holds tables of another program (no "
+                                "engram_meta table); refusing to modify it");
+    }
+    return Status::NotFound("no brain in PostgreSQL at " + conn->where() + " (run `engram init --postgres URL`)");
+  }
+  ENGRAM_RETURN_IF_ERROR(MigratePg(conn.get(), "PostgreSQL at " + conn->where()));
+  return std::unique_ptr<Engine>(new sql::SqlEngine(std::move(conn)));
+}
+
+}  // namespace engram::store::postgres

@@ -1,0 +1,107 @@
+// The PostgreSQL side of the SQL engine (store/sql/statement.h), on libpq.
+//
+// Statements are written with SQLite's `?` / `?N` parameters and turned into
+// `$N`; values go as text for PostgreSQL to type from the context, blobs as
+// binary bytea. Results come as text (bytea decoded from hex).
+//
+// One writer across machines: a transaction first takes the lease row of
+// engram_writer (a fencing token, the holder's host and pid, an expiry),
+// waiting up to the busy time-out while another holder's lease runs; a
+// heartbeat on a second connection extends it while the transaction lasts;
+// and COMMIT happens only after an UPDATE inside the transaction proves the
+// token is still the current one. A writer whose lease lapsed and was taken
+// over therefore can never commit. No session advisory locks: they break
+// behind transaction-pooling proxies.
+#pragma once
+
+#include <libpq-fe.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "engram/engine.h"
+#include "engram/status.h"
+#include "store/sql/statement.h"
+
+namespace engram::store::postgres {
+
+using sql::Stmt;
+
+struct PgConnCloser {
+  void operator()(PGconn* c) const { PQfinish(c); }
+};
+using PgHandle = std::unique_ptr<PGconn, PgConnCloser>;
+
+// "host:port/dbname" of a connection string, never its password.
+std::string DescribeUrl(std::string_view url);
+
+// Connects; errors name host, port and database and never the password.
+Result<PgHandle> Connect(std::string_view url);
+
+class PgConnection final : public sql::Connection {
+ public:
+  PgConnection(PgHandle conn, std::string url, const EngineOptions& options);
+  ~PgConnection() override;
+
+  sql::Dialect dialect() const override { return sql::Dialect::kPostgres; }
+  Result<Stmt> Prepare(std::string_view sql, bool persistent) override;
+  Status Exec(const std::string& sql) override;
+  Status Begin() override;
+  Status Commit() override;
+  void Rollback() override;
+  Result<std::pair<int64_t, int64_t>> ChangeKey() override;
+  Result<std::vector<std::string>> StorageCheck() override;
+  Result<int64_t> DatabaseBytes() override;
+  Result<int> SchemaVersion() override;
+  Result<std::string> Describe() override;
+
+  // The first column of the first row of sql (0 when there is none).
+  Result<int64_t> QueryInt(const std::string& sql);
+  Result<std::string> QueryText(const std::string& sql);
+  // "host:port/dbname".
+  const std::string& where() const { return where_; }
+
+  // For statements: the libpq connection, a name for a new prepared
+  // statement, and the count of rows changed (ChangeKey's second half).
+  PGconn* raw() const { return conn_.get(); }
+  std::string NextStatementName() { return "e" + std::to_string(++statements_); }
+  void AddChanges(int64_t n) { changes_ += n; }
+  // Bumped when the connection was re-established (prepared statements are gone).
+  int64_t epoch() const { return epoch_; }
+  // Re-establishes a dropped connection outside a transaction; true when it did.
+  bool Reconnect();
+  bool in_transaction() const { return in_transaction_; }
+
+ private:
+  Status TakeLease();
+  void ReleaseLease();
+  void StartHeartbeat();
+  void StopHeartbeat();
+
+  PgHandle conn_;
+  std::string url_, where_;
+  int busy_timeout_ms_;
+  int lease_seconds_ = 30;
+  std::string holder_;  // host:pid:address of this connection
+  int64_t token_ = 0;   // the fencing token of the lease held, 0 when none
+  bool in_transaction_ = false;
+  int64_t statements_ = 0, changes_ = 0, epoch_ = 0;
+
+  // The heartbeat: its own connection extends the lease every lease/3 s.
+  PgHandle beat_conn_;
+  std::thread beat_;
+  std::mutex beat_mu_;
+  std::condition_variable beat_cv_;
+  bool beat_stop_ = false;
+};
+
+// Opens (with options.create_if_missing, creates the schema in) the
+// PostgreSQL database a postgres:// or postgresql:// URL names.
+Result<std::unique_ptr<Engine>> OpenPostgresEngine(std::string_view url, const EngineOptions& options);
+
+}  // namespace engram::store::postgres

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# End-to-end: a brain on PostgreSQL (engram init --postgres) against the same
+# vault on SQLite; two brain folders over one database; the errors a user
+# sees. Needs the test cluster (ENGRAM_TEST_PG_URL_FILE, see tests/CMakeLists.txt).
+source "$(dirname "$0")/lib.sh"
+E=$ENGRAM
+PG=$(cat "${ENGRAM_TEST_PG_URL_FILE:?needs the test cluster}")
+VAULT=$(dirname "$0")/../../examples/vault
+schema="pge2e_$$"
+psql "$PG" -qAtc "DROP SCHEMA IF EXISTS $schema CASCADE; CREATE SCHEMA $schema" >/dev/null
+URL="$PG?options=-csearch_path%3D$schema"
+
+cp -r "$VAULT" "$WORK/lite" && cp -r "$VAULT" "$WORK/pg"
+expect_exit 0 -- "$E" init "$WORK/lite"
+expect_exit 0 -- "$E" init "$WORK/pg" --postgres "$URL"
+expect_contains "$OUT" "(PostgreSQL)" "init names the engine"
+expect_exit 0 -- "$E" --brain "$WORK/lite" import
+expect_exit 0 -- "$E" --brain "$WORK/pg" import
+expect_exit 0 -- "$E" --brain "$WORK/pg" status
+expect_contains "$OUT" "engine:           PostgreSQL" "status names the server"
+expect_exit 0 -- "$E" --brain "$WORK/pg" --json status
+expect_json "$OUT" 'd["stats"]["engine"] if "stats" in d else d["engine"]' "postgres"
+
+# The same ranking, scores included, for queries in both languages.
+for q in "warehouse robots" "Project Atlas pilot" "星河智能" "灯塔计划 知识助手" "partnership Seattle" \
+         "+robots -Shenzhen" '"mobile robots"' "who is the COO"; do
+  a=$("$E" --brain "$WORK/lite" --json search "$q" --limit 20 | python3 -c \
+    'import json,sys; print([(r["slug"], round(r["score"], 9), r["line_start"]) for r in json.load(sys.stdin)["results"]])')
+  b=$("$E" --brain "$WORK/pg" --json search "$q" --limit 20 | python3 -c \
+    'import json,sys; print([(r["slug"], round(r["score"], 9), r["line_start"]) for r in json.load(sys.stdin)["results"]])')
+  CHECKS=$((CHECKS + 1))
+  [[ "$a" == "$b" && "$a" != "[]" ]] || fail "search '$q' differs: sqlite $a postgres $b"
+done
+expect_exit 0 -- "$E" --brain "$WORK/pg" check
+expect_exit 0 -- "$E" --brain "$WORK/pg" check --full
+
+# A second brain folder over the same database (another machine, another
+# server) sees a write through the first, and its own writes are seen back.
+mkdir -p "$WORK/second/.engram" && cp "$WORK/pg/.engram/config.toml" "$WORK/second/.engram/"
+printf '# Zeppelin\nAirships over the harbour.\n' >"$WORK/zeppelin.md"
+expect_exit 0 -- "$E" --brain "$WORK/pg" put notes/zeppelin -f "$WORK/zeppelin.md"
+expect_exit 0 -- "$E" --brain "$WORK/second" --json search "airships harbour"
+expect_json "$OUT" 'd["results"][0]["slug"]' "notes/zeppelin"
+
+# Errors: an unreachable server is named (host and port), its password never.
+expect_exit 1 -- "$E" init "$WORK/nowhere" --postgres "postgres://someone:hunter2-secret@127.0.0.1:1/brain"
+expect_contains "$ERR" "127.0.0.1:1/brain" "unreachable server named"
+expect_not_contains "$ERR$OUT" "hunter2" "password kept out of the error"
+# A password given to init stays out of config.toml.
+schema2="pge2e_pw_$$"
+psql "$PG" -qAtc "DROP SCHEMA IF EXISTS $schema2 CASCADE; CREATE SCHEMA $schema2" >/dev/null
+pw_url=$(sed "s|://engram@|://engram:hunter2-secret@|" <<<"$PG")
+expect_exit 0 -- "$E" init "$WORK/pw" --postgres "$pw_url?options=-csearch_path%3D$schema2"
+expect_not_contains "$(cat "$WORK/pw/.engram/config.toml")" "hunter2" "password not written to the config"
+# Another program's database is refused and left alone.
+schema3="pge2e_foreign_$$"
+psql "$PG" -qAtc "DROP SCHEMA IF EXISTS $schema3 CASCADE; CREATE SCHEMA $schema3; CREATE TABLE $schema3.orders (id int)" >/dev/null
+expect_exit 1 -- "$E" init "$WORK/foreign" --postgres "$PG?options=-csearch_path%3D$schema3"
+expect_contains "$ERR" "another program" "foreign database refused"
+expect_json "$(psql "$PG" -qAtc "SELECT count(*) FROM pg_tables WHERE schemaname = '$schema3'")" 'd' "1"
+# url_env that is not set.
+mkdir -p "$WORK/envb/.engram"
+sed 's|^url_env = ""|url_env = "ENGRAM_TEST_UNSET_URL"|' "$WORK/pg/.engram/config.toml" >"$WORK/envb/.engram/config.toml"
+expect_exit 1 -- "$E" --brain "$WORK/envb" status
+expect_contains "$ERR" "ENGRAM_TEST_UNSET_URL" "unset url_env named"
+ENGRAM_TEST_UNSET_URL="$URL" expect_exit 0 -- "$E" --brain "$WORK/envb" --json search "airships"
+
+psql "$PG" -qAtc "DROP SCHEMA $schema CASCADE; DROP SCHEMA $schema2 CASCADE; DROP SCHEMA $schema3 CASCADE" >/dev/null
+finish

@@ -1,0 +1,153 @@
+// What only the PostgreSQL engine does: the writer's lease and fencing, the
+// refusal of foreign and newer databases, connection errors. (Everything the
+// engines share runs against PostgreSQL as ctest's unit.postgres: the store
+// suites with ENGRAM_TEST_STORE=postgres.) Skipped when the run has no cluster.
+#include <gtest/gtest.h>
+#include <libpq-fe.h>
+
+#include <string>
+
+#include "engram/engine.h"
+#include "engram/store/open_store.h"
+#include "test_stores.h"
+
+namespace engram {
+namespace {
+
+using testing::FreshPgStoreUrl;
+using testing::Prepare;
+
+// Runs sql on its own connection; "" on success, else the error.
+std::string Psql(const std::string& url, const std::string& sql) {
+  PGconn* c = PQconnectdb(url.c_str());
+  std::string err;
+  if (PQstatus(c) != CONNECTION_OK) {
+    err = PQerrorMessage(c);
+  } else {
+    PGresult* r = PQexec(c, sql.c_str());
+    if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK) err = PQresultErrorMessage(r);
+    PQclear(r);
+  }
+  PQfinish(c);
+  return err;
+}
+
+class PgEngine : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (testing::TestPgUrl().empty()) GTEST_SKIP() << "no PostgreSQL test cluster (ENGRAM_TEST_PG_URL)";
+    url_ = FreshPgStoreUrl();
+  }
+  std::unique_ptr<Engine> Open(int busy_timeout_ms = 5000) {
+    EngineOptions o;
+    o.create_if_missing = true;
+    o.busy_timeout_ms = busy_timeout_ms;
+    auto e = OpenStore(url_, o);
+    EXPECT_TRUE(e.ok()) << e.status().ToString();
+    return e.ok() ? std::move(e).value() : nullptr;
+  }
+  std::string url_;
+};
+
+TEST_F(PgEngine, ASecondWriterWaitsThenFailsNamingTheHolder) {
+  auto a = Open();
+  auto b = Open(300);
+  auto txn = a->Begin();
+  ASSERT_TRUE(txn.ok()) << txn.status().ToString();
+  ASSERT_TRUE(a->PutPage(Prepare("a.md", "written by a")).ok());
+  auto second = b->Begin();
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(second.status().message().find("pid " + std::to_string(::getpid())), std::string::npos)
+      << second.status().message();
+  // Readers never wait: b reads while a's transaction is open, and sees the state before it.
+  auto before = b->GetPage(ReadScope::All("default"), "a");
+  EXPECT_EQ(before.status().code(), StatusCode::kNotFound);
+  ASSERT_TRUE(txn->Commit().ok());
+  // Once a has committed, b writes.
+  auto later = b->Begin();
+  ASSERT_TRUE(later.ok()) << later.status().ToString();
+  ASSERT_TRUE(b->PutPage(Prepare("b.md", "written by b")).ok());
+  ASSERT_TRUE(later->Commit().ok());
+  EXPECT_TRUE(a->GetPage(ReadScope::All("default"), "b").ok());
+}
+
+TEST_F(PgEngine, AWriterThatLostItsLeaseNeverCommits) {
+  auto a = Open();
+  ASSERT_TRUE(a->PutPage(Prepare("kept.md", "before")).ok());
+  auto txn = a->Begin();
+  ASSERT_TRUE(txn.ok());
+  ASSERT_TRUE(a->PutPage(Prepare("lost.md", "never lands")).ok());
+  ASSERT_TRUE(a->PutPage(Prepare("kept.md", "after")).ok());
+  // The lease lapses and another writer takes it (a new token): a paused
+  // process, a network partition.
+  ASSERT_EQ(Psql(url_, "UPDATE engram_writer SET token = token + 1, holder = 'other', host = 'elsewhere', "
+                       "pid = 1, expires_at = clock_timestamp() + interval '1 minute'"),
+            "");
+  Status st = txn->Commit();
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("lease"), std::string::npos) << st.message();
+  EXPECT_EQ(a->GetPage(ReadScope::All("default"), "lost").status().code(), StatusCode::kNotFound);
+  auto kept = a->GetPage(ReadScope::All("default"), "kept");
+  ASSERT_TRUE(kept.ok());
+  EXPECT_NE(kept->content.find("before"), std::string::npos);
+  auto problems = a->CheckIntegrity();
+  ASSERT_TRUE(problems.ok());
+  EXPECT_TRUE(problems->empty());
+}
+
+TEST_F(PgEngine, AnotherProgramsDatabaseIsRefusedAndLeftAlone) {
+  ASSERT_EQ(Psql(url_, "CREATE TABLE invoices (id int); INSERT INTO invoices VALUES (7)"), "");
+  EngineOptions o;
+  o.create_if_missing = true;
+  auto e = OpenStore(url_, o);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().code(), StatusCode::kCorruption);
+  EXPECT_NE(e.status().message().find("another program"), std::string::npos) << e.status().message();
+  EXPECT_EQ(Psql(url_, "DO $$ BEGIN IF (SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()) <> 1 "
+                       "THEN RAISE EXCEPTION 'modified'; END IF; END $$"),
+            "");
+}
+
+TEST_F(PgEngine, ANewerSchemaIsRefused) {
+  ASSERT_NE(Open(), nullptr);
+  ASSERT_EQ(Psql(url_, "UPDATE engram_meta SET value = '999' WHERE key = 'schema_version'"), "");
+  EngineOptions o;
+  auto e = OpenStore(url_, o);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(e.status().message().find("newer"), std::string::npos) << e.status().message();
+}
+
+TEST_F(PgEngine, AnUnreachableServerIsNamedWithoutThePassword) {
+  EngineOptions o;
+  auto e = OpenStore("postgres://someone:s3cr3t-pw@127.0.0.1:1/brain", o);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(e.status().message().find("127.0.0.1:1/brain"), std::string::npos) << e.status().message();
+  EXPECT_EQ(e.status().message().find("s3cr3t"), std::string::npos) << e.status().message();
+}
+
+TEST_F(PgEngine, AMissingBrainIsNotFoundUnlessCreating) {
+  EngineOptions o;
+  auto e = OpenStore(url_, o);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(e.status().message().find("engram init --postgres"), std::string::npos) << e.status().message();
+}
+
+TEST_F(PgEngine, AWriteOfOneServerIsReadByAnotherConnection) {
+  auto a = Open();
+  auto b = Open();
+  ASSERT_TRUE(b->Stats().ok());
+  ASSERT_TRUE(a->PutPage(Prepare("notes/shared.md", "zebra crossing rules")).ok());
+  auto page = b->GetPage(ReadScope::All("default"), "notes/shared");
+  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  auto stats = b->Stats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->pages, 1);
+  EXPECT_GT(stats->db_bytes, 0);
+}
+
+}  // namespace
+}  // namespace engram
