@@ -5,10 +5,12 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <iomanip>
 #include <iostream>
 #include <memory>
 
 #include "command_support.h"
+#include "ops/migrate.h"
 #include "ops/sync_module.h"
 #include "output.h"
 
@@ -337,6 +339,53 @@ void AddHook(CLI::App& app, const bool* json, const std::string* brain_dir, int*
   hook->callback([action, json, brain_dir, exit_code] { *exit_code = RunHook(*action, *json, *brain_dir); });
 }
 
+int RunMigrate(const std::string& to, bool no_switch, bool json, const std::string& brain_dir) {
+  auto brain = OpenBrain(brain_dir);
+  if (!brain.ok()) return Fail(brain.status(), json);
+  const auto start = std::chrono::steady_clock::now();
+  auto r = ops::MigrateBrain(**brain, to, !no_switch, [&](const CopyProgress& p) {
+    if (!json) ProgressBar("migrate", p.rows_done, p.rows_total, start);
+  });
+  if (!r.ok()) return Fail(r.status(), json);
+  if (json) {
+    nlohmann::json tables = nlohmann::json::array();
+    for (const CopiedTable& t : r->copy.tables) {
+      tables.push_back({{"table", t.name}, {"rows", t.rows}, {"sha256", t.sha256}, {"resumed_after", t.resumed_after}});
+    }
+    Print({{"from", r->from}, {"to", r->to}, {"rows", r->copy.rows}, {"tables", tables},
+           {"switched", r->switched}, {"seconds", r->seconds}});
+    return 0;
+  }
+  int64_t resumed = 0;
+  for (const CopiedTable& t : r->copy.tables) resumed += t.resumed_after;
+  std::cout << "Copied " << r->copy.rows << " rows in " << r->copy.tables.size() << " tables from " << r->from
+            << " to " << r->to << " (" << std::fixed << std::setprecision(1) << r->seconds << " s";
+  if (resumed > 0) std::cout << "; resumed after " << resumed << " rows of an earlier run";
+  std::cout << ")\n  verified: every table's row count and SHA-256 equal in both\n";
+  if (r->switched) std::cout << "  the brain now uses " << r->to << " ([store] in .engram/config.toml)\n";
+  else std::cout << "  the brain still uses " << r->from << " (the copy is not switched to)\n";
+  return 0;
+}
+
+void AddMigrate(CLI::App& app, const bool* json, const std::string* brain_dir, int* exit_code) {
+  auto to = std::make_shared<std::string>();
+  auto no_switch = std::make_shared<bool>(false);
+  auto* migrate = app.add_subcommand("migrate", "Copy the brain's database to another engine (SQLite <-> PostgreSQL)");
+  migrate->add_option("--to", *to, "Where to: a postgres:// URL, sqlite (this brain's .engram/engram.db) or sqlite:PATH")
+      ->required();
+  migrate->add_flag("--no-switch", *no_switch, "Only copy: leave [store] in config.toml as it is");
+  migrate->footer(
+      "Copies every table (pages, versions, chunks with their vectors, postings, links, tags, aliases, timeline,\n"
+      "audit and ingest logs, sync anchors and failures, knowledge collections and entries, the change log)\n"
+      "with their ids, under the brain's write lock, then reads every table back on both sides and compares\n"
+      "row counts and SHA-256 checksums. The source is never modified. The target must be empty (or hold an\n"
+      "interrupted migrate of this brain: running the same command again resumes it). Afterwards config.toml's\n"
+      "[store] names the target (written without the URL's password; see `engram init --help`).");
+  migrate->callback([to, no_switch, json, brain_dir, exit_code] {
+    *exit_code = RunMigrate(*to, *no_switch, *json, *brain_dir);
+  });
+}
+
 }  // namespace
 
 void AddStatusCommand(CLI::App& app, const bool* json, const std::string* brain_dir, int* exit_code) {
@@ -354,6 +403,7 @@ void AddBrainCommands(CLI::App& app, const bool* json, const std::string* brain_
   AddSync(app, json, brain_dir, exit_code);
   AddAuditAndCheck(app, json, brain_dir, exit_code);
   AddHook(app, json, brain_dir, exit_code);
+  AddMigrate(app, json, brain_dir, exit_code);
 }
 
 }  // namespace engram::cli

@@ -26,6 +26,16 @@ std::string Digest(const EVP_MD* md, std::string_view data) {
 
 }  // namespace
 
+Sha256::Sha256() : ctx_(EVP_MD_CTX_new()) { EVP_DigestInit_ex(static_cast<EVP_MD_CTX*>(ctx_), EVP_sha256(), nullptr); }
+Sha256::~Sha256() { EVP_MD_CTX_free(static_cast<EVP_MD_CTX*>(ctx_)); }
+void Sha256::Update(std::string_view data) { EVP_DigestUpdate(static_cast<EVP_MD_CTX*>(ctx_), data.data(), data.size()); }
+std::string Sha256::HexDigest() {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_DigestFinal_ex(static_cast<EVP_MD_CTX*>(ctx_), out, &len);
+  return Hex(out, len);
+}
+
 std::string Sha256Hex(std::string_view data) { return Digest(EVP_sha256(), data); }
 std::string Md5Hex(std::string_view data) { return Digest(EVP_md5(), data); }
 

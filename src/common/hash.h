@@ -11,6 +11,21 @@ namespace engram::common {
 // Lower-case hex SHA-256 of the bytes.
 std::string Sha256Hex(std::string_view data);
 
+// SHA-256 over data given in pieces: Update() as often as needed, then
+// HexDigest() once.
+class Sha256 {
+ public:
+  Sha256();
+  ~Sha256();
+  Sha256(const Sha256&) = delete;
+  Sha256& operator=(const Sha256&) = delete;
+  void Update(std::string_view data);
+  std::string HexDigest();
+
+ private:
+  void* ctx_;  // EVP_MD_CTX
+};
+
 // Lower-case hex MD5 of the bytes (ids compatible with the knowledge API).
 std::string Md5Hex(std::string_view data);
 

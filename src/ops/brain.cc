@@ -39,35 +39,6 @@ Result<bool> ExcludeFromGit(const fs::path& root) {
   return true;
 }
 
-// The brain's store: .engram/engram.db, or the PostgreSQL database [store] names.
-Result<std::string> StoreUri(const fs::path& root, const StoreOptions& store) {
-  if (store.engine != "postgres") return "sqlite:" + (root / ".engram" / "engram.db").string();
-  if (!store.url_env.empty()) {
-    const char* url = std::getenv(store.url_env.c_str());
-    if (url == nullptr || *url == '\0') {
-      return Status::FailedPrecondition("store.url_env names " + store.url_env + ", which is not set; export it as "
-                                        "the PostgreSQL URL (postgres://USER:PASSWORD@HOST:PORT/DB)");
-    }
-    return std::string(url);
-  }
-  if (store.url.empty()) {
-    return Status::FailedPrecondition("store.engine is \"postgres\" but neither store.url nor store.url_env is set");
-  }
-  return store.url;
-}
-
-// url without the password of its user part (postgres://user:pw@host → postgres://user@host).
-std::string WithoutPassword(const std::string& url) {
-  const size_t scheme = url.find("://");
-  if (scheme == std::string::npos) return url;
-  const size_t at = url.find('@', scheme + 3);
-  const size_t slash = url.find('/', scheme + 3);
-  if (at == std::string::npos || (slash != std::string::npos && slash < at)) return url;
-  const size_t colon = url.find(':', scheme + 3);
-  if (colon == std::string::npos || colon > at) return url;
-  return url.substr(0, colon) + url.substr(at);
-}
-
 }  // namespace
 
 Brain::Brain(fs::path root, BrainOptions options, std::unique_ptr<Engine> engine)
@@ -98,7 +69,7 @@ Result<InitReport> Brain::Init(const fs::path& dir, const std::string& postgres_
     } else {
       std::string text = ops::DefaultConfigToml();
       for (const auto& [key, value] : {std::pair<std::string, std::string>{"store.engine", "postgres"},
-                                       {"store.url", WithoutPassword(postgres_url)}}) {
+                                       {"store.url", ops::WithoutPassword(postgres_url)}}) {
         ENGRAM_ASSIGN_OR_RETURN(const ops::SettingInfo* setting, ops::FindSetting(key));
         ENGRAM_ASSIGN_OR_RETURN(ops::TomlValue v, ops::ParseSettingArgument(*setting, value));
         ENGRAM_ASSIGN_OR_RETURN(text, ops::SetInConfigText(text, *setting, v, config.string()));
@@ -114,7 +85,7 @@ Result<InitReport> Brain::Init(const fs::path& dir, const std::string& postgres_
   eo.busy_timeout_ms = options.store.busy_timeout_ms;
   const bool postgres = options.store.engine == "postgres";
   report.created = postgres ? !had_config : !fs::exists(db, ec);
-  ENGRAM_ASSIGN_OR_RETURN(std::string uri, StoreUri(report.root, options.store));
+  ENGRAM_ASSIGN_OR_RETURN(std::string uri, ops::BrainStoreUri(report.root, options.store));
   // This run connects with the URL as given (its password included); later ones find it through url_env or ~/.pgpass.
   if (!postgres_url.empty() && !had_config) uri = postgres_url;
   report.database = postgres ? DescribeStore(uri) : db.string();
@@ -156,7 +127,7 @@ Result<std::unique_ptr<Brain>> Brain::Open(const fs::path& root) {
   ENGRAM_ASSIGN_OR_RETURN(BrainOptions options, ops::LoadConfig(root / ".engram" / "config.toml"));
   EngineOptions eo;
   eo.busy_timeout_ms = options.store.busy_timeout_ms;
-  ENGRAM_ASSIGN_OR_RETURN(std::string uri, StoreUri(root, options.store));
+  ENGRAM_ASSIGN_OR_RETURN(std::string uri, ops::BrainStoreUri(root, options.store));
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, OpenStore(uri, eo));
   return std::unique_ptr<Brain>(new Brain(root, options, std::move(engine)));
 }

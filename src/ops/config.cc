@@ -523,4 +523,32 @@ const char* SettingTypeName(SettingType type) {
   return "string";
 }
 
+Result<std::string> BrainStoreUri(const std::filesystem::path& root, const StoreOptions& store) {
+  if (store.engine != "postgres") return "sqlite:" + (root / ".engram" / "engram.db").string();
+  if (!store.url_env.empty()) {
+    const char* url = std::getenv(store.url_env.c_str());
+    if (url == nullptr || *url == '\0') {
+      return Status::FailedPrecondition("store.url_env names " + store.url_env + ", which is not set; export it as "
+                                        "the PostgreSQL URL (postgres://USER:PASSWORD@HOST:PORT/DB)");
+    }
+    return std::string(url);
+  }
+  if (store.url.empty()) {
+    return Status::FailedPrecondition("store.engine is \"postgres\" but neither store.url nor store.url_env is set");
+  }
+  return store.url;
+}
+
+std::string WithoutPassword(const std::string& url) {
+  const size_t scheme = url.find("://");
+  if (scheme == std::string::npos) return url;
+  const size_t at = url.find('@', scheme + 3);
+  const size_t slash = url.find('/', scheme + 3);
+  if (at == std::string::npos || (slash != std::string::npos && slash < at)) return url;
+  const size_t colon = url.find(':', scheme + 3);
+  if (colon == std::string::npos || colon > at) return url;
+  return url.substr(0, colon) + url.substr(at);
+}
+
+
 }  // namespace engram::ops

@@ -50,4 +50,12 @@ TomlValue SettingValue(const BrainOptions& options, const SettingInfo& setting);
 // "integer", "number", "string" or "list".
 const char* SettingTypeName(SettingType type);
 
+// The store URI of the brain at root: sqlite:ROOT/.engram/engram.db, or the
+// PostgreSQL URL [store] names (url_env's variable first, then url);
+// FailedPrecondition naming what is missing.
+Result<std::string> BrainStoreUri(const std::filesystem::path& root, const StoreOptions& store);
+
+// url without the password of its user part (postgres://user:pw@host → postgres://user@host).
+std::string WithoutPassword(const std::string& url);
+
 }  // namespace engram::ops

@@ -65,5 +65,40 @@ expect_exit 1 -- "$E" --brain "$WORK/envb" status
 expect_contains "$ERR" "ENGRAM_TEST_UNSET_URL" "unset url_env named"
 ENGRAM_TEST_UNSET_URL="$URL" expect_exit 0 -- "$E" --brain "$WORK/envb" --json search "airships"
 
-psql "$PG" -qAtc "DROP SCHEMA $schema CASCADE; DROP SCHEMA $schema2 CASCADE; DROP SCHEMA $schema3 CASCADE" >/dev/null
+# migrate: SQLite -> PostgreSQL -> SQLite, the same search results all the way.
+schema4="pge2e_migrate_$$"
+psql "$PG" -qAtc "DROP SCHEMA IF EXISTS $schema4 CASCADE; CREATE SCHEMA $schema4" >/dev/null
+results() {
+  for q in "warehouse robots" "星河智能" "Project Atlas pilot" "partnership Seattle"; do
+    "$E" --brain "$1" --json search "$q" --limit 20 | python3 -c \
+      'import json,sys; print([(r["slug"], round(r["score"], 9)) for r in json.load(sys.stdin)["results"]])'
+  done
+}
+before=$(results "$WORK/lite")
+expect_exit 0 -- "$E" --brain "$WORK/lite" migrate --to "$PG?options=-csearch_path%3D$schema4"
+expect_contains "$OUT" "verified: every table's row count and SHA-256 equal in both" "migrate verifies"
+expect_contains "$OUT" "the brain now uses" "migrate switches the brain"
+expect_exit 0 -- "$E" --brain "$WORK/lite" status
+expect_contains "$OUT" "engine:           PostgreSQL" "the migrated brain runs on PostgreSQL"
+CHECKS=$((CHECKS + 1))
+[[ "$(results "$WORK/lite")" == "$before" ]] || fail "search changed after migrating to PostgreSQL"
+expect_exit 0 -- "$E" --brain "$WORK/lite" check
+# Back: the old file is still there (migrate never modifies a source) and is not overwritten.
+expect_exit 1 -- "$E" --brain "$WORK/lite" migrate --to sqlite
+expect_contains "$ERR" "move .engram/engram.db aside" "the old SQLite file is not overwritten"
+mv "$WORK/lite/.engram/engram.db" "$WORK/old.db"
+rm -f "$WORK/lite/.engram/engram.db-wal" "$WORK/lite/.engram/engram.db-shm"
+expect_exit 0 -- "$E" --brain "$WORK/lite" --json migrate --to sqlite
+expect_json "$OUT" 'd["switched"]' "True"
+expect_exit 0 -- "$E" --brain "$WORK/lite" status
+expect_not_contains "$OUT" "PostgreSQL" "back on SQLite"
+CHECKS=$((CHECKS + 1))
+[[ "$(results "$WORK/lite")" == "$before" ]] || fail "search changed after the round trip"
+expect_exit 0 -- "$E" --brain "$WORK/lite" check --full
+# A target that holds another brain is refused.
+expect_exit 1 -- "$E" --brain "$WORK/lite" migrate --to "$URL"
+expect_contains "$ERR" "already holds a brain" "a full target is refused"
+
+psql "$PG" -qAtc "DROP SCHEMA $schema CASCADE; DROP SCHEMA $schema2 CASCADE; DROP SCHEMA $schema3 CASCADE;
+  DROP SCHEMA $schema4 CASCADE" >/dev/null
 finish

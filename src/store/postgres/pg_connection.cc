@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -79,6 +80,17 @@ std::string Translate(std::string_view sql, int* params) {
   return out;
 }
 
+// INSERT, UPDATE or DELETE of engram's tables (the lease's own statements are not: they run beside the transaction).
+bool IsWrite(const std::string& sql) {
+  size_t i = sql.find_first_not_of(" \n\t");
+  if (i == std::string::npos || sql.find("engram_writer") != std::string::npos) return false;
+  std::string word;
+  while (i < sql.size() && std::isalpha(static_cast<unsigned char>(sql[i]))) {
+    word += static_cast<char>(std::toupper(static_cast<unsigned char>(sql[i++])));
+  }
+  return word == "INSERT" || word == "UPDATE" || word == "DELETE";
+}
+
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -90,7 +102,8 @@ class PgStmt final : public sql::StmtImpl {
  public:
   PgStmt(PgConnection* conn, std::string sql, int params, bool persistent)
       : conn_(conn), sql_(std::move(sql)), values_(static_cast<size_t>(params)),
-        null_(static_cast<size_t>(params), 1), binary_(static_cast<size_t>(params), 0), persistent_(persistent) {}
+        null_(static_cast<size_t>(params), 1), binary_(static_cast<size_t>(params), 0), persistent_(persistent),
+        write_(IsWrite(sql_)) {}
 
   void BindInt(int i, int64_t v) override { Set(i, std::to_string(v), false); }
   void BindDouble(int i, double v) override {
@@ -106,7 +119,20 @@ class PgStmt final : public sql::StmtImpl {
 
   bool Step(Status* status) override {
     if (!res_) {
-      if (!Execute(status)) return false;
+      // A write outside a transaction is a transaction of its own, fenced like any other.
+      if (write_ && !conn_->in_transaction()) {
+        *status = conn_->Begin();
+        if (!status->ok()) return false;
+        const bool ran = Execute(status);
+        if (!ran) {
+          conn_->Rollback();
+          return false;
+        }
+        *status = conn_->Commit();
+        if (!status->ok()) return false;
+      } else if (!Execute(status)) {
+        return false;
+      }
       row_ = -1;
     }
     return ++row_ < PQntuples(res_.get());
@@ -131,12 +157,13 @@ class PgStmt final : public sql::StmtImpl {
     const char* v = PQgetvalue(res_.get(), row_, col);
     const size_t n = static_cast<size_t>(PQgetlength(res_.get(), row_, col));
     if (PQftype(res_.get(), col) != kByteaOid) return {v, n};
+    // Decoded once per cell: (result, row) says which cell a column's bytes hold.
     if (decoded_.size() <= static_cast<size_t>(col)) decoded_.resize(static_cast<size_t>(col) + 1);
-    auto& [row, bytes] = decoded_[static_cast<size_t>(col)];
-    if (row != row_ || decoded_of_ != executions_) {
-      decoded_of_ = executions_;
-      for (auto& d : decoded_) d.first = -1;
-      row = row_;
+    Decoded& d = decoded_[static_cast<size_t>(col)];
+    std::string& bytes = d.bytes;
+    if (d.row != row_ || d.execution != executions_) {
+      d.execution = executions_;
+      d.row = row_;
       bytes.clear();
       if (n >= 2 && v[0] == '\\' && v[1] == 'x') {
         bytes.resize((n - 2) / 2);
@@ -208,14 +235,19 @@ class PgStmt final : public sql::StmtImpl {
   std::vector<char> null_;
   std::vector<int> binary_;
   bool persistent_;
+  bool write_;
   std::string name_;
   int64_t epoch_ = -1;
   ResultHandle res_;
   int row_ = -1;
   int64_t changes_ = 0;
-  mutable std::vector<std::pair<int, std::string>> decoded_;
-  int64_t executions_ = 0;  // results read so far: which one decoded_ holds
-  mutable int64_t decoded_of_ = -1;
+  struct Decoded {
+    int64_t execution = -1;
+    int row = -1;
+    std::string bytes;
+  };
+  mutable std::vector<Decoded> decoded_;  // per bytea column, its cell of the current row
+  int64_t executions_ = 0;                // results read so far
 };
 
 void IgnoreNotice(void*, const char*) {}

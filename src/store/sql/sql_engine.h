@@ -78,6 +78,8 @@ class SqlEngine final : public Engine, public PostingStore {
   void RollbackTransaction() override;
 
   PostingStore& Postings() override { return *this; }
+  // The connection (CopyStore reads and writes whole tables through it).
+  Connection& connection() { return *conn_; }
   Result<std::vector<std::string>> PageAliases(PageId page_id) override;
   Result<std::vector<PageId>> PagesNamed(const ReadScope& scope, std::string_view name) override;
   Result<std::vector<PageNames>> AllPageNames(const ReadScope& scope) override;
