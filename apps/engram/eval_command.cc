@@ -90,6 +90,9 @@ void AddEvalCommand(CLI::App& app, const bool* json, const std::string* brain_di
       ->check(CLI::IsMember({"keyword", "hybrid", "vector"}));
   eval->add_option("--embedder", a->options.embedder,
                    "hybrid/vector: hash (default), openai (the [embedding] settings) or a model directory");
+  eval->add_option("--store", a->options.store,
+                   "Index into this store instead of a scratch SQLite file: an empty PostgreSQL database or\n"
+                   "schema (postgres://USER@HOST:PORT/DB?options=-csearch_path%3DNAME), to compare engines");
   eval->add_option("--per-query", a->per_query,
                    "Also write one JSON line per query to this file: {\"id\", \"ndcg@10\", \"recall@100\",\n"
                    "\"vector_confidence\"} (null in keyword mode)");

@@ -194,6 +194,13 @@ std::string FormatStats(const Json& s) {
   out << "database:         " << (s["db_bytes"].get<int64_t>() + 1023) / 1024 << " KiB (schema v"
       << s["schema_version"].get<int64_t>() << ")\n";
   if (s.contains("server")) out << "engine:           " << s["server"].get<std::string>() << "\n";
+  if (s.contains("replica")) {
+    const auto& r = s["replica"];
+    out << "read replica:     " << r["where"].get<std::string>();
+    if (r["lag_seconds"].is_null()) out << " (unreachable: reads go to the primary)\n";
+    else out << " (" << r["lag_seconds"].get<double>() << " s behind" << (r["serving"].get<bool>() ? "" : "; not serving now")
+             << ")\n";
+  }
   return out.str();
 }
 

@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,14 @@
 #include "engram/store/vector_store.h"
 
 namespace engram {
+
+// Where reads are served from, when a replica serves them.
+struct ReplicaState {
+  std::string where;         // host:port/db
+  double lag_seconds = 0;    // how far its replay is behind the primary (0: in step)
+  bool serving = false;      // false: reads go to the primary now (a write of this engine not yet replayed, or
+                             // the replica unreachable)
+};
 
 struct BrainStats {
   int64_t pages = 0;
@@ -56,6 +65,7 @@ struct BrainStats {
   int schema_version = 0;
   std::string engine;  // "sqlite" or "postgres"
   std::string server;  // the engine's version, and for a server where it is ("PostgreSQL 15.8 at host:5432/db")
+  std::optional<ReplicaState> replica;  // the read replica, when one is configured
 };
 
 // A way in which the database disagrees with itself.
@@ -67,7 +77,11 @@ struct IntegrityProblem {
 struct EngineOptions {
   bool create_if_missing = false;
   int busy_timeout_ms = 5000;
+  // A hot standby of the database that reads go to while nothing this
+  // engine wrote is missing from it (PostgreSQL; "" = none).
+  std::string read_uri;
 };
+
 
 class Engine : public PageStore,
                public VectorStore,
@@ -113,6 +127,9 @@ class Engine : public PageStore,
   // the engine, valid as long as it, used from the engine's thread.
   virtual PostingStore& Postings() = 0;
   virtual Result<BrainStats> Stats() = 0;
+  // The read replica and its lag; nothing when the engine reads from the
+  // primary only.
+  virtual Result<std::optional<ReplicaState>> ReadReplica() { return std::optional<ReplicaState>(); }
 
  protected:
   Engine() = default;

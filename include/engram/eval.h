@@ -22,6 +22,8 @@ struct EvalOptions {
   std::string embedder = "hash";  // hybrid/vector: "hash", "openai" (the [embedding] settings) or a model directory
   size_t depth = 100;             // results retrieved per query
   BrainOptions brain;             // chunking and BM25 settings
+  std::string store;              // where the throwaway index lives: "" a scratch SQLite file, or a store URI
+                                  // (an empty PostgreSQL database or schema: postgres://…?options=-csearch_path%3DS)
 };
 
 // One query's outcome (`engram eval --per-query FILE`).

@@ -127,6 +127,7 @@ struct StoreOptions {
   std::string engine = "sqlite";  // "sqlite": .engram/engram.db; "postgres": the database url names
   std::string url;                // postgres://USER@HOST:PORT/DB (a password belongs in url_env or ~/.pgpass)
   std::string url_env;            // the environment variable holding the URL; wins over url
+  std::string read_url;           // a hot standby serving reads (postgres); "" = the primary serves them
   int busy_timeout_ms = 5000;   // how long a writer waits for another writer's transaction
   int lock_timeout_ms = 10000;  // how long a write waits for the brain's write lock
   Status Validate() const;

@@ -128,6 +128,7 @@ Result<std::unique_ptr<Brain>> Brain::Open(const fs::path& root) {
   EngineOptions eo;
   eo.busy_timeout_ms = options.store.busy_timeout_ms;
   ENGRAM_ASSIGN_OR_RETURN(std::string uri, ops::BrainStoreUri(root, options.store));
+  if (options.store.engine == "postgres") eo.read_uri = options.store.read_url;
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, OpenStore(uri, eo));
   return std::unique_ptr<Brain>(new Brain(root, options, std::move(engine)));
 }

@@ -109,6 +109,7 @@ const std::vector<TextSetting>& TextSettings() {
       {"store", "engine", ENGRAM_FIELD(store.engine), {"sqlite", "postgres"}},
       {"store", "url", ENGRAM_FIELD(store.url), {}},
       {"store", "url_env", ENGRAM_FIELD(store.url_env), {}},
+      {"store", "read_url", ENGRAM_FIELD(store.read_url), {}},
       {"git", "author_name", ENGRAM_FIELD(git.author_name), {}},
       {"git", "author_email", ENGRAM_FIELD(git.author_email), {}},
       {"git", "message", ENGRAM_FIELD(git.message), {}},
@@ -333,6 +334,11 @@ message = "engram {operation}: {path}"
 engine = "sqlite"
 url = ""
 url_env = ""
+# postgres: a hot standby of that database (streaming replication) that
+# serves reads — searches, pages, status — while writes go to url. A process
+# reads its own writes from the primary until the standby has replayed them;
+# results name the standby when it lags.
+read_url = ""
 # Milliseconds a writer waits for another writer's transaction to finish.
 busy_timeout_ms = 5000
 # Milliseconds a write (import, put, delete, sync) waits for the brain's

@@ -316,7 +316,15 @@ Result<EvalResult> RunEval(const EvalOptions& options) {
   if (scratch.path().empty()) return Status::IOError("cannot create a temporary directory");
   EngineOptions eo;
   eo.create_if_missing = true;
-  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, OpenSqliteStore(scratch.path() / "eval.db", eo));
+  auto opened = options.store.empty() ? OpenSqliteStore(scratch.path() / "eval.db", eo) : OpenStore(options.store, eo);
+  ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, std::move(opened));
+  if (!options.store.empty()) {
+    ENGRAM_ASSIGN_OR_RETURN(BrainStats before, engine->Stats());
+    if (before.pages > 0) {
+      return Status::FailedPrecondition("--store " + DescribeStore(options.store) + " already holds " +
+                                        std::to_string(before.pages) + " pages; eval needs an empty store");
+    }
+  }
 
   EvalResult result;
   std::map<std::string, std::string> doc_of_slug;

@@ -123,21 +123,27 @@ Json ToJson(const StoredPage& p) {
 }
 
 Json ToJson(const BrainStats& s) {
-  return {{"pages", s.pages},
-          {"private_pages", s.private_pages},
-          {"chunks", s.chunks},
-          {"links", s.links},
-          {"attachments", s.attachments},
-          {"tags", s.tags},
-          {"aliases", s.aliases},
-          {"timeline_entries", s.timeline_entries},
-          {"versions", s.versions},
-          {"terms", s.terms},
-          {"pages_by_type", s.pages_by_type},
-          {"db_bytes", s.db_bytes},
-          {"schema_version", s.schema_version},
-          {"engine", s.engine},
-          {"server", s.server}};
+  Json j = {{"pages", s.pages},
+            {"private_pages", s.private_pages},
+            {"chunks", s.chunks},
+            {"links", s.links},
+            {"attachments", s.attachments},
+            {"tags", s.tags},
+            {"aliases", s.aliases},
+            {"timeline_entries", s.timeline_entries},
+            {"versions", s.versions},
+            {"terms", s.terms},
+            {"pages_by_type", s.pages_by_type},
+            {"db_bytes", s.db_bytes},
+            {"schema_version", s.schema_version},
+            {"engine", s.engine},
+            {"server", s.server}};
+  if (s.replica) {
+    j["replica"] = {{"where", s.replica->where},
+                    {"lag_seconds", s.replica->lag_seconds < 0 ? Json(nullptr) : Json(s.replica->lag_seconds)},
+                    {"serving", s.replica->serving}};
+  }
+  return j;
 }
 
 Json ToJson(const std::vector<PageSummary>& pages) {

@@ -20,6 +20,20 @@ SearchModule::~SearchModule() = default;
 
 Result<SearchResponse> SearchModule::Search(const OperationContext& ctx, std::string_view query,
                                             SearchOptions options) {
+  ENGRAM_ASSIGN_OR_RETURN(SearchResponse r, SearchStore(ctx, query, std::move(options)));
+  // Results read from a replica that lags say so: the latest writes may be missing from them.
+  ENGRAM_ASSIGN_OR_RETURN(std::optional<ReplicaState> replica, brain_.engine().ReadReplica());
+  if (replica && replica->serving && replica->lag_seconds > 0) {
+    char lag[32];
+    std::snprintf(lag, sizeof lag, "%.1f", replica->lag_seconds);
+    r.notes.push_back("read from the replica at " + replica->where + ", " + lag +
+                      " s behind the primary: the latest writes may be missing");
+  }
+  return r;
+}
+
+Result<SearchResponse> SearchModule::SearchStore(const OperationContext& ctx, std::string_view query,
+                                                 SearchOptions options) {
   options.include_private = !ctx.remote;
   options.filter.include_private = options.include_private;
   SearchMode mode = options.mode;

@@ -33,6 +33,9 @@ class SearchModule final : public BrainModule {
   SearchOptions DefaultSearchOptions() const;
 
  private:
+  // Search without the note about a lagging replica.
+  Result<SearchResponse> SearchStore(const OperationContext& ctx, std::string_view query, SearchOptions options);
+
   Brain& brain_;
   std::unique_ptr<llm::ChatClient> chat_;  // query expansion, when configured
 };

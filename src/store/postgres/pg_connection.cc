@@ -80,10 +80,10 @@ std::string Translate(std::string_view sql, int* params) {
   return out;
 }
 
-// INSERT, UPDATE or DELETE of engram's tables (the lease's own statements are not: they run beside the transaction).
+// An INSERT, UPDATE or DELETE: run on the primary.
 bool IsWrite(const std::string& sql) {
   size_t i = sql.find_first_not_of(" \n\t");
-  if (i == std::string::npos || sql.find("engram_writer") != std::string::npos) return false;
+  if (i == std::string::npos) return false;
   std::string word;
   while (i < sql.size() && std::isalpha(static_cast<unsigned char>(sql[i]))) {
     word += static_cast<char>(std::toupper(static_cast<unsigned char>(sql[i++])));
@@ -103,7 +103,7 @@ class PgStmt final : public sql::StmtImpl {
   PgStmt(PgConnection* conn, std::string sql, int params, bool persistent)
       : conn_(conn), sql_(std::move(sql)), values_(static_cast<size_t>(params)),
         null_(static_cast<size_t>(params), 1), binary_(static_cast<size_t>(params), 0), persistent_(persistent),
-        write_(IsWrite(sql_)) {}
+        write_(IsWrite(sql_)), own_transaction_(write_ && sql_.find("engram_writer") == std::string::npos) {}
 
   void BindInt(int i, int64_t v) override { Set(i, std::to_string(v), false); }
   void BindDouble(int i, double v) override {
@@ -120,7 +120,7 @@ class PgStmt final : public sql::StmtImpl {
   bool Step(Status* status) override {
     if (!res_) {
       // A write outside a transaction is a transaction of its own, fenced like any other.
-      if (write_ && !conn_->in_transaction()) {
+      if (own_transaction_ && !conn_->in_transaction()) {
         *status = conn_->Begin();
         if (!status->ok()) return false;
         const bool ran = Execute(status);
@@ -197,18 +197,19 @@ class PgStmt final : public sql::StmtImpl {
       lengths[k] = static_cast<int>(values_[k].size());
     }
     for (int attempt = 0;; ++attempt) {
-      PGconn* c = conn_->raw();
-      if (persistent_ && epoch_ != conn_->epoch()) {
-        name_ = conn_->NextStatementName();
-        ResultHandle prep(PQprepare(c, name_.c_str(), sql_.c_str(), n, nullptr));
+      const int which = write_ || conn_->in_transaction() ? 0 : conn_->ReadTarget();
+      PGconn* c = conn_->raw(which);
+      if (persistent_ && epoch_[which] != conn_->epoch(which)) {
+        name_[which] = conn_->NextStatementName();
+        ResultHandle prep(PQprepare(c, name_[which].c_str(), sql_.c_str(), n, nullptr));
         if (PQresultStatus(prep.get()) != PGRES_COMMAND_OK) {
           *status = PgError(c, prep.get(), "preparing '" + sql_.substr(0, 80) + "'");
-          if (attempt == 0 && Retry()) continue;
+          if (attempt == 0 && Retry(which)) continue;
           return false;
         }
-        epoch_ = conn_->epoch();
+        epoch_[which] = conn_->epoch(which);
       }
-      ResultHandle res(persistent_ ? PQexecPrepared(c, name_.c_str(), n, values.data(), lengths.data(),
+      ResultHandle res(persistent_ ? PQexecPrepared(c, name_[which].c_str(), n, values.data(), lengths.data(),
                                                     binary_.data(), 0)
                                    : PQexecParams(c, sql_.c_str(), n, nullptr, values.data(), lengths.data(),
                                                   binary_.data(), 0));
@@ -222,12 +223,20 @@ class PgStmt final : public sql::StmtImpl {
         return true;
       }
       *status = PgError(c, res.get(), "'" + sql_.substr(0, 80) + "'");
-      if (attempt == 0 && Retry()) continue;
+      if (attempt == 0 && Retry(which)) continue;
       return false;
     }
   }
-  // A read outside a transaction on a dropped connection is tried once more.
-  bool Retry() { return !conn_->in_transaction() && PQstatus(conn_->raw()) == CONNECTION_BAD && conn_->Reconnect(); }
+  // A read outside a transaction on a dropped connection is tried once more:
+  // on the primary when the replica failed, on a new connection when the primary did.
+  bool Retry(int which) {
+    if (conn_->in_transaction() || PQstatus(conn_->raw(which)) != CONNECTION_BAD) return false;
+    if (which == 1) {
+      conn_->ReplicaFailed();
+      return true;
+    }
+    return conn_->Reconnect();
+  }
 
   PgConnection* conn_;
   std::string sql_;
@@ -236,8 +245,11 @@ class PgStmt final : public sql::StmtImpl {
   std::vector<int> binary_;
   bool persistent_;
   bool write_;
-  std::string name_;
-  int64_t epoch_ = -1;
+  // A write of engram's tables outside a transaction is a fenced transaction of its own (the lease's own
+  // statements run beside the transaction they guard).
+  bool own_transaction_;
+  std::string name_[2];           // prepared on the primary, on the replica
+  int64_t epoch_[2] = {-1, -1};
   ResultHandle res_;
   int row_ = -1;
   int64_t changes_ = 0;
@@ -251,6 +263,17 @@ class PgStmt final : public sql::StmtImpl {
 };
 
 void IgnoreNotice(void*, const char*) {}
+
+// The highest WAL position any connection of this process committed at.
+std::atomic<uint64_t> g_committed_lsn{0};
+
+// A pg_lsn's text ("16/B374D848") as a number.
+uint64_t ParseLsn(const char* text) {
+  char* slash = nullptr;
+  const uint64_t high = std::strtoull(text, &slash, 16);
+  if (!slash || *slash != '/') return 0;
+  return high << 32 | std::strtoull(slash + 1, nullptr, 16);
+}
 
 std::string HostName() {
   char buf[256] = {0};
@@ -303,7 +326,8 @@ Result<PgHandle> Connect(std::string_view url) {
 
 PgConnection::PgConnection(PgHandle conn, std::string url, const EngineOptions& options)
     : conn_(std::move(conn)), url_(std::move(url)), where_(DescribeUrl(url_)),
-      busy_timeout_ms_(options.busy_timeout_ms) {
+      busy_timeout_ms_(options.busy_timeout_ms), read_url_(options.read_uri),
+      replica_where_(options.read_uri.empty() ? "" : DescribeUrl(options.read_uri)) {
   holder_ = HostName() + ":" + std::to_string(::getpid()) + ":" +
             std::to_string(reinterpret_cast<uintptr_t>(this));
 }
@@ -454,6 +478,7 @@ Status PgConnection::Commit() {
   in_transaction_ = false;
   StopHeartbeat();
   ReleaseLease();
+  NoteCommit();
   return Status::Ok();
 }
 
@@ -462,6 +487,74 @@ void PgConnection::Rollback() {
   in_transaction_ = false;
   StopHeartbeat();
   ReleaseLease();
+}
+
+int PgConnection::ReadTarget() {
+  if (read_url_.empty()) return 0;
+  const auto now = std::chrono::steady_clock::now();
+  if (now < replica_down_until_) return 0;
+  if (!replica_ || PQstatus(replica_.get()) != CONNECTION_OK) {
+    auto c = Connect(read_url_);
+    if (!c.ok()) {
+      ReplicaFailed();
+      return 0;
+    }
+    replica_ = std::move(c).value();
+    ++replica_epoch_;
+  }
+  const uint64_t awaited = g_committed_lsn.load();
+  if (awaited > replica_replayed_) {
+    if (now - replica_checked_ < std::chrono::milliseconds(50)) return 0;
+    replica_checked_ = now;
+    ResultHandle r(PQexec(replica_.get(), "SELECT coalesce(pg_last_wal_replay_lsn(), pg_current_wal_lsn())::text"));
+    if (PQresultStatus(r.get()) != PGRES_TUPLES_OK || PQntuples(r.get()) != 1) {
+      ReplicaFailed();
+      return 0;
+    }
+    replica_replayed_ = ParseLsn(PQgetvalue(r.get(), 0, 0));
+    if (awaited > replica_replayed_) return 0;
+  }
+  return 1;
+}
+
+void PgConnection::ReplicaFailed() {
+  replica_.reset();
+  replica_down_until_ = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+}
+
+void PgConnection::NoteCommit() {
+  if (read_url_.empty()) return;
+  // The insert position, not pg_current_wal_lsn(): without synchronous commit the commit record may
+  // still sit in WAL buffers, behind which the write position lags.
+  ResultHandle r(PQexec(conn_.get(), "SELECT pg_current_wal_insert_lsn()::text"));
+  if (PQresultStatus(r.get()) != PGRES_TUPLES_OK || PQntuples(r.get()) != 1) return;
+  const uint64_t lsn = ParseLsn(PQgetvalue(r.get(), 0, 0));
+  uint64_t seen = g_committed_lsn.load();
+  while (lsn > seen && !g_committed_lsn.compare_exchange_weak(seen, lsn)) {
+  }
+}
+
+Result<std::optional<ReplicaState>> PgConnection::ReadReplica() {
+  if (read_url_.empty()) return std::optional<ReplicaState>();
+  ReplicaState state;
+  state.where = replica_where_;
+  state.serving = ReadTarget() == 1;
+  if (!replica_) {
+    state.lag_seconds = -1;  // unreachable
+    return std::optional<ReplicaState>(state);
+  }
+  ResultHandle r(PQexec(replica_.get(),
+                        "SELECT CASE WHEN NOT pg_is_in_recovery() OR pg_last_wal_receive_lsn() IS NULL OR "
+                        "pg_last_wal_receive_lsn() <= pg_last_wal_replay_lsn() THEN 0 ELSE "
+                        "extract(epoch FROM clock_timestamp() - pg_last_xact_replay_timestamp()) END"));
+  if (PQresultStatus(r.get()) != PGRES_TUPLES_OK || PQntuples(r.get()) != 1) {
+    ReplicaFailed();
+    state.serving = false;
+    state.lag_seconds = -1;
+    return std::optional<ReplicaState>(state);
+  }
+  state.lag_seconds = std::strtod(PQgetvalue(r.get(), 0, 0), nullptr);
+  return std::optional<ReplicaState>(state);
 }
 
 Result<std::pair<int64_t, int64_t>> PgConnection::ChangeKey() {

@@ -17,6 +17,7 @@
 #include <libpq-fe.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -59,6 +60,7 @@ class PgConnection final : public sql::Connection {
   Result<int64_t> DatabaseBytes() override;
   Result<int> SchemaVersion() override;
   Result<std::string> Describe() override;
+  Result<std::optional<ReplicaState>> ReadReplica() override;
 
   // The first column of the first row of sql (0 when there is none).
   Result<int64_t> QueryInt(const std::string& sql);
@@ -68,14 +70,20 @@ class PgConnection final : public sql::Connection {
 
   // For statements: the libpq connection, a name for a new prepared
   // statement, and the count of rows changed (ChangeKey's second half).
-  PGconn* raw() const { return conn_.get(); }
+  // Connection 0 is the primary, 1 the read replica.
+  PGconn* raw(int which = 0) const { return which == 1 ? replica_.get() : conn_.get(); }
   std::string NextStatementName() { return "e" + std::to_string(++statements_); }
   void AddChanges(int64_t n) { changes_ += n; }
-  // Bumped when the connection was re-established (prepared statements are gone).
-  int64_t epoch() const { return epoch_; }
-  // Re-establishes a dropped connection outside a transaction; true when it did.
+  // Bumped when a connection was re-established (its prepared statements are gone).
+  int64_t epoch(int which = 0) const { return which == 1 ? replica_epoch_ : epoch_; }
+  // Re-establishes a dropped primary connection outside a transaction; true when it did.
   bool Reconnect();
   bool in_transaction() const { return in_transaction_; }
+  // Where a read outside a transaction goes: 1 (the replica) when there is
+  // one, it answers, and it has replayed this connection's last commit; else 0.
+  int ReadTarget();
+  // The replica failed: reads go to the primary for a while, then it is tried again.
+  void ReplicaFailed();
 
  private:
   Status TakeLease();
@@ -83,9 +91,19 @@ class PgConnection final : public sql::Connection {
   void StartHeartbeat();
   void StopHeartbeat();
 
+  // After a commit, the primary's WAL position: every connection of this
+  // process reads from the primary until the replica has replayed it, so a
+  // process (a server's workers included) reads its own writes.
+  void NoteCommit();
+
   PgHandle conn_;
   std::string url_, where_;
   int busy_timeout_ms_;
+  PgHandle replica_;
+  std::string read_url_, replica_where_;
+  int64_t replica_epoch_ = 0;
+  uint64_t replica_replayed_ = 0;  // the replica's replay position when last asked
+  std::chrono::steady_clock::time_point replica_checked_{}, replica_down_until_{};
   int lease_seconds_ = 30;
   std::string holder_;  // host:pid:address of this connection
   int64_t token_ = 0;   // the fencing token of the lease held, 0 when none

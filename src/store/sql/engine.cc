@@ -304,6 +304,7 @@ Result<BrainStats> SqlEngine::Stats() {
   ENGRAM_ASSIGN_OR_RETURN(st.db_bytes, conn_->DatabaseBytes());
   st.engine = pg_ ? "postgres" : "sqlite";
   ENGRAM_ASSIGN_OR_RETURN(st.server, conn_->Describe());
+  ENGRAM_ASSIGN_OR_RETURN(st.replica, conn_->ReadReplica());
   return st;
 }
 

@@ -78,6 +78,7 @@ class SqlEngine final : public Engine, public PostingStore {
   void RollbackTransaction() override;
 
   PostingStore& Postings() override { return *this; }
+  Result<std::optional<ReplicaState>> ReadReplica() override { return conn_->ReadReplica(); }
   // The connection (CopyStore reads and writes whole tables through it).
   Connection& connection() { return *conn_; }
   Result<std::vector<std::string>> PageAliases(PageId page_id) override;

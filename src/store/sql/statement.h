@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "engram/engine.h"
 #include "engram/status.h"
 
 // The SQL that logs one change (engram/store/change_log.h) of stream (an
@@ -128,6 +129,8 @@ class Connection {
   virtual Result<int> SchemaVersion() = 0;
   // The library or server and its version, and where it is.
   virtual Result<std::string> Describe() = 0;
+  // The read replica, when one serves reads.
+  virtual Result<std::optional<ReplicaState>> ReadReplica() { return std::optional<ReplicaState>(); }
 };
 
 // A vector as the bytes of its floats (host order, as every reader here
