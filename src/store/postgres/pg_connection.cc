@@ -1,6 +1,9 @@
 #include "store/postgres/pg_connection.h"
 
+#include <signal.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <cctype>
 #include <chrono>
@@ -224,6 +227,11 @@ class PgStmt final : public sql::StmtImpl {
       }
       *status = PgError(c, res.get(), "'" + sql_.substr(0, 80) + "'");
       if (attempt == 0 && Retry(which)) continue;
+      if (PQstatus(c) == CONNECTION_BAD) {
+        *status = Status::Unavailable("lost the connection to PostgreSQL at " + conn_->where(which) +
+                                      (conn_->in_transaction() ? " (the write transaction is rolled back)" : "") +
+                                      ": " + status->message());
+      }
       return false;
     }
   }
@@ -389,6 +397,25 @@ Status PgConnection::TakeLease() {
     }
     ENGRAM_RETURN_IF_ERROR(take.status());
     take.Reset();
+    // A holder on this host whose process is gone (a crash, a kill -9) left its lease running: take it over
+    // at once instead of waiting out its expiry. (Across machines only the expiry can tell.)
+    ENGRAM_ASSIGN_OR_RETURN(Stmt held, Prepare("SELECT token, host, pid FROM engram_writer WHERE id = 1", false));
+    if (held.Step() && held.Text(1) == HostName() && held.Int(2) != ::getpid() && held.Int(2) > 0 &&
+        ::kill(static_cast<pid_t>(held.Int(2)), 0) != 0 && errno == ESRCH) {
+      const int64_t dead_token = held.Int(0);
+      ENGRAM_ASSIGN_OR_RETURN(Stmt steal, Prepare("UPDATE engram_writer SET token = token + 1, holder = ?, host = ?, "
+                                                  "pid = ?, expires_at = clock_timestamp() + make_interval(secs => ?) "
+                                                  "WHERE id = 1 AND token = ? RETURNING token", false));
+      steal.Bind(1, holder_).Bind(2, HostName()).Bind(3, int64_t{::getpid()}).Bind(4, int64_t{lease_seconds_});
+      steal.Bind(5, dead_token);
+      if (steal.Step()) {
+        token_ = steal.Int(0);
+        return Status::Ok();
+      }
+      ENGRAM_RETURN_IF_ERROR(steal.status());
+      continue;  // someone else took it first: try again
+    }
+    ENGRAM_RETURN_IF_ERROR(held.status());
     if (std::chrono::steady_clock::now() >= deadline) {
       ENGRAM_ASSIGN_OR_RETURN(Stmt who, Prepare("SELECT host, pid, to_char(expires_at AT TIME ZONE 'UTC', "
                                                 "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') FROM engram_writer WHERE id = 1",

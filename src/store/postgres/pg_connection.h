@@ -65,8 +65,8 @@ class PgConnection final : public sql::Connection {
   // The first column of the first row of sql (0 when there is none).
   Result<int64_t> QueryInt(const std::string& sql);
   Result<std::string> QueryText(const std::string& sql);
-  // "host:port/dbname".
-  const std::string& where() const { return where_; }
+  // "host:port/dbname" of the primary (0) or the replica (1).
+  const std::string& where(int which = 0) const { return which == 1 ? replica_where_ : where_; }
 
   // For statements: the libpq connection, a name for a new prepared
   // statement, and the count of rows changed (ChangeKey's second half).
