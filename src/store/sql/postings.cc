@@ -109,11 +109,21 @@ Result<std::vector<PageId>> SqlEngine::PrivatePageIds() {
 }
 
 Result<std::vector<ChunkId>> SqlEngine::PageChunkIds(PageId page_id) {
+  // Kept with the posting lists read for this search (valid while their change key is): not inside a
+  // write transaction, whose own writes the key does not follow.
+  auto& kept = posting_cache_.page_chunks;
+  if (!in_transaction_) {
+    if (auto it = kept.find(page_id.value()); it != kept.end()) return it->second;
+  }
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id FROM chunks WHERE page_id = ? ORDER BY id"));
   q->Bind(1, page_id.value());
   std::vector<ChunkId> out;
   while (q->Step()) out.emplace_back(q->Int(0));
   ENGRAM_RETURN_IF_ERROR(q->status());
+  if (!in_transaction_ && posting_cache_.key.first >= 0) {
+    if (kept.size() >= 200000) kept.clear();
+    kept.emplace(page_id.value(), out);
+  }
   return out;
 }
 

@@ -73,6 +73,27 @@ Result<std::vector<ChunkRecord>> SqlEngine::GetChunks(const ReadScope& scope, co
                                  "AND (?3 = '' OR s.name = ?3)";
   std::vector<ChunkRecord> out;
   out.reserve(chunk_ids.size());
+  if (pg_ && chunk_ids.size() > 1) {
+    // One round trip for all of them, in the order asked.
+    static const std::string pg_sql = std::string(kChunkColumns) +
+                                      "JOIN sources s ON s.id = p.source_id WHERE c.id = ANY(?1::bigint[]) AND "
+                                      "(?2 OR p.visibility = 'public') AND (?3 = '' OR s.name = ?3)";
+    std::string ids = "{";
+    for (const ChunkId id : chunk_ids) ids.append(ids.size() > 1 ? "," : "").append(std::to_string(id.value()));
+    ids += "}";
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(pg_sql.c_str()));
+    q->Bind(1, ids).Bind(2, int64_t{scope.include_private ? 1 : 0}).Bind(3, scope.source);
+    std::unordered_map<int64_t, ChunkRecord> found;
+    while (q->Step()) {
+      ChunkRecord r = ReadChunk(*q);
+      found.emplace(r.chunk_id.value(), std::move(r));
+    }
+    ENGRAM_RETURN_IF_ERROR(q->status());
+    for (const ChunkId id : chunk_ids) {
+      if (auto it = found.find(id.value()); it != found.end()) out.push_back(it->second);
+    }
+    return out;
+  }
   for (const ChunkId id : chunk_ids) {
     ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(sql.c_str()));
     q->Bind(1, id.value()).Bind(2, int64_t{scope.include_private ? 1 : 0}).Bind(3, scope.source);

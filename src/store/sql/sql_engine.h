@@ -294,10 +294,14 @@ class SqlEngine final : public Engine, public PostingStore {
     std::unordered_map<Key, decltype(lru)::iterator, KeyHash> index;
     size_t bytes = 0;
     std::pair<int64_t, int64_t> key{-1, -1};
+    // Each page's chunk ids (PageChunkIds), dropped with the lists: BM25 asks for them page by page, and
+    // over a network a round trip per page cost more than the scoring.
+    std::unordered_map<int64_t, std::vector<ChunkId>> page_chunks;
     void Clear() {
       lru.clear();
       index.clear();
       bytes = 0;
+      page_chunks.clear();
     }
   };
   // The database's change key (Connection::ChangeKey).
