@@ -316,10 +316,7 @@ Status SqlEngine::Repair() {
         }
       }
       ENGRAM_RETURN_IF_ERROR(q->status());
-      ENGRAM_ASSIGN_OR_RETURN(Stmt * put, S(titles ? "INSERT INTO title_postings(term_id, data) VALUES (?, ?) "
-                                                            "ON CONFLICT (term_id) DO UPDATE SET data = excluded.data"
-                                                   : "INSERT INTO postings(term_id, data) VALUES (?, ?) "
-                                                     "ON CONFLICT (term_id) DO UPDATE SET data = excluded.data"));
+      ENGRAM_ASSIGN_OR_RETURN(Stmt * put, S(titles ? kPutTitlePostingsSql : kPutPostingsSql));
       ENGRAM_ASSIGN_OR_RETURN(Stmt * del, S(titles ? "DELETE FROM title_postings WHERE term_id = ?"
                                                    : "DELETE FROM postings WHERE term_id = ?"));
       for (const auto& [term, blob] : rewrites) {

@@ -194,7 +194,9 @@ std::vector<std::pair<std::string, std::vector<std::string>>> CopiedColumns() {
   std::vector<std::pair<std::string, std::vector<std::string>>> out;
   for (const Table& t : Tables()) {
     std::vector<std::string> cols;
-    for (const Column& c : t.columns) cols.push_back(c.name[0] == '"' ? std::string(c.name + 1, strlen(c.name) - 2) : c.name);
+    for (const Column& c : t.columns) {
+      cols.push_back(c.name[0] == '"' ? std::string(c.name + 1, strlen(c.name) - 2) : c.name);  // "desc"
+    }
     out.emplace_back(t.name, std::move(cols));
   }
   return out;
@@ -277,7 +279,8 @@ Result<CopyReport> CopyStore(Engine& from_engine, Engine& to_engine, const std::
   // Identity columns continue after the copied ids.
   if (to->dialect() == store::sql::Dialect::kPostgres) {
     for (const Table& t : Tables()) {
-      if (t.mode != Mode::kResume && std::string(t.name) != "sources" && std::string(t.name) != "kb_collections") continue;
+      const std::string name = t.name;
+      if (t.mode != Mode::kResume && name != "sources" && name != "kb_collections") continue;
       if (std::string(t.key) == "term_id") continue;  // not an identity
       ENGRAM_RETURN_IF_ERROR(to->Exec(std::string("SELECT setval(pg_get_serial_sequence('") + t.name + "', '" +
                                       t.key + "'), coalesce(max(" + t.key + "), 0) + 1, false) FROM " + t.name)

@@ -1,8 +1,5 @@
 #include "store/sql/sql_engine.h"
 
-
-
-
 namespace engram::store::sql {
 
 Result<Stmt*> SqlEngine::S(const char* sql) {

@@ -27,6 +27,12 @@ namespace engram::store::sql {
 #define ENGRAM_TAG_MATCHES(p1, p2) \
   "(t.tag = " p1 " COLLATE NOCASE OR substr(t.tag, 1, length(" p2 ") + 1) = (" p2 " || '/') COLLATE NOCASE)"
 
+// A term's whole posting list written (?1 term id, ?2 the encoded list), new or replacing the stored one.
+inline constexpr const char kPutPostingsSql[] =
+    "INSERT INTO postings(term_id, data) VALUES (?, ?) ON CONFLICT (term_id) DO UPDATE SET data = excluded.data";
+inline constexpr const char kPutTitlePostingsSql[] =
+    "INSERT INTO title_postings(term_id, data) VALUES (?, ?) ON CONFLICT (term_id) DO UPDATE SET data = excluded.data";
+
 // A tag as a filter names it: without '#' or a trailing '/'.
 inline std::string WantedTag(std::string_view tag) {
   while (!tag.empty() && (tag.front() == '#' || tag.front() == ' ')) tag.remove_prefix(1);

@@ -110,10 +110,7 @@ Status SqlEngine::ReadPostingBlobCopy(int64_t term_id, bool titles, std::string*
 // new ones. New chunk ids are larger than every stored one (AUTOINCREMENT), so
 // the merge is usually an append; it sorts when it is not.
 Status SqlEngine::FlushDeltas(Deltas* deltas, bool titles) {
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * put, S(titles ? "INSERT INTO title_postings(term_id, data) VALUES (?, ?) "
-                                                        "ON CONFLICT (term_id) DO UPDATE SET data = excluded.data"
-                                               : "INSERT INTO postings(term_id, data) VALUES (?, ?) "
-                                                 "ON CONFLICT (term_id) DO UPDATE SET data = excluded.data"));
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * put, S(titles ? kPutTitlePostingsSql : kPutPostingsSql));
   ENGRAM_ASSIGN_OR_RETURN(Stmt * del, S(titles ? "DELETE FROM title_postings WHERE term_id = ?"
                                                : "DELETE FROM postings WHERE term_id = ?"));
   std::vector<int64_t> order = deltas->touched;
