@@ -35,6 +35,10 @@ fi
 
 fail() { echo "FAIL: $*" >&2; FAILURES=$((FAILURES + 1)); }
 
+# as_pg_owner COMMAND...: runs a PostgreSQL server program as the owner of the
+# test clusters (`nobody` under root, as scripts/pg-test-cluster runs them).
+as_pg_owner() { if [[ $(id -u) -eq 0 ]]; then runuser -u nobody -- "$@"; else "$@"; fi; }
+
 # brain_sql BRAIN SQL: raw SQL on a brain's database behind engram's back, as a
 # buggy writer or a damaged disk would change it: SQLite with foreign keys off,
 # PostgreSQL with foreign keys and triggers off (session_replication_role).

@@ -14,7 +14,6 @@ trap '"$here/scripts/pg-test-cluster" stop "$cl"; rm -rf "$WORK"' EXIT
 ENGRAM_PG_DURABLE=1 "$here/scripts/pg-test-cluster" start "$cl" 2>/dev/null
 PG=$(cat "$cl/url")
 bin=$(cat "$cl/bin")
-as_owner() { if [[ $(id -u) -eq 0 ]]; then runuser -u nobody -- "$@"; else "$@"; fi; }
 
 R="$WORK/repo"
 python3 "$here/bench/gen_vault.py" "$R" "$pages" >/dev/null
@@ -31,7 +30,7 @@ for _ in $(seq 1 600); do
   sleep 0.05
 done
 sleep 0.5
-as_owner "$bin/pg_ctl" -D "$cl/data" -m immediate -w stop >/dev/null
+as_pg_owner "$bin/pg_ctl" -D "$cl/data" -m immediate -w stop >/dev/null
 wait $sync_pid
 code=$?
 CHECKS=$((CHECKS + 1))

@@ -7,17 +7,16 @@ source "$(dirname "$0")/lib.sh"
 E=$ENGRAM
 PG=$(cat "${ENGRAM_TEST_PG_URL_FILE:?needs the test cluster}")
 bin=$(cat "$(dirname "$ENGRAM_TEST_PG_URL_FILE")/bin")
-as_owner() { if [[ $(id -u) -eq 0 ]]; then runuser -u nobody -- "$@"; else "$@"; fi; }
 port=$(sed -n 's|.*:\([0-9]*\)/.*|\1|p' <<<"$PG")
 S=$(mktemp -d /tmp/engram-standby-XXXXXX)
 chmod 700 "$S"
 if [[ $(id -u) -eq 0 ]]; then chown nobody "$S"; fi
-cleanup_standby() { as_owner "$bin/pg_ctl" -D "$S/data" -m immediate -w stop >/dev/null 2>&1; rm -rf "$S"; }
+cleanup_standby() { as_pg_owner "$bin/pg_ctl" -D "$S/data" -m immediate -w stop >/dev/null 2>&1; rm -rf "$S"; }
 trap 'cleanup_standby; rm -rf "$WORK"' EXIT
-as_owner "$bin/pg_basebackup" -h 127.0.0.1 -p "$port" -U engram -D "$S/data" -R -X stream --checkpoint=fast >"$WORK/basebackup.log" 2>&1 ||
+as_pg_owner "$bin/pg_basebackup" -h 127.0.0.1 -p "$port" -U engram -D "$S/data" -R -X stream --checkpoint=fast >"$WORK/basebackup.log" 2>&1 ||
   { cat "$WORK/basebackup.log" >&2; exit 1; }
 sport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-as_owner "$bin/pg_ctl" -D "$S/data" -l "$S/log" -w -t 60 \
+as_pg_owner "$bin/pg_ctl" -D "$S/data" -l "$S/log" -w -t 60 \
   -o "-p $sport -k $S -c listen_addresses=127.0.0.1 -c hot_standby=on -c max_connections=300 -c max_wal_senders=4" start >/dev/null ||
   { cat "$S/log" >&2; exit 1; }
 STANDBY=${PG/:$port\//:$sport\/}
@@ -81,7 +80,7 @@ stop_server
 psql "$STANDBY" -qAtc "SELECT pg_wal_replay_resume()" >/dev/null
 
 # The replica goes away: reads go to the primary, status says so.
-as_owner "$bin/pg_ctl" -D "$S/data" -m immediate -w stop >/dev/null
+as_pg_owner "$bin/pg_ctl" -D "$S/data" -m immediate -w stop >/dev/null
 expect_exit 0 -- "$E" --brain "$R" --json search "airships harbour"
 expect_json "$OUT" 'd["results"][0]["slug"]' "notes/zeppelin"
 expect_exit 0 -- "$E" --brain "$R" status

@@ -177,7 +177,8 @@ Result<std::vector<IdT>> FilteredIds(Connection* db, std::string sql, const Chun
 }  // namespace
 
 Result<std::vector<ChunkId>> SqlEngine::FilterChunks(const ChunkFilter& f) {
-  return FilteredIds<ChunkId>(conn_.get(), "SELECT c.id FROM chunks c JOIN pages p ON p.id = c.page_id WHERE TRUE", f, "c.id");
+  return FilteredIds<ChunkId>(conn_.get(), "SELECT c.id FROM chunks c JOIN pages p ON p.id = c.page_id WHERE TRUE", f,
+                              "c.id");
 }
 
 Result<std::vector<PageId>> SqlEngine::FilterPages(const ChunkFilter& f) {
@@ -185,10 +186,10 @@ Result<std::vector<PageId>> SqlEngine::FilterPages(const ChunkFilter& f) {
 }
 
 Result<std::vector<ChunkId>> SqlEngine::PrivateChunkIds() {
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(D("SELECT c.id FROM pages p INDEXED BY pages_private JOIN chunks c ON "
-                                      "c.page_id = p.id WHERE p.visibility = 'private' ORDER BY c.id",
-        "SELECT c.id FROM pages p JOIN chunks c ON "
-                                      "c.page_id = p.id WHERE p.visibility = 'private' ORDER BY c.id")));
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(ENGRAM_FROM_PRIVATE_PAGES(
+                                          "SELECT c.id FROM pages p",
+                                          "JOIN chunks c ON c.page_id = p.id WHERE p.visibility = 'private' "
+                                          "ORDER BY c.id")));
   std::vector<ChunkId> out;
   while (q->Step()) out.emplace_back(q->Int(0));
   ENGRAM_RETURN_IF_ERROR(q->status());

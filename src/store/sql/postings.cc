@@ -66,10 +66,9 @@ Status SqlEngine::RefreshPrivateStats() {
   auto chunks = std::make_shared<PrivateFieldStatistics>();
   auto titles = std::make_shared<PrivateFieldStatistics>();
   {
-    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(D("SELECT c.terms, c.term_length FROM pages p INDEXED BY pages_private "
-                                        "JOIN chunks c ON c.page_id = p.id WHERE p.visibility = 'private'",
-        "SELECT c.terms, c.term_length FROM pages p "
-                                        "JOIN chunks c ON c.page_id = p.id WHERE p.visibility = 'private'")));
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(ENGRAM_FROM_PRIVATE_PAGES(
+                                            "SELECT c.terms, c.term_length FROM pages p",
+                                            "JOIN chunks c ON c.page_id = p.id WHERE p.visibility = 'private'")));
     while (q->Step()) {
       ++chunks->totals.docs;
       chunks->totals.tokens += q->Int(1);
@@ -79,10 +78,8 @@ Status SqlEngine::RefreshPrivateStats() {
     ENGRAM_RETURN_IF_ERROR(q->status());
   }
   {
-    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(D("SELECT title_terms, title_length FROM pages INDEXED BY pages_private "
-                                        "WHERE visibility = 'private'",
-        "SELECT title_terms, title_length FROM pages "
-                                        "WHERE visibility = 'private'")));
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(ENGRAM_FROM_PRIVATE_PAGES("SELECT title_terms, title_length FROM pages",
+                                                                 "WHERE visibility = 'private'")));
     while (q->Step()) {
       const int64_t length = q->Int(1);
       if (length <= 0) continue;
@@ -98,10 +95,8 @@ Status SqlEngine::RefreshPrivateStats() {
 }
 
 Result<std::vector<PageId>> SqlEngine::PrivatePageIds() {
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(D("SELECT id FROM pages INDEXED BY pages_private WHERE visibility = 'private' "
-                                      "ORDER BY id",
-        "SELECT id FROM pages WHERE visibility = 'private' "
-                                      "ORDER BY id")));
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(ENGRAM_FROM_PRIVATE_PAGES("SELECT id FROM pages",
+                                                               "WHERE visibility = 'private' ORDER BY id")));
   std::vector<PageId> out;
   while (q->Step()) out.emplace_back(q->Int(0));
   ENGRAM_RETURN_IF_ERROR(q->status());

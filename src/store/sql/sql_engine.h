@@ -33,6 +33,11 @@ inline constexpr const char kPutPostingsSql[] =
 inline constexpr const char kPutTitlePostingsSql[] =
     "INSERT INTO title_postings(term_id, data) VALUES (?, ?) ON CONFLICT (term_id) DO UPDATE SET data = excluded.data";
 
+// A statement over the private pages, `head` naming the pages table: SQLite starts from the partial index
+// of private pages (without ANALYZE it would walk every page); PostgreSQL plans from its statistics. Both
+// texts are literals, as S() needs (a member of SqlEngine: it uses D()).
+#define ENGRAM_FROM_PRIVATE_PAGES(head, tail) D(head " INDEXED BY pages_private " tail, head " " tail)
+
 // A tag as a filter names it: without '#' or a trailing '/'.
 inline std::string WantedTag(std::string_view tag) {
   while (!tag.empty() && (tag.front() == '#' || tag.front() == ' ')) tag.remove_prefix(1);
