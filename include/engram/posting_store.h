@@ -90,6 +90,40 @@ class PostingStore {
   // for an unknown page. Cost: one indexed look-up.
   virtual Result<std::vector<ChunkId>> PageChunkIds(PageId page_id) = 0;
 
+  // The batched forms of FindTerm, ReadPostingList and PageChunkIds, one
+  // answer per item in the order asked: what one stage of a search needs,
+  // read together. A store whose every read is a round trip to a server
+  // answers each with one statement (and checks once whether it changed);
+  // the defaults ask item by item.
+  virtual Result<std::vector<std::optional<int64_t>>> FindTerms(const std::vector<std::string>& terms) {
+    std::vector<std::optional<int64_t>> out;
+    out.reserve(terms.size());
+    for (const std::string& t : terms) {
+      ENGRAM_ASSIGN_OR_RETURN(std::optional<int64_t> id, FindTerm(t));
+      out.push_back(id);
+    }
+    return out;
+  }
+  virtual Result<std::vector<std::shared_ptr<const std::string>>> ReadPostingLists(
+      PostingField field, const std::vector<int64_t>& term_ids) {
+    std::vector<std::shared_ptr<const std::string>> out;
+    out.reserve(term_ids.size());
+    for (const int64_t id : term_ids) {
+      ENGRAM_ASSIGN_OR_RETURN(std::shared_ptr<const std::string> list, ReadPostingList(field, id));
+      out.push_back(std::move(list));
+    }
+    return out;
+  }
+  virtual Result<std::vector<std::vector<ChunkId>>> PagesChunkIds(const std::vector<PageId>& page_ids) {
+    std::vector<std::vector<ChunkId>> out;
+    out.reserve(page_ids.size());
+    for (const PageId id : page_ids) {
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkId> chunks, PageChunkIds(id));
+      out.push_back(std::move(chunks));
+    }
+    return out;
+  }
+
  protected:
   PostingStore() = default;
 };

@@ -25,7 +25,58 @@ Result<std::string_view> ListCache::Get(PostingField field, int64_t term_id) {
   return std::string_view(*it->second);
 }
 
-Result<PreparedQuery> Prepare(PostingStore& store, ListCache& cache, const KeywordQuery& query, PostingField field) {
+Result<std::vector<std::optional<int64_t>>> ListCache::Fetch(PostingField field, const std::vector<std::string>& terms) {
+  std::vector<std::string> unknown;
+  for (const std::string& t : terms) {
+    if (term_ids_.find(t) == term_ids_.end()) unknown.push_back(t);
+  }
+  if (!unknown.empty()) {
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<std::optional<int64_t>> ids, store_.FindTerms(unknown));
+    if (ids.size() != unknown.size()) return Status::Internal("the store returned a term id per term asked");
+    for (size_t i = 0; i < unknown.size(); ++i) term_ids_.emplace(unknown[i], ids[i]);
+  }
+  std::vector<std::optional<int64_t>> out;
+  out.reserve(terms.size());
+  auto& lists = lists_[field == PostingField::kTitles ? 1 : 0];
+  std::vector<int64_t> missing;
+  for (const std::string& t : terms) {
+    const std::optional<int64_t> id = term_ids_.at(t);
+    out.push_back(id);
+    if (id && lists.find(*id) == lists.end() &&
+        std::find(missing.begin(), missing.end(), *id) == missing.end()) {
+      missing.push_back(*id);
+    }
+  }
+  if (missing.size() > 1) {  // one is read by Get as it comes
+    ENGRAM_ASSIGN_OR_RETURN(auto read, store_.ReadPostingLists(field, missing));
+    if (read.size() != missing.size()) return Status::Internal("the store returned a posting list per term asked");
+    for (size_t i = 0; i < missing.size(); ++i) {
+      if (read[i] == nullptr) return Status::Internal("the store returned no posting list");
+      lists.emplace(missing[i], std::move(read[i]));
+    }
+  }
+  return out;
+}
+
+Result<FieldStatistics> ListCache::Statistics(PostingField field) {
+  auto& kept = stats_[field == PostingField::kTitles ? 1 : 0];
+  if (!kept) {
+    ENGRAM_ASSIGN_OR_RETURN(FieldStatistics stats, store_.Statistics(field));
+    kept = stats;
+  }
+  return *kept;
+}
+
+Result<std::shared_ptr<const PrivateFieldStatistics>> ListCache::PrivateStatistics(PostingField field) {
+  auto& kept = private_stats_[field == PostingField::kTitles ? 1 : 0];
+  if (kept == nullptr) {
+    ENGRAM_ASSIGN_OR_RETURN(kept, store_.PrivateStatistics(field));
+    if (kept == nullptr) return Status::Internal("the store returned no private statistics");
+  }
+  return kept;
+}
+
+Result<PreparedQuery> Prepare(ListCache& cache, const KeywordQuery& query, PostingField field) {
   // Merge duplicate terms: "data data" weighs "data" twice, like a query term frequency.
   std::vector<QueryTerm> terms;
   for (const QueryTerm& t : query.terms) {
@@ -45,13 +96,17 @@ Result<PreparedQuery> Prepare(PostingStore& store, ListCache& cache, const Keywo
   PreparedQuery pq;
   pq.all_required = required_count == 64 ? ~uint64_t{0} : (uint64_t{1} << required_count) - 1;
 
-  ENGRAM_ASSIGN_OR_RETURN(FieldStatistics stats, store.Statistics(field));
+  std::vector<std::string> names;
+  names.reserve(terms.size());
+  for (const QueryTerm& t : terms) names.push_back(t.term);
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<std::optional<int64_t>> term_ids, cache.Fetch(field, names));
+  ENGRAM_ASSIGN_OR_RETURN(FieldStatistics stats, cache.Statistics(field));
   pq.field_docs = stats.docs;
   double n_docs = static_cast<double>(stats.docs);
   double tokens = static_cast<double>(stats.tokens);
   std::shared_ptr<const PrivateFieldStatistics> hidden;
   if (!query.include_private) {
-    ENGRAM_ASSIGN_OR_RETURN(hidden, store.PrivateStatistics(field));
+    ENGRAM_ASSIGN_OR_RETURN(hidden, cache.PrivateStatistics(field));
     n_docs -= static_cast<double>(hidden->totals.docs);
     tokens -= static_cast<double>(hidden->totals.tokens);
   }
@@ -70,7 +125,7 @@ Result<PreparedQuery> Prepare(PostingStore& store, ListCache& cache, const Keywo
   for (size_t i = 0; i < terms.size(); ++i) {
     const QueryTerm& t = terms[i];
     uint64_t bit = t.required ? uint64_t{1} << required_bit++ : 0;
-    ENGRAM_ASSIGN_OR_RETURN(std::optional<int64_t> tid, store.FindTerm(t.term));
+    const std::optional<int64_t> tid = term_ids[i];
     PreparedQuery::Term pt;
     if (tid) {
       auto blob = cache.Get(field, *tid);

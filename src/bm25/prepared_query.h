@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -42,20 +43,35 @@ struct PreparedQuery {
 // scores the same terms again (ScorePages, deeper passes), and a list is
 // asked of the store once. Views stay valid for the cache's life; it sees
 // each list as the store held it when first read.
+//
+// It keeps the rest of what one search reads from the store the same way:
+// term ids, and each field's statistics. A search asks the store for what it
+// lacks in batches (Fetch), so that over a network a stage costs one round
+// trip, not one per term.
 class ListCache {
  public:
   explicit ListCache(PostingStore& store) : store_(store) {}
   // The encoded list of term_id in field ("" when it has none).
   Result<std::string_view> Get(PostingField field, int64_t term_id);
+  // Term ids of terms (nothing for a term the store never held), each read
+  // once per search; then the lists of the found ones in field, read
+  // together. Terms and ids in the order given.
+  Result<std::vector<std::optional<int64_t>>> Fetch(PostingField field, const std::vector<std::string>& terms);
+  // The field's statistics and what private pages add to them, read once per search.
+  Result<FieldStatistics> Statistics(PostingField field);
+  Result<std::shared_ptr<const PrivateFieldStatistics>> PrivateStatistics(PostingField field);
 
  private:
   PostingStore& store_;
   std::unordered_map<int64_t, std::shared_ptr<const std::string>> lists_[2];  // by field, then term id
+  std::unordered_map<std::string, std::optional<int64_t>> term_ids_;
+  std::optional<FieldStatistics> stats_[2];
+  std::shared_ptr<const PrivateFieldStatistics> private_stats_[2];
 };
 
 // Prepares query over field, the lists read through cache (the result's
 // views point into it). InvalidArgument when more than kMaxRequiredTerms
 // terms are required; store errors (with the term) as they come.
-Result<PreparedQuery> Prepare(PostingStore& store, ListCache& cache, const KeywordQuery& query, PostingField field);
+Result<PreparedQuery> Prepare(ListCache& cache, const KeywordQuery& query, PostingField field);
 
 }  // namespace engram::bm25

@@ -148,7 +148,7 @@ Status Searcher::DroppedPages(const KeywordQuery& query, PostingField field, std
 }
 
 Result<std::vector<KeywordHit>> Searcher::Search(const KeywordQuery& query, PostingField field) {
-  ENGRAM_ASSIGN_OR_RETURN(PreparedQuery pq, Prepare(store_, *lists_, query, field));
+  ENGRAM_ASSIGN_OR_RETURN(PreparedQuery pq, Prepare(*lists_, query, field));
   if (pq.impossible || pq.terms.empty()) return std::vector<KeywordHit>();
   std::unordered_set<int64_t> dropped;
   ENGRAM_RETURN_IF_ERROR(DroppedPages(query, field, &dropped));
@@ -346,7 +346,7 @@ Result<std::vector<KeywordHit>> Searcher::ScorePages(const KeywordQuery& query, 
   const bool titles = field == PostingField::kTitles;
   std::vector<KeywordHit> hits;
   if (page_ids.empty()) return hits;
-  ENGRAM_ASSIGN_OR_RETURN(PreparedQuery pq, Prepare(store_, *lists_, query, field));
+  ENGRAM_ASSIGN_OR_RETURN(PreparedQuery pq, Prepare(*lists_, query, field));
   if (pq.impossible || pq.terms.empty()) return hits;
   std::unordered_set<int64_t> dropped;
   ENGRAM_RETURN_IF_ERROR(DroppedPages(query, field, &dropped));
@@ -359,15 +359,22 @@ Result<std::vector<KeywordHit>> Searcher::ScorePages(const KeywordQuery& query, 
     uint64_t required = 0;
   };
   std::vector<Doc> docs;
+  std::vector<PageId> kept;
   for (const PageId page_id : page_ids) {
     const int64_t page = page_id.value();
     if (Out(dropped, query.allowed_pages, page)) continue;
     if (titles) {
       docs.push_back({page, page});
-      continue;
+    } else {
+      kept.push_back(page_id);
     }
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<ChunkId> chunks, store_.PageChunkIds(page_id));
-    for (const ChunkId chunk : chunks) docs.push_back({chunk.value(), page});
+  }
+  if (!kept.empty()) {
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<std::vector<ChunkId>> chunks, store_.PagesChunkIds(kept));
+    if (chunks.size() != kept.size()) return Status::Internal("the store returned chunk ids per page asked");
+    for (size_t i = 0; i < kept.size(); ++i) {
+      for (const ChunkId chunk : chunks[i]) docs.push_back({chunk.value(), kept[i].value()});
+    }
   }
   std::sort(docs.begin(), docs.end(), [](const Doc& a, const Doc& b) { return a.doc < b.doc; });
   PostingCursor cursor;

@@ -224,6 +224,7 @@ class PgStmt final : public sql::StmtImpl {
         if (write_) conn_->AddChanges(changes_);
         res_ = std::move(res);
         ++executions_;
+        *status = Status::Ok();  // a retry that worked leaves no error of the first attempt behind
         return true;
       }
       *status = PgError(c, res.get(), "'" + sql_.substr(0, 80) + "'");
@@ -360,6 +361,7 @@ bool PgConnection::Reconnect() {
   PQreset(conn_.get());
   if (PQstatus(conn_.get()) != CONNECTION_OK || !SetUpSession(conn_.get()).ok()) return false;
   ++epoch_;
+  xmax_known_ = false;
   return true;
 }
 
@@ -594,8 +596,14 @@ Result<std::optional<ReplicaState>> PgConnection::ReadReplica() {
 }
 
 Result<std::pair<int64_t, int64_t>> PgConnection::ChangeKey() {
-  ENGRAM_ASSIGN_OR_RETURN(int64_t xmax, QueryInt("SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint"));
-  return std::make_pair(xmax, changes_);
+  // Other connections' commits move the snapshot's xmax; this one's writes move changes_ at once.
+  const auto now = std::chrono::steady_clock::now();
+  if (!xmax_known_ || now - xmax_at_ >= std::chrono::seconds(1)) {
+    ENGRAM_ASSIGN_OR_RETURN(xmax_, QueryInt("SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint"));
+    xmax_known_ = true;
+    xmax_at_ = now;
+  }
+  return std::make_pair(xmax_, changes_);
 }
 
 Result<std::vector<std::string>> PgConnection::StorageCheck() { return std::vector<std::string>(); }

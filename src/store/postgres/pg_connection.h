@@ -56,6 +56,7 @@ class PgConnection final : public sql::Connection {
   Status Commit() override;
   void Rollback() override;
   Result<std::pair<int64_t, int64_t>> ChangeKey() override;
+  void ReadsFinished() override { xmax_known_ = false; }
   Result<std::vector<std::string>> StorageCheck() override;
   Result<int64_t> DatabaseBytes() override;
   Result<int> SchemaVersion() override;
@@ -109,6 +110,10 @@ class PgConnection final : public sql::Connection {
   int64_t token_ = 0;   // the fencing token of the lease held, 0 when none
   bool in_transaction_ = false;
   int64_t statements_ = 0, changes_ = 0, epoch_ = 0;
+  // ChangeKey's first half as last asked, and when.
+  int64_t xmax_ = 0;
+  bool xmax_known_ = false;
+  std::chrono::steady_clock::time_point xmax_at_{};
 
   // The heartbeat: its own connection extends the lease every lease/3 s.
   PgHandle beat_conn_;

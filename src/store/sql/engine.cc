@@ -24,6 +24,7 @@ Result<int64_t> SqlEngine::InsertedId(Stmt* insert) {
 }
 
 void SqlEngine::FinishReads() {
+  conn_->ReadsFinished();
   if (in_transaction_) return;  // the open transaction stays
   ResetStatements();
 }

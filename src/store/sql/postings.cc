@@ -11,13 +11,30 @@ Result<std::optional<int64_t>> SqlEngine::FindTerm(std::string_view term) {
   return id.status();
 }
 
-Result<std::shared_ptr<const std::string>> SqlEngine::ReadPostingList(PostingField field, int64_t term_id) {
+Status SqlEngine::CheckPostingCache() {
   ENGRAM_ASSIGN_OR_RETURN(auto key, ChangeKey());
-  PostingCache& cache = posting_cache_;
-  if (key != cache.key) {
-    cache.Clear();
-    cache.key = key;
+  if (key != posting_cache_.key) {
+    posting_cache_.Clear();
+    posting_cache_.key = key;
   }
+  return Status::Ok();
+}
+
+void SqlEngine::PostingCache::Keep(const Key& k, std::shared_ptr<const std::string> list) {
+  if (list->size() > kPostingCacheBytes / 4 || index.count(k) != 0) return;
+  bytes += list->size();
+  lru.emplace_front(k, std::move(list));
+  index.emplace(k, lru.begin());
+  while (bytes > kPostingCacheBytes) {
+    bytes -= lru.back().second->size();
+    index.erase(lru.back().first);
+    lru.pop_back();
+  }
+}
+
+Result<std::shared_ptr<const std::string>> SqlEngine::ReadPostingList(PostingField field, int64_t term_id) {
+  ENGRAM_RETURN_IF_ERROR(CheckPostingCache());
+  PostingCache& cache = posting_cache_;
   const PostingCache::Key k{term_id, field == PostingField::kTitles};
   if (auto it = cache.index.find(k); it != cache.index.end()) {
     cache.lru.splice(cache.lru.begin(), cache.lru, it->second);
@@ -26,17 +43,64 @@ Result<std::shared_ptr<const std::string>> SqlEngine::ReadPostingList(PostingFie
   auto blob = std::make_shared<std::string>();
   ENGRAM_RETURN_IF_ERROR(ReadPostingBlobCopy(term_id, k.second, blob.get()));
   std::shared_ptr<const std::string> list = std::move(blob);
-  if (list->size() <= kPostingCacheBytes / 4) {
-    cache.lru.emplace_front(k, list);
-    cache.index.emplace(k, cache.lru.begin());
-    cache.bytes += list->size();
-    while (cache.bytes > kPostingCacheBytes) {
-      cache.bytes -= cache.lru.back().second->size();
-      cache.index.erase(cache.lru.back().first);
-      cache.lru.pop_back();
+  cache.Keep(k, list);
+  return list;
+}
+
+Result<std::vector<std::shared_ptr<const std::string>>> SqlEngine::ReadPostingLists(
+    PostingField field, const std::vector<int64_t>& term_ids) {
+  if (!pg_) return PostingStore::ReadPostingLists(field, term_ids);  // in process: a read is no round trip
+  ENGRAM_RETURN_IF_ERROR(CheckPostingCache());
+  PostingCache& cache = posting_cache_;
+  const bool titles = field == PostingField::kTitles;
+  std::vector<std::shared_ptr<const std::string>> out(term_ids.size());
+  std::vector<int64_t> missing;
+  for (size_t i = 0; i < term_ids.size(); ++i) {
+    if (auto it = cache.index.find({term_ids[i], titles}); it != cache.index.end()) {
+      cache.lru.splice(cache.lru.begin(), cache.lru, it->second);
+      out[i] = it->second->second;
+    } else {
+      missing.push_back(term_ids[i]);
     }
   }
-  return list;
+  if (missing.empty()) return out;
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(titles ? "SELECT term_id, data FROM title_postings WHERE term_id = ANY(?::bigint[])"
+                                             : "SELECT term_id, data FROM postings WHERE term_id = ANY(?::bigint[])"));
+  q->Bind(1, IntArray(missing));
+  std::unordered_map<int64_t, std::shared_ptr<const std::string>> read;
+  while (q->Step()) read.emplace(q->Int(0), std::make_shared<const std::string>(q->Blob(1)));
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  static const auto kEmpty = std::make_shared<const std::string>();
+  for (size_t i = 0; i < term_ids.size(); ++i) {
+    if (out[i] != nullptr) continue;
+    auto it = read.find(term_ids[i]);
+    out[i] = it == read.end() ? kEmpty : it->second;
+    cache.Keep({term_ids[i], titles}, out[i]);
+  }
+  return out;
+}
+
+Result<std::vector<std::optional<int64_t>>> SqlEngine::FindTerms(const std::vector<std::string>& terms) {
+  if (!pg_) return PostingStore::FindTerms(terms);
+  std::vector<std::optional<int64_t>> out(terms.size());
+  std::vector<std::string> unknown;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    if (const int64_t* id = term_ids_.Find(terms[i])) {
+      out[i] = *id;
+    } else {
+      unknown.push_back(terms[i]);
+    }
+  }
+  if (unknown.empty()) return out;
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT term, id FROM terms WHERE term = ANY(?::text[])"));
+  q->Bind(1, TextArray(unknown));
+  while (q->Step()) term_ids_.Put(q->Text(0), q->Int(1));
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  for (size_t i = 0; i < terms.size(); ++i) {
+    if (out[i]) continue;
+    if (const int64_t* id = term_ids_.Find(terms[i])) out[i] = *id;
+  }
+  return out;
 }
 
 Result<FieldStatistics> SqlEngine::Statistics(PostingField field) {
@@ -100,6 +164,29 @@ Result<std::vector<PageId>> SqlEngine::PrivatePageIds() {
   std::vector<PageId> out;
   while (q->Step()) out.emplace_back(q->Int(0));
   ENGRAM_RETURN_IF_ERROR(q->status());
+  return out;
+}
+
+Result<std::vector<std::vector<ChunkId>>> SqlEngine::PagesChunkIds(const std::vector<PageId>& page_ids) {
+  auto& kept = posting_cache_.page_chunks;
+  if (!pg_ || in_transaction_) return PostingStore::PagesChunkIds(page_ids);
+  ENGRAM_RETURN_IF_ERROR(CheckPostingCache());  // kept with the lists, under their key
+  std::vector<int64_t> missing;
+  for (const PageId id : page_ids) {
+    if (kept.find(id.value()) == kept.end()) missing.push_back(id.value());
+  }
+  if (!missing.empty()) {
+    if (kept.size() + missing.size() > 200000) kept.clear();
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT page_id, id FROM chunks WHERE page_id = ANY(?::bigint[]) "
+                                        "ORDER BY page_id, id"));
+    q->Bind(1, IntArray(missing));
+    for (const int64_t id : missing) kept[id];  // a page without chunks (or no page) has none
+    while (q->Step()) kept[q->Int(0)].emplace_back(q->Int(1));
+    ENGRAM_RETURN_IF_ERROR(q->status());
+  }
+  std::vector<std::vector<ChunkId>> out;
+  out.reserve(page_ids.size());
+  for (const PageId id : page_ids) out.push_back(kept.at(id.value()));
   return out;
 }
 

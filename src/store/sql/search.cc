@@ -78,11 +78,11 @@ Result<std::vector<ChunkRecord>> SqlEngine::GetChunks(const ReadScope& scope, co
     static const std::string pg_sql = std::string(kChunkColumns) +
                                       "JOIN sources s ON s.id = p.source_id WHERE c.id = ANY(?1::bigint[]) AND "
                                       "(?2 OR p.visibility = 'public') AND (?3 = '' OR s.name = ?3)";
-    std::string ids = "{";
-    for (const ChunkId id : chunk_ids) ids.append(ids.size() > 1 ? "," : "").append(std::to_string(id.value()));
-    ids += "}";
+    std::vector<int64_t> ids;
+    ids.reserve(chunk_ids.size());
+    for (const ChunkId id : chunk_ids) ids.push_back(id.value());
     ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(pg_sql.c_str()));
-    q->Bind(1, ids).Bind(2, int64_t{scope.include_private ? 1 : 0}).Bind(3, scope.source);
+    q->Bind(1, IntArray(ids)).Bind(2, int64_t{scope.include_private ? 1 : 0}).Bind(3, scope.source);
     std::unordered_map<int64_t, ChunkRecord> found;
     while (q->Step()) {
       ChunkRecord r = ReadChunk(*q);

@@ -150,6 +150,10 @@ class SqlEngine final : public Engine, public PostingStore {
   Result<std::shared_ptr<const PrivateFieldStatistics>> PrivateStatistics(PostingField field) override;
   Result<std::vector<PageId>> PrivatePageIds() override;
   Result<std::vector<ChunkId>> PageChunkIds(PageId page_id) override;
+  Result<std::vector<std::optional<int64_t>>> FindTerms(const std::vector<std::string>& terms) override;
+  Result<std::vector<std::shared_ptr<const std::string>>> ReadPostingLists(
+      PostingField field, const std::vector<int64_t>& term_ids) override;
+  Result<std::vector<std::vector<ChunkId>>> PagesChunkIds(const std::vector<PageId>& page_ids) override;
 
  private:
   // The statement for this engine's dialect: SQLite's or PostgreSQL's text
@@ -308,6 +312,8 @@ class SqlEngine final : public Engine, public PostingStore {
     // Each page's chunk ids (PageChunkIds), dropped with the lists: BM25 asks for them page by page, and
     // over a network a round trip per page cost more than the scoring.
     std::unordered_map<int64_t, std::vector<ChunkId>> page_chunks;
+    // Keeps a list read from the store (not one past a quarter of the budget).
+    void Keep(const Key& k, std::shared_ptr<const std::string> list);
     void Clear() {
       lru.clear();
       index.clear();
@@ -317,6 +323,8 @@ class SqlEngine final : public Engine, public PostingStore {
   };
   // The database's change key (Connection::ChangeKey).
   Result<std::pair<int64_t, int64_t>> ChangeKey() { return conn_->ChangeKey(); }
+  // Drops the kept lists when the change key moved.
+  Status CheckPostingCache();
   void ClearDeltas();
 
   std::unique_ptr<Connection> conn_;

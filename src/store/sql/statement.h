@@ -120,7 +120,12 @@ class Connection {
   virtual void Rollback() = 0;
   // Changes whenever any connection has committed since the last call
   // (caches of posting lists and statistics are dropped when it moves).
+  // A server's engine may answer from what it last asked until
+  // ReadsFinished (between requests) or for at most a second: one search
+  // then costs one probe, not one per list.
   virtual Result<std::pair<int64_t, int64_t>> ChangeKey() = 0;
+  // The caller finished a request (Engine::FinishReads): the next ChangeKey asks afresh.
+  virtual void ReadsFinished() {}
   // What the storage itself finds wrong (a page-level check), "" when fine.
   virtual Result<std::vector<std::string>> StorageCheck() = 0;
   // Bytes the database takes.
@@ -132,6 +137,28 @@ class Connection {
   // The read replica, when one serves reads.
   virtual Result<std::optional<ReplicaState>> ReadReplica() { return std::optional<ReplicaState>(); }
 };
+
+// PostgreSQL array literals, for one statement over many values
+// (`= ANY(?::bigint[])`, `= ANY(?::text[])`): {1,2} and {"a","b\"c"}, each
+// text element quoted, with its quotes and backslashes escaped.
+inline std::string IntArray(const std::vector<int64_t>& values) {
+  std::string out = "{";
+  for (const int64_t v : values) out.append(out.size() > 1 ? "," : "").append(std::to_string(v));
+  return out + "}";
+}
+inline std::string TextArray(const std::vector<std::string>& values) {
+  std::string out = "{";
+  for (const std::string& v : values) {
+    if (out.size() > 1) out += ',';
+    out += '"';
+    for (const char c : v) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    out += '"';
+  }
+  return out + "}";
+}
 
 // A vector as the bytes of its floats (host order, as every reader here
 // expects), and back.
