@@ -149,5 +149,40 @@ TEST_F(PgEngine, AWriteOfOneServerIsReadByAnotherConnection) {
   EXPECT_GT(stats->db_bytes, 0);
 }
 
+// Inside a batch, a page's rows are sent without waiting for each answer
+// (the pipeline). A statement of the first page that the server refuses
+// (text that is not UTF-8) fails that page alone: its savepoint takes back
+// its rows, its corpus statistics and its advance of the generation, and the
+// next page's change is logged at a generation a reader has not seen.
+TEST_F(PgEngine, AQueuedStatementThatFailsFailsItsOwnPageOnly) {
+  auto e = Open();
+  auto reader = Open();
+  ASSERT_NE(e, nullptr);
+  ASSERT_NE(reader, nullptr);
+  auto txn = e->Begin();
+  ASSERT_TRUE(txn.ok()) << txn.status().ToString();
+  PageWrite bad = Prepare("bad.md", "---\ntags: [x]\n---\nsome words here");
+  bad.page.tags.push_back("not \xff utf-8");
+  Status failed = e->PutPage(bad).status();
+  ASSERT_FALSE(failed.ok()) << "PostgreSQL refuses text that is not UTF-8";
+  EXPECT_NE(failed.message().find("bad"), std::string::npos) << failed.ToString();
+  EXPECT_NE(failed.message().find("tags"), std::string::npos) << failed.ToString();
+  auto good = e->PutPage(Prepare("good.md", "other words"));
+  ASSERT_TRUE(good.ok()) << good.status().ToString();
+  ASSERT_TRUE(txn->Commit().ok());
+
+  EXPECT_GE(reader->Generation().value(), 1);
+  auto pages = reader->ChangesSince(ChangeStream::kPages, 0);
+  ASSERT_TRUE(pages.ok()) << pages.status().ToString();
+  ASSERT_TRUE(pages->has_value());
+  EXPECT_EQ(**pages, (std::vector<int64_t>{good->value()}));
+  auto chunks = reader->Postings().Statistics(PostingField::kChunks);
+  ASSERT_TRUE(chunks.ok());
+  EXPECT_EQ(chunks->docs, 1) << "the failed page's chunk is not counted";
+  auto problems = reader->CheckIntegrity();
+  ASSERT_TRUE(problems.ok()) << problems.status().ToString();
+  EXPECT_TRUE(problems->empty());
+}
+
 }  // namespace
 }  // namespace engram

@@ -2,9 +2,11 @@
 // built beside the store (the vector index today; collections, graph rows
 // and jobs later) catch up with what changed since they were built.
 //
-// Generations. The store keeps one counter, its generation. Every logged
-// change advances it by one and carries the new value, inside the writing
-// transaction; the counter is a single row that the transaction updates, so
+// Generations. The store keeps one counter, its generation. A write
+// transaction that logs changes advances it (once for all it logs through
+// LogChange and its page writes; the vector triggers advance it per vector)
+// and every change carries the value it reached; the counter is a single
+// row that the transaction updates, so
 // a second writer waits on that row until the first commits (or the engine
 // serialises writers, as SQLite does). Generations are therefore in commit
 // order on every engine: once a reader sees generation g, every change with
@@ -55,10 +57,11 @@ class ChangeLog {
   // trimmed past since (the caller rebuilds). Cost: an index range scan over
   // the changes after since.
   virtual Result<std::optional<std::vector<int64_t>>> ChangesSince(ChangeStream stream, int64_t since) = 0;
-  // Logs that key of stream changed: advances the generation and records the
-  // change with it. Inside an open Transaction the change lands (and the
-  // generation moves) at its Commit(), or not at all; outside one it is
-  // committed at once. Cost: two row writes.
+  // Logs that key of stream changed: advances the generation (the first
+  // time in a transaction) and records the change with it. Inside an open
+  // Transaction the change lands (and the generation moves) at its
+  // Commit(), or not at all; outside one it is committed at once. Cost: a
+  // row write, and the generation's the first time.
   virtual Status LogChange(ChangeStream stream, int64_t key) = 0;
   // Forgets the changes of all but the last keep generations; a caller built
   // before them rebuilds. Cost: deletes the forgotten entries.

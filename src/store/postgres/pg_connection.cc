@@ -141,6 +141,21 @@ class PgStmt final : public sql::StmtImpl {
     return ++row_ < PQntuples(res_.get());
   }
   bool Busy() const override { return false; }  // results are read whole: no snapshot stays open
+  Status Send() override {
+    if (!conn_->in_transaction()) return sql::StmtImpl::Send();
+    std::vector<const char*> values(values_.size());
+    std::vector<int> lengths(values_.size());
+    for (size_t k = 0; k < values_.size(); ++k) {
+      values[k] = null_[k] ? nullptr : values_[k].data();
+      lengths[k] = static_cast<int>(values_[k].size());
+    }
+    const bool prepare = persistent_ && epoch_[0] != conn_->epoch(0);
+    if (prepare) name_[0] = conn_->NextStatementName();
+    Status st = conn_->Send(persistent_ ? name_[0] : std::string(), sql_, prepare, static_cast<int>(values_.size()),
+                            values.data(), lengths.data(), binary_.data(), write_);
+    if (prepare) epoch_[0] = conn_->epoch(0);  // a pipeline that fails moves the epoch: prepared again then
+    return st;
+  }
   void Reset() override {
     res_.reset();
     row_ = -1;
@@ -202,6 +217,10 @@ class PgStmt final : public sql::StmtImpl {
     for (int attempt = 0;; ++attempt) {
       const int which = write_ || conn_->in_transaction() ? 0 : conn_->ReadTarget();
       PGconn* c = conn_->raw(which);
+      if (which == 0) {
+        *status = conn_->Flush();  // the answers queued before this one first
+        if (!status->ok()) return false;
+      }
       if (persistent_ && epoch_[which] != conn_->epoch(which)) {
         name_[which] = conn_->NextStatementName();
         ResultHandle prep(PQprepare(c, name_[which].c_str(), sql_.c_str(), n, nullptr));
@@ -371,9 +390,75 @@ Result<Stmt> PgConnection::Prepare(std::string_view sql, bool persistent) {
   return Stmt(std::make_unique<PgStmt>(this, std::move(text), params, persistent));
 }
 
+Status PgConnection::Send(const std::string& name, const std::string& sql, bool prepare, int n,
+                          const char* const* values, const int* lengths, const int* formats, bool write) {
+  PGconn* c = conn_.get();
+  if (PQpipelineStatus(c) == PQ_PIPELINE_OFF && PQenterPipelineMode(c) != 1) {
+    return PgError(c, nullptr, "starting a pipeline on " + where_);
+  }
+  if (prepare) {
+    if (PQsendPrepare(c, name.c_str(), sql.c_str(), n, nullptr) != 1) {
+      (void)Flush();
+      return PgError(c, nullptr, "'" + sql.substr(0, 80) + "'");
+    }
+    queued_.push_back({sql, false});
+  }
+  const int sent = name.empty() ? PQsendQueryParams(c, sql.c_str(), n, nullptr, values, lengths, formats, 0)
+                                : PQsendQueryPrepared(c, name.c_str(), n, values, lengths, formats, 0);
+  if (sent != 1) {
+    (void)Flush();
+    return PgError(c, nullptr, "'" + sql.substr(0, 80) + "'");
+  }
+  queued_.push_back({sql, write});
+  // Answers left unread fill the server's send buffer, and a server that cannot send stops reading.
+  if (queued_.size() >= 256) return Flush();
+  return Status::Ok();
+}
+
+Status PgConnection::Flush() {
+  PGconn* c = conn_.get();
+  if (PQpipelineStatus(c) == PQ_PIPELINE_OFF) return Status::Ok();
+  Status first;
+  if (PQpipelineSync(c) != 1) first = PgError(c, nullptr, "'" + (queued_.empty() ? "" : queued_[0].sql.substr(0, 80)) + "'");
+  size_t at = 0;  // the queued statement whose answers come next
+  int idle = 0;
+  while (first.ok() || PQstatus(c) != CONNECTION_BAD) {
+    ResultHandle r(PQgetResult(c));
+    if (r == nullptr) {
+      if (at < queued_.size()) {
+        ++at;  // that statement's answers are done
+      } else if (PQstatus(c) == CONNECTION_BAD || ++idle > 2) {
+        break;
+      }
+      continue;
+    }
+    const ExecStatusType st = PQresultStatus(r.get());
+    if (st == PGRES_PIPELINE_SYNC) break;
+    if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
+      const char* tuples = PQcmdTuples(r.get());
+      if (at < queued_.size() && queued_[at].write && tuples && *tuples) changes_ += std::strtoll(tuples, nullptr, 10);
+    } else if (st != PGRES_PIPELINE_ABORTED && first.ok()) {
+      first = PgError(c, r.get(), "'" + (at < queued_.size() ? queued_[at].sql.substr(0, 80) : "") + "'");
+    }
+  }
+  queued_.clear();
+  if (PQstatus(c) == CONNECTION_BAD) {
+    if (first.ok()) first = PgError(c, nullptr, where_);
+    return Status::Unavailable("lost the connection to PostgreSQL at " + where_ +
+                               " (the write transaction is rolled back): " + first.message());
+  }
+  (void)PQexitPipelineMode(c);
+  // A statement prepared in the pipeline may not have been: prepare them all again.
+  if (!first.ok()) ++epoch_;
+  return first;
+}
+
 Status PgConnection::Exec(const std::string& sql) {
+  // Run even when a queued statement failed (a ROLLBACK must); that failure is the one reported.
+  Status flushed = Flush();
   ResultHandle res(PQexec(conn_.get(), sql.c_str()));
   const ExecStatusType st = PQresultStatus(res.get());
+  if (!flushed.ok()) return flushed;
   if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return Status::Ok();
   return PgError(conn_.get(), res.get(), where_);
 }
@@ -597,6 +682,7 @@ Result<std::optional<ReplicaState>> PgConnection::ReadReplica() {
 
 Result<std::pair<int64_t, int64_t>> PgConnection::ChangeKey() {
   // Other connections' commits move the snapshot's xmax; this one's writes move changes_ at once.
+  ENGRAM_RETURN_IF_ERROR(Flush());
   const auto now = std::chrono::steady_clock::now();
   if (!xmax_known_ || now - xmax_at_ >= std::chrono::seconds(1)) {
     ENGRAM_ASSIGN_OR_RETURN(xmax_, QueryInt("SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint"));

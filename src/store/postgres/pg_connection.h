@@ -77,6 +77,14 @@ class PgConnection final : public sql::Connection {
   void AddChanges(int64_t n) { changes_ += n; }
   // Bumped when a connection was re-established (its prepared statements are gone).
   int64_t epoch(int which = 0) const { return which == 1 ? replica_epoch_ : epoch_; }
+  // The pipeline (Stmt::Send inside a write transaction): statements queued
+  // on the primary without waiting for their answers. Send queues one (a
+  // prepare first when prepare is set); Flush waits for every queued answer
+  // and returns the first error, naming its statement. Everything that waits
+  // for an answer on the primary flushes first.
+  Status Send(const std::string& name, const std::string& sql, bool prepare, int n, const char* const* values,
+              const int* lengths, const int* formats, bool write);
+  Status Flush();
   // Re-establishes a dropped primary connection outside a transaction; true when it did.
   bool Reconnect();
   bool in_transaction() const { return in_transaction_; }
@@ -110,6 +118,11 @@ class PgConnection final : public sql::Connection {
   int64_t token_ = 0;   // the fencing token of the lease held, 0 when none
   bool in_transaction_ = false;
   int64_t statements_ = 0, changes_ = 0, epoch_ = 0;
+  struct Queued {
+    std::string sql;  // for errors
+    bool write;       // its rows changed count in changes_
+  };
+  std::vector<Queued> queued_;  // sent, answers not read yet
   // ChangeKey's first half as last asked, and when.
   int64_t xmax_ = 0;
   bool xmax_known_ = false;

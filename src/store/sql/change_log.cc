@@ -56,12 +56,18 @@ Result<std::optional<std::vector<int64_t>>> SqlEngine::ChangesSince(ChangeStream
 }
 
 Status SqlEngine::WriteChange(ChangeStream stream, int64_t key) {
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * advance, S("UPDATE store_generation SET value = value + 1 WHERE id = 1"));
-  ENGRAM_RETURN_IF_ERROR(advance->Run());
+  // One generation per write transaction: a reader asks for what came after the generation it saw, and the
+  // transaction's changes all commit together. (Updating the row per change kept every version of it
+  // until the commit.)
+  if (!generation_advanced_ || !in_transaction_) {
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * advance, S("UPDATE store_generation SET value = value + 1 WHERE id = 1"));
+    ENGRAM_RETURN_IF_ERROR(advance->Send());
+    generation_advanced_ = in_transaction_;
+  }
   ENGRAM_ASSIGN_OR_RETURN(Stmt * entry, S("INSERT INTO change_log(generation, stream, key) "
                                           "SELECT value, ?, ? FROM store_generation WHERE id = 1"));
   entry->Bind(1, static_cast<int64_t>(stream)).Bind(2, key);
-  return entry->Run();
+  return entry->Send();
 }
 
 Status SqlEngine::LogChange(ChangeStream stream, int64_t key) {

@@ -57,6 +57,7 @@ Status SqlEngine::CommitTransaction() {
     return st;
   }
   in_transaction_ = false;
+  generation_advanced_ = false;
   pending_terms_.clear();
   first_new_term_id_ = 0;
   return Status::Ok();
@@ -309,7 +310,7 @@ Result<BrainStats> SqlEngine::Stats() {
 Status SqlEngine::AppendIngestLog(const IngestLogEntry& e) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("INSERT INTO ingest_log(at, path, action, message) VALUES (?, ?, ?, ?)"));
   q->Bind(1, e.at).Bind(2, e.path).Bind(3, e.action).Bind(4, e.message);
-  return q->Run();
+  return q->Send();
 }
 
 Result<std::vector<IngestLogEntry>> SqlEngine::RecentIngestLog(size_t limit) {

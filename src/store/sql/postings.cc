@@ -111,7 +111,9 @@ Result<FieldStatistics> SqlEngine::Statistics(PostingField field) {
     return Status::Corruption("corpus_stats row is missing");
   }
   const bool titles = field == PostingField::kTitles;
-  FieldStatistics stats{titles ? q->Int(2) : q->Int(0), titles ? q->Int(3) : q->Int(1)};
+  // With this connection's writes not yet flushed (AdjustStats).
+  FieldStatistics stats{titles ? q->Int(2) + pending_stats_.titles : q->Int(0) + pending_stats_.chunks,
+                        titles ? q->Int(3) + pending_stats_.title_tokens : q->Int(1) + pending_stats_.chunk_tokens};
   q->Reset();
   return stats;
 }

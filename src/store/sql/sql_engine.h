@@ -336,6 +336,16 @@ class SqlEngine final : public Engine, public PostingStore {
   bool in_transaction_ = false;
   Deltas pending_chunks_, pending_titles_;
   std::vector<Undo> undo_;
+  // corpus_stats changes of the open write, written with the postings: a row
+  // updated once per page kept every version of itself until the commit, and
+  // each update walked them all.
+  struct StatsDelta {
+    int64_t chunks = 0, chunk_tokens = 0, titles = 0, title_tokens = 0;
+  };
+  StatsDelta pending_stats_;
+  // The open write transaction has advanced store_generation already: its
+  // changes are logged at that one generation (WriteChange).
+  bool generation_advanced_ = false;
 
   PrivateStats private_stats_;
   PostingCache posting_cache_;

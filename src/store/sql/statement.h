@@ -54,6 +54,13 @@ class StmtImpl {
   virtual bool IsNull(int col) const = 0;
   // Rows the last completed run inserted, updated or deleted.
   virtual int64_t Changes() const = 0;
+  // Stmt::Send: by default, a run to the end.
+  virtual Status Send() {
+    Status st;
+    while (Step(&st)) {
+    }
+    return st;
+  }
 };
 
 // A prepared statement: Bind, then Step() while it returns true (or Run()
@@ -76,6 +83,17 @@ class Stmt {
     }
     Status st = status_;
     changes_ = impl_->Changes();
+    Reset();
+    return st;
+  }
+  // Runs a statement whose rows and Changes() the caller never reads, and
+  // resets. An engine may queue it with the ones that follow and report its
+  // error with the next statement that waits for an answer (PostgreSQL's
+  // pipeline, inside a write transaction): only for statements whose
+  // failure fails the whole write they belong to.
+  Status Send() {
+    Status st = impl_->Send();
+    changes_ = 0;
     Reset();
     return st;
   }

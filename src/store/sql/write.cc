@@ -16,11 +16,13 @@ Status SqlEngine::Transaction(Fn&& fn) {
   // Cached statements: these run once per page, and parsing them each time showed up in profiles.
   if (in_transaction_) {
     ENGRAM_ASSIGN_OR_RETURN(Stmt * savepoint, S("SAVEPOINT page_write"));
-    ENGRAM_RETURN_IF_ERROR(savepoint->Run());
+    ENGRAM_RETURN_IF_ERROR(savepoint->Send());
   } else {
     ENGRAM_RETURN_IF_ERROR(conn_->Begin());
   }
   size_t pending_before = pending_terms_.size();
+  const StatsDelta stats_before = pending_stats_;
+  const bool advanced_before = generation_advanced_;
   undo_.clear();
   Status st = fn();
   if (st.ok()) {
@@ -40,14 +42,20 @@ Status SqlEngine::Transaction(Fn&& fn) {
       if (!in_transaction_) {
         pending_terms_.clear();
         first_new_term_id_ = 0;
+        generation_advanced_ = false;
       }
       return st;
     }
   }
   if (in_transaction_) (void)Exec("ROLLBACK TO page_write; RELEASE page_write");
   else conn_->Rollback();
-  if (in_transaction_) UndoPageDeltas();
-  else ClearDeltas();
+  if (in_transaction_) {
+    UndoPageDeltas();
+    pending_stats_ = stats_before;
+    generation_advanced_ = advanced_before;  // the savepoint's rollback took back its advance
+  } else {
+    ClearDeltas();
+  }
   // Term ids inserted by the rolled-back writes no longer exist.
   for (size_t i = pending_before; i < pending_terms_.size(); ++i) term_ids_.Erase(pending_terms_[i]);
   pending_terms_.resize(pending_before);
@@ -81,6 +89,8 @@ void SqlEngine::ClearDeltas() {
   pending_chunks_.clear();
   pending_titles_.clear();
   undo_.clear();
+  pending_stats_ = StatsDelta();
+  generation_advanced_ = false;
 }
 
 Status SqlEngine::ReadPostings(int64_t term_id, bool titles, std::vector<Posting>* out) {
@@ -154,10 +164,10 @@ Status SqlEngine::FlushDeltas(Deltas* deltas, bool titles) {
     }
     if (list.empty()) {
       del->Bind(1, term_id);
-      ENGRAM_RETURN_IF_ERROR(del->Run());
+      ENGRAM_RETURN_IF_ERROR(del->Send());
     } else {
       put->Bind(1, term_id).BindBlob(2, EncodePostings(list));
-      ENGRAM_RETURN_IF_ERROR(put->Run());
+      ENGRAM_RETURN_IF_ERROR(put->Send());
     }
   }
   deltas->clear();
@@ -166,7 +176,15 @@ Status SqlEngine::FlushDeltas(Deltas* deltas, bool titles) {
 
 Status SqlEngine::FlushPostings() {
   ENGRAM_RETURN_IF_ERROR(FlushDeltas(&pending_chunks_, false));
-  return FlushDeltas(&pending_titles_, true);
+  ENGRAM_RETURN_IF_ERROR(FlushDeltas(&pending_titles_, true));
+  const StatsDelta d = pending_stats_;
+  if (d.chunks == 0 && d.chunk_tokens == 0 && d.titles == 0 && d.title_tokens == 0) return Status::Ok();
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("UPDATE corpus_stats SET chunks = chunks + ?, chunk_tokens = chunk_tokens + ?, "
+                                      "titles = titles + ?, title_tokens = title_tokens + ? WHERE id = 1"));
+  q->Bind(1, d.chunks).Bind(2, d.chunk_tokens).Bind(3, d.titles).Bind(4, d.title_tokens);
+  ENGRAM_RETURN_IF_ERROR(q->Send());
+  pending_stats_ = StatsDelta();
+  return Status::Ok();
 }
 
 Result<int64_t> SqlEngine::LookupTermId(const std::string& term) {
@@ -195,10 +213,11 @@ Result<int64_t> SqlEngine::TermId(const std::string& term) {
 }
 
 Status SqlEngine::AdjustStats(int64_t chunks, int64_t chunk_tokens, int64_t titles, int64_t title_tokens) {
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("UPDATE corpus_stats SET chunks = chunks + ?, chunk_tokens = chunk_tokens + ?, "
-                                      "titles = titles + ?, title_tokens = title_tokens + ? WHERE id = 1"));
-  q->Bind(1, chunks).Bind(2, chunk_tokens).Bind(3, titles).Bind(4, title_tokens);
-  return q->Run();
+  pending_stats_.chunks += chunks;
+  pending_stats_.chunk_tokens += chunk_tokens;
+  pending_stats_.titles += titles;
+  pending_stats_.title_tokens += title_tokens;
+  return Status::Ok();
 }
 
 Result<std::vector<int64_t>> SqlEngine::AllTermIds(bool titles) {
@@ -252,7 +271,7 @@ Status SqlEngine::RemoveDerivedRows(int64_t page_id) {
   for (const char* sql : kDeletes) {
     ENGRAM_ASSIGN_OR_RETURN(Stmt * d, S(sql));
     d->Bind(1, page_id);
-    ENGRAM_RETURN_IF_ERROR(d->Run());
+    ENGRAM_RETURN_IF_ERROR(d->Send());
   }
   return AdjustStats(-chunks, -chunk_tokens, -titles, -title_tokens);
 }
@@ -309,7 +328,7 @@ Result<int64_t> SqlEngine::WritePageRow(const PageWrite& w, int64_t source_id, c
       ENGRAM_ASSIGN_OR_RETURN(Stmt * snap, S("INSERT INTO page_versions(page_id, source_id, slug, content, "
                                              "content_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)"));
       snap->Bind(1, id).Bind(2, source_id).Bind(3, page.slug).Bind(4, old_content).Bind(5, old_hash).Bind(6, now);
-      ENGRAM_RETURN_IF_ERROR(snap->Run());
+      ENGRAM_RETURN_IF_ERROR(snap->Send());
     }
     // Embeddings of chunks whose text does not change are kept.
     ENGRAM_ASSIGN_OR_RETURN(Stmt * old, S("SELECT embedded_hash, embedding, embedding_model FROM chunks "
@@ -329,7 +348,7 @@ Result<int64_t> SqlEngine::WritePageRow(const PageWrite& w, int64_t source_id, c
     upd->Bind(5, page.compiled_truth).Bind(6, page.timeline).Bind(7, w.content).Bind(8, w.content_hash);
     upd->Bind(9, visibility).BindBlob(10, title_blob).Bind(11, int64_t{w.title_terms.length}).Bind(12, date);
     upd->Bind(13, path_key).Bind(14, name_key).Bind(15, created).Bind(16, now).Bind(17, id);
-    ENGRAM_RETURN_IF_ERROR(upd->Run());
+    ENGRAM_RETURN_IF_ERROR(upd->Send());
   } else {
     ENGRAM_RETURN_IF_ERROR(find->status());
     if (date.empty()) date = now;
@@ -371,7 +390,7 @@ Result<int64_t> SqlEngine::WriteChunkRows(const PageWrite& w, int64_t id, const 
         ENGRAM_ASSIGN_OR_RETURN(Stmt * keep, S("UPDATE chunks SET embedding = ?, embedding_model = ?, "
                                                "embedded_hash = ? WHERE id = ?"));
         keep->BindBlob(1, kept->second.first).Bind(2, kept->second.second).Bind(3, hash).Bind(4, chunk_id);
-        ENGRAM_RETURN_IF_ERROR(keep->Run());
+        ENGRAM_RETURN_IF_ERROR(keep->Send());
       }
     }
     for (size_t i = 0; i < ids.size(); ++i) {
@@ -389,24 +408,24 @@ Status SqlEngine::WritePageFacts(const Page& page, int64_t id) {
     // Attachments are files, never found by a page's name.
     const std::string to_name = l.type == text::kAttachmentLinkType ? "" : text::LinkName(l.target);
     lins->Bind(1, id).Bind(2, l.target).Bind(3, to_name).Bind(4, l.type).Bind(5, l.label).Bind(6, l.context);
-    ENGRAM_RETURN_IF_ERROR(lins->Run());
+    ENGRAM_RETURN_IF_ERROR(lins->Send());
   }
   ENGRAM_ASSIGN_OR_RETURN(Stmt * tins, S("INSERT INTO tags(page_id, tag) VALUES (?, ?) ON CONFLICT DO NOTHING"));
   for (const std::string& tag : page.tags) {
     tins->Bind(1, id).Bind(2, tag);
-    ENGRAM_RETURN_IF_ERROR(tins->Run());
+    ENGRAM_RETURN_IF_ERROR(tins->Send());
   }
   ENGRAM_ASSIGN_OR_RETURN(Stmt * ains, S("INSERT INTO aliases(page_id, alias) VALUES (?, ?) ON CONFLICT DO NOTHING"));
   for (const std::string& alias : page.aliases) {
     ains->Bind(1, id).Bind(2, alias);
-    ENGRAM_RETURN_IF_ERROR(ains->Run());
+    ENGRAM_RETURN_IF_ERROR(ains->Send());
   }
   ENGRAM_ASSIGN_OR_RETURN(Stmt * tl, S("INSERT INTO timeline_entries(page_id, date, summary, summary_hash, "
                                        "source, line) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"));
   for (const TimelineEntry& e : page.timeline_entries) {
     tl->Bind(1, id).Bind(2, e.date).Bind(3, e.summary).Bind(4, common::Sha256Hex(e.summary));
     tl->Bind(5, e.source).Bind(6, int64_t{e.line});
-    ENGRAM_RETURN_IF_ERROR(tl->Run());
+    ENGRAM_RETURN_IF_ERROR(tl->Send());
   }
   return Status::Ok();
 }
