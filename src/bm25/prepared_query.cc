@@ -25,7 +25,8 @@ Result<std::string_view> ListCache::Get(PostingField field, int64_t term_id) {
   return std::string_view(*it->second);
 }
 
-Result<std::vector<std::optional<int64_t>>> ListCache::Fetch(PostingField field, const std::vector<std::string>& terms) {
+Result<std::vector<std::optional<int64_t>>> ListCache::Fetch(PostingField field,
+                                                             const std::vector<std::string>& terms) {
   std::vector<std::string> unknown;
   for (const std::string& t : terms) {
     if (term_ids_.find(t) == term_ids_.end()) unknown.push_back(t);

@@ -9,6 +9,7 @@
 
 #include "engram/engine.h"
 #include "engram/store/open_store.h"
+#include "store/postings_codec.h"
 #include "test_stores.h"
 
 namespace engram {
@@ -182,6 +183,52 @@ TEST_F(PgEngine, AQueuedStatementThatFailsFailsItsOwnPageOnly) {
   auto problems = reader->CheckIntegrity();
   ASSERT_TRUE(problems.ok()) << problems.status().ToString();
   EXPECT_TRUE(problems->empty());
+}
+
+// A long batch stops looking rows up one by one (after its first pages it
+// reads every term and page name once, and writes without waiting): terms
+// and pages that existed before it, pages written twice in it, renamed in
+// it, and deleted in it all land as one page at a time would have them.
+TEST_F(PgEngine, ALongBatchWritesWhatExistedBeforeItAsOnePageAtATimeWould) {
+  auto before = Open();
+  ASSERT_NE(before, nullptr);
+  ASSERT_TRUE(before->PutPage(Prepare("old.md", "# Old\n\nalpha beta zeta")).ok());
+  ASSERT_TRUE(before->PutPage(Prepare("gone.md", "# Gone\n\nalpha")).ok());
+  auto e = Open();  // knows no term and no page yet
+  ASSERT_NE(e, nullptr);
+  auto txn = e->Begin();
+  ASSERT_TRUE(txn.ok()) << txn.status().ToString();
+  for (int i = 0; i < 40; ++i) {
+    // zeta: stored before the batch, and first seen by it when it reads every term
+    const std::string text = "alpha beta gamma" + std::to_string(i % 5) + (i >= 16 ? " zeta" : "");
+    auto id = e->PutPage(Prepare("p" + std::to_string(i) + ".md", text));
+    ASSERT_TRUE(id.ok()) << i << ": " << id.status().ToString();
+  }
+  ASSERT_TRUE(e->PutPage(Prepare("old.md", "# Old\n\nalpha rewritten")).ok());
+  ASSERT_TRUE(e->PutPage(Prepare("p3.md", "written twice delta")).ok());
+  ASSERT_TRUE(e->RenamePage("default", "p4", "p4-renamed", "p4-renamed.md").ok());
+  ASSERT_TRUE(e->PutPage(Prepare("p4-renamed.md", "renamed then written")).ok());
+  ASSERT_TRUE(e->DeletePage("default", "gone").ok());
+  ASSERT_TRUE(e->PutPage(Prepare("gone.md", "# Gone\n\nback again")).ok());
+  for (int i = 40; i < 60; ++i) {
+    ASSERT_TRUE(e->PutPage(Prepare("p" + std::to_string(i) + ".md", "alpha epsilon")).ok()) << i;
+  }
+  ASSERT_TRUE(txn->Commit().ok());
+
+  auto reader = Open();
+  auto problems = reader->CheckIntegrity();
+  ASSERT_TRUE(problems.ok()) << problems.status().ToString();
+  EXPECT_TRUE(problems->empty()) << (problems->empty() ? "" : problems->front().what);
+  auto stats = reader->Stats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->pages, 62);  // p0..p59 with p4 renamed, old, gone
+  auto alpha = reader->Postings().FindTerm("alpha");
+  ASSERT_TRUE(alpha.ok() && alpha->has_value());
+  auto list = reader->Postings().ReadPostingList(PostingField::kChunks, **alpha);
+  ASSERT_TRUE(list.ok());
+  auto info = store::ReadPostingInfo(**list);
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->count, 59) << "p0..p59 minus p3 and p4 (rewritten without it), plus old";
 }
 
 }  // namespace

@@ -419,7 +419,9 @@ Status PgConnection::Flush() {
   PGconn* c = conn_.get();
   if (PQpipelineStatus(c) == PQ_PIPELINE_OFF) return Status::Ok();
   Status first;
-  if (PQpipelineSync(c) != 1) first = PgError(c, nullptr, "'" + (queued_.empty() ? "" : queued_[0].sql.substr(0, 80)) + "'");
+  if (PQpipelineSync(c) != 1) {
+    first = PgError(c, nullptr, "'" + (queued_.empty() ? "" : queued_[0].sql.substr(0, 80)) + "'");
+  }
   size_t at = 0;  // the queued statement whose answers come next
   int idle = 0;
   while (first.ok() || PQstatus(c) != CONNECTION_BAD) {

@@ -45,6 +45,7 @@ Status SqlEngine::BeginTransaction() {
   FinishReads();
   ENGRAM_RETURN_IF_ERROR(conn_->Begin());
   in_transaction_ = true;
+  batch_ = BatchState();
   return Status::Ok();
 }
 
@@ -58,6 +59,7 @@ Status SqlEngine::CommitTransaction() {
   }
   in_transaction_ = false;
   generation_advanced_ = false;
+  batch_ = BatchState();
   pending_terms_.clear();
   first_new_term_id_ = 0;
   return Status::Ok();
@@ -74,14 +76,26 @@ void SqlEngine::RollbackTransaction() {
 }
 
 Result<int64_t> SqlEngine::SourceId(std::string_view name, bool create) {
+  // Inside a write transaction a source's id is asked once (no other writer can change sources meanwhile).
+  const bool keep = pg_ && in_transaction_;
+  if (keep) {
+    if (auto it = batch_.sources.find(std::string(name)); it != batch_.sources.end()) return it->second;
+  }
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id FROM sources WHERE name = ?"));
   q->Bind(1, name);
-  if (q->Step()) return q->Int(0);
-  ENGRAM_RETURN_IF_ERROR(q->status());
-  if (!create) return Status::NotFound("no source named '" + std::string(name) + "'");
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * ins, S("INSERT INTO sources(name) VALUES (?) RETURNING id"));
-  ins->Bind(1, name);
-  return InsertedId(ins);
+  int64_t id = 0;
+  if (q->Step()) {
+    id = q->Int(0);
+    q->Reset();
+  } else {
+    ENGRAM_RETURN_IF_ERROR(q->status());
+    if (!create) return Status::NotFound("no source named '" + std::string(name) + "'");
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * ins, S("INSERT INTO sources(name) VALUES (?) RETURNING id"));
+    ins->Bind(1, name);
+    ENGRAM_ASSIGN_OR_RETURN(id, InsertedId(ins));
+  }
+  if (keep) batch_.sources.emplace(std::string(name), id);
+  return id;
 }
 
 Result<std::string> SqlEngine::SourceRoot(std::string_view source) {

@@ -64,8 +64,7 @@ Result<std::vector<std::shared_ptr<const std::string>>> SqlEngine::ReadPostingLi
     }
   }
   if (missing.empty()) return out;
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(titles ? "SELECT term_id, data FROM title_postings WHERE term_id = ANY(?::bigint[])"
-                                             : "SELECT term_id, data FROM postings WHERE term_id = ANY(?::bigint[])"));
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(titles ? kReadTitlePostingsByIdsSql : kReadPostingsByIdsSql));
   q->Bind(1, IntArray(missing));
   std::unordered_map<int64_t, std::shared_ptr<const std::string>> read;
   while (q->Step()) read.emplace(q->Int(0), std::make_shared<const std::string>(q->Blob(1)));

@@ -32,6 +32,11 @@ inline constexpr const char kPutPostingsSql[] =
     "INSERT INTO postings(term_id, data) VALUES (?, ?) ON CONFLICT (term_id) DO UPDATE SET data = excluded.data";
 inline constexpr const char kPutTitlePostingsSql[] =
     "INSERT INTO title_postings(term_id, data) VALUES (?, ?) ON CONFLICT (term_id) DO UPDATE SET data = excluded.data";
+// PostgreSQL: the stored lists of many terms in one statement (an array of ids).
+inline constexpr const char kReadPostingsByIdsSql[] =
+    "SELECT term_id, data FROM postings WHERE term_id = ANY(?::bigint[])";
+inline constexpr const char kReadTitlePostingsByIdsSql[] =
+    "SELECT term_id, data FROM title_postings WHERE term_id = ANY(?::bigint[])";
 
 // A statement over the private pages, `head` naming the pages table: SQLite starts from the partial index
 // of private pages (without ANALYZE it would walk every page); PostgreSQL plans from its statistics. Both
@@ -195,6 +200,10 @@ class SqlEngine final : public Engine, public PostingStore {
   Result<std::optional<SourceFile>> FindSourceFileWhere(const char* sql, std::string_view source,
                                                         std::string_view value);
   Result<int64_t> TermId(const std::string& term);
+  // PostgreSQL: the ids of every term of write that this connection does not
+  // know yet, found or inserted in one statement (TermId then answers from
+  // memory); a round trip per term was most of a page's writing.
+  Status ResolveTerms(const PageWrite& write);
   Result<int64_t> LookupTermId(const std::string& term);
   Status PutPageRows(const PageWrite& write, int64_t* page_id);
   // The steps of PutPageRows. Embeddings of an overwritten page's chunks, by
@@ -208,6 +217,41 @@ class SqlEngine final : public Engine, public PostingStore {
   Result<int64_t> WriteChunkRows(const PageWrite& w, int64_t page_id, const KeptEmbeddings& kept_embeddings);
   // Links, tags, aliases and timeline entries.
   Status WritePageFacts(const Page& page, int64_t page_id);
+  // PostgreSQL (write_arrays.cc): the same rows, one statement per table
+  // with the values as arrays; a statement per row cost the server more than
+  // the rows did. The chunks' ids in the order of write.chunks.
+  Result<std::vector<int64_t>> InsertChunksAsArrays(const PageWrite& write, int64_t page_id,
+                                                    const std::vector<std::vector<int64_t>>& term_ids);
+  Status WritePageFactsAsArrays(const Page& page, int64_t page_id);
+  // PostgreSQL inside a write transaction (batch_.cc): rows written without
+  // waiting for their answers. Ids come from blocks taken from the tables'
+  // sequences; after the first pages of a batch, the source's page names and
+  // every term are read once, so that a new page needs no look-up and a new
+  // term is known to be new (the writer's lease keeps others from adding any).
+  struct BatchState {
+    int pages = 0;  // pages written in the transaction
+    std::unordered_map<std::string, int64_t> sources;
+    int64_t names_source = 0;              // the source whose page names `names` are (0: none read)
+    std::unordered_set<std::string> names;
+    bool terms_known = false;              // term_ids_ holds every stored term
+    std::unordered_map<std::string, std::vector<int64_t>> reserved;  // table -> unused ids, descending
+    std::unordered_map<std::string, int64_t> block;                  // table -> size of its last block
+    void ForgetPageRows() {
+      sources.clear();
+      names_source = 0;
+      names.clear();
+    }
+  };
+  struct NewPageDates {
+    std::string created, date, now, path_key, name_key;
+  };
+  Result<bool> KnownAbsent(int64_t source_id, const std::string& slug);
+  Result<int64_t> ReservedId(const std::string& table);
+  Result<int64_t> InsertPageWithReservedId(const PageWrite& w, int64_t source_id, const std::string& title_blob,
+                                           const NewPageDates& dates);
+  Result<bool> KnowAllTerms();
+  Status InsertNewTerms(const std::vector<std::string>& terms);
+  BatchState batch_;
   // Every term with a chunk (or title) posting list: the lists to clean when
   // a doc's own term list is damaged and cannot name them.
   Result<std::vector<int64_t>> AllTermIds(bool titles);

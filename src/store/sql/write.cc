@@ -51,6 +51,7 @@ Status SqlEngine::Transaction(Fn&& fn) {
   else conn_->Rollback();
   if (in_transaction_) {
     UndoPageDeltas();
+    batch_.ForgetPageRows();  // what it knew may include the rolled-back page's rows
     pending_stats_ = stats_before;
     generation_advanced_ = advanced_before;  // the savepoint's rollback took back its advance
   } else {
@@ -91,6 +92,7 @@ void SqlEngine::ClearDeltas() {
   undo_.clear();
   pending_stats_ = StatsDelta();
   generation_advanced_ = false;
+  batch_ = BatchState();
 }
 
 Status SqlEngine::ReadPostings(int64_t term_id, bool titles, std::vector<Posting>* out) {
@@ -127,12 +129,36 @@ Status SqlEngine::FlushDeltas(Deltas* deltas, bool titles) {
   std::sort(order.begin(), order.end());  // the same writes in the same order on every run
   order.erase(std::unique(order.begin(), order.end()), order.end());
   std::vector<Posting> list;
-  for (int64_t term_id : order) {
+  // A term first inserted in this transaction has no stored list to merge.
+  auto is_new = [&](int64_t term_id) { return first_new_term_id_ > 0 && term_id >= first_new_term_id_; };
+  // PostgreSQL reads the stored lists a window of terms at a time, in one statement each.
+  constexpr size_t kWindow = 512;
+  std::unordered_map<int64_t, std::string> stored;
+  for (size_t at = 0; at < order.size(); ++at) {
+    const int64_t term_id = order[at];
+    if (pg_ && at % kWindow == 0) {
+      std::vector<int64_t> ids;
+      for (size_t k = at; k < std::min(order.size(), at + kWindow); ++k) {
+        if (!is_new(order[k])) ids.push_back(order[k]);
+      }
+      stored.clear();
+      if (!ids.empty()) {
+        ENGRAM_ASSIGN_OR_RETURN(Stmt * read, S(titles ? kReadTitlePostingsByIdsSql : kReadPostingsByIdsSql));
+        read->Bind(1, IntArray(ids));
+        while (read->Step()) stored.emplace(read->Int(0), std::string(read->Blob(1)));
+        ENGRAM_RETURN_IF_ERROR(read->status());
+      }
+    }
     TermDelta& delta = (*deltas)[term_id];
     if (delta.adds.empty() && delta.removes.empty()) continue;
-    // A term first inserted in this transaction has no stored list to merge.
-    if (first_new_term_id_ > 0 && term_id >= first_new_term_id_) {
+    if (is_new(term_id)) {
       list.clear();
+    } else if (pg_) {
+      list.clear();
+      auto it = stored.find(term_id);
+      if (it != stored.end()) {
+        ENGRAM_RETURN_IF_ERROR(DecodePostings(it->second, &list).WithContext("term " + std::to_string(term_id)));
+      }
     } else {
       ENGRAM_RETURN_IF_ERROR(ReadPostings(term_id, titles, &list).WithContext("term " + std::to_string(term_id)));
     }
@@ -212,6 +238,44 @@ Result<int64_t> SqlEngine::TermId(const std::string& term) {
   return id;
 }
 
+Status SqlEngine::ResolveTerms(const PageWrite& w) {
+  ENGRAM_ASSIGN_OR_RETURN(const bool all_known, KnowAllTerms());  // first: it may read every term
+  std::vector<std::string> unknown;
+  auto want = [&](const std::string& term) {
+    if (term_ids_.Find(term) == nullptr) unknown.push_back(term);
+  };
+  for (const auto& [term, tf] : w.title_terms.terms) want(term);
+  for (const ChunkWrite& c : w.chunks) {
+    for (const auto& [term, tf] : c.terms.terms) want(term);
+  }
+  if (unknown.empty()) return Status::Ok();
+  std::sort(unknown.begin(), unknown.end());
+  unknown.erase(std::unique(unknown.begin(), unknown.end()), unknown.end());
+  if (all_known) return InsertNewTerms(unknown);
+  // The scan of terms in the last SELECT sees the table as it was before the INSERT: each term comes once.
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("WITH w AS (SELECT unnest(?::text[]) AS term), "
+                                      "ins AS (INSERT INTO terms(term) SELECT term FROM w ORDER BY term "
+                                      "ON CONFLICT (term) DO NOTHING RETURNING term, id) "
+                                      "SELECT term, id, 1 FROM ins UNION ALL "
+                                      "SELECT t.term, t.id, 0 FROM terms t JOIN w ON t.term = w.term"));
+  q->Bind(1, TextArray(unknown));
+  int64_t first_new = 0;
+  std::vector<std::string> inserted;
+  while (q->Step()) {
+    std::string term = q->Text(0);
+    const int64_t id = q->Int(1);
+    term_ids_.Put(term, id);
+    if (q->Int(2) == 1) {
+      if (first_new == 0 || id < first_new) first_new = id;
+      inserted.push_back(std::move(term));
+    }
+  }
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  if (!inserted.empty() && (pending_terms_.empty() || first_new_term_id_ == 0)) first_new_term_id_ = first_new;
+  for (std::string& t : inserted) pending_terms_.push_back(std::move(t));
+  return Status::Ok();
+}
+
 Status SqlEngine::AdjustStats(int64_t chunks, int64_t chunk_tokens, int64_t titles, int64_t title_tokens) {
   pending_stats_.chunks += chunks;
   pending_stats_.chunk_tokens += chunk_tokens;
@@ -277,6 +341,8 @@ Status SqlEngine::RemoveDerivedRows(int64_t page_id) {
 }
 
 Status SqlEngine::PutPageRows(const PageWrite& w, int64_t* page_id) {
+  if (pg_) ENGRAM_RETURN_IF_ERROR(ResolveTerms(w));
+  if (in_transaction_) ++batch_.pages;
   ENGRAM_ASSIGN_OR_RETURN(int64_t source_id, SourceId(w.source, true));
   // Title postings are computed first so the page row can carry their term ids.
   std::vector<int64_t> title_ids;
@@ -312,7 +378,8 @@ Result<int64_t> SqlEngine::WritePageRow(const PageWrite& w, int64_t source_id, c
   // The note's dates (PageWrite::date, StoredPage::created_at).
   std::string date = w.date;
   std::string created = page.created;
-  if (find->Step()) {
+  ENGRAM_ASSIGN_OR_RETURN(const bool absent, KnownAbsent(source_id, page.slug));
+  if (!absent && find->Step()) {
     id = find->Int(0);
     std::string old_content = find->Text(1);
     std::string old_hash = find->Text(2);
@@ -351,8 +418,12 @@ Result<int64_t> SqlEngine::WritePageRow(const PageWrite& w, int64_t source_id, c
     ENGRAM_RETURN_IF_ERROR(upd->Send());
   } else {
     ENGRAM_RETURN_IF_ERROR(find->status());
+    find->Reset();
     if (date.empty()) date = now;
     if (created.empty()) created = date;
+    if (pg_ && in_transaction_) {
+      return InsertPageWithReservedId(w, source_id, title_blob, {created, date, now, path_key, name_key});
+    }
     ENGRAM_ASSIGN_OR_RETURN(Stmt * ins, S("INSERT INTO pages(source_id, slug, path, type, title, frontmatter, "
                                           "compiled_truth, timeline, content, content_hash, visibility, title_terms, "
                                           "title_length, created_at, updated_at, path_key, name_key, indexed_at) "
@@ -370,19 +441,34 @@ Result<int64_t> SqlEngine::WritePageRow(const PageWrite& w, int64_t source_id, c
 Result<int64_t> SqlEngine::WriteChunkRows(const PageWrite& w, int64_t id, const KeptEmbeddings& kept_embeddings) {
   const Page& page = w.page;
   int64_t chunk_tokens = 0;
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * cins, S("INSERT INTO chunks(page_id, ordinal, source, text, token_count, line_start, "
-                                         "line_end, terms, term_length) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"));
-  for (const ChunkWrite& c : w.chunks) {
-    std::vector<int64_t> ids;
-    ids.reserve(c.terms.terms.size());
-    for (const auto& [term, tf] : c.terms.terms) {
+  std::vector<std::vector<int64_t>> term_ids(w.chunks.size());
+  for (size_t k = 0; k < w.chunks.size(); ++k) {
+    term_ids[k].reserve(w.chunks[k].terms.terms.size());
+    for (const auto& [term, tf] : w.chunks[k].terms.terms) {
       ENGRAM_ASSIGN_OR_RETURN(int64_t tid, TermId(term));
-      ids.push_back(tid);
+      term_ids[k].push_back(tid);
     }
-    cins->Bind(1, id).Bind(2, int64_t{c.ordinal}).Bind(3, std::string_view(ChunkSourceName(c.source))).Bind(4, c.text).Bind(5, int64_t{c.token_count});
-    cins->Bind(6, int64_t{c.line_start}).Bind(7, int64_t{c.line_end}).BindBlob(8, store::EncodeIds(ids));
-    cins->Bind(9, int64_t{c.terms.length});
-    ENGRAM_ASSIGN_OR_RETURN(int64_t chunk_id, InsertedId(cins));
+  }
+  std::vector<int64_t> chunk_ids;
+  if (pg_) {
+    ENGRAM_ASSIGN_OR_RETURN(chunk_ids, InsertChunksAsArrays(w, id, term_ids));
+  } else {
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * cins, S("INSERT INTO chunks(page_id, ordinal, source, text, token_count, "
+                                           "line_start, line_end, terms, term_length) "
+                                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id"));
+    for (size_t k = 0; k < w.chunks.size(); ++k) {
+      const ChunkWrite& c = w.chunks[k];
+      cins->Bind(1, id).Bind(2, int64_t{c.ordinal}).Bind(3, std::string_view(ChunkSourceName(c.source)));
+      cins->Bind(4, c.text).Bind(5, int64_t{c.token_count}).Bind(6, int64_t{c.line_start});
+      cins->Bind(7, int64_t{c.line_end}).BindBlob(8, store::EncodeIds(term_ids[k])).Bind(9, int64_t{c.terms.length});
+      ENGRAM_ASSIGN_OR_RETURN(int64_t chunk_id, InsertedId(cins));
+      chunk_ids.push_back(chunk_id);
+    }
+  }
+  for (size_t k = 0; k < w.chunks.size(); ++k) {
+    const ChunkWrite& c = w.chunks[k];
+    const std::vector<int64_t>& ids = term_ids[k];
+    const int64_t chunk_id = chunk_ids[k];
     if (!kept_embeddings.empty()) {
       const std::string hash = EmbeddingTextHash(ChunkEmbeddingText(page.title, c.text));
       auto kept = kept_embeddings.find(hash);
@@ -402,6 +488,7 @@ Result<int64_t> SqlEngine::WriteChunkRows(const PageWrite& w, int64_t id, const 
 }
 
 Status SqlEngine::WritePageFacts(const Page& page, int64_t id) {
+  if (pg_) return WritePageFactsAsArrays(page, id);
   ENGRAM_ASSIGN_OR_RETURN(Stmt * lins, S("INSERT INTO links(from_page, to_slug, to_name, type, label, context) "
                                          "VALUES (?, ?, ?, ?, ?, ?)"));
   for (const PageLink& l : page.links) {
@@ -442,6 +529,7 @@ Result<PageId> SqlEngine::PutPage(const PageWrite& write) {
 
 Status SqlEngine::RenamePage(std::string_view source, std::string_view old_slug, std::string_view new_slug,
                                 std::string_view new_path) {
+  batch_.ForgetPageRows();  // the page names a batch read are no longer the pages' names
   return Transaction([&]() -> Status {
            ENGRAM_ASSIGN_OR_RETURN(int64_t source_id, SourceId(source, true));
            if (old_slug != new_slug) {
@@ -473,6 +561,7 @@ Status SqlEngine::RenamePage(std::string_view source, std::string_view old_slug,
 }
 
 Status SqlEngine::DeletePage(std::string_view source, std::string_view slug) {
+  batch_.ForgetPageRows();
   return Transaction([&]() -> Status {
            ENGRAM_ASSIGN_OR_RETURN(int64_t source_id, SourceId(source, false));
            ENGRAM_ASSIGN_OR_RETURN(Stmt * find, S("SELECT id FROM pages WHERE source_id = ? AND slug = ?"));
