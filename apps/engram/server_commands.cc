@@ -57,6 +57,7 @@ int RunServe(const ServeArgs& a, const std::string& brain_dir) {
   h.host = a.host.empty() ? o.server.host : a.host;
   h.port = a.port >= 0 ? a.port : o.server.port;
   h.threads = a.threads > 0 ? a.threads : o.server.threads;
+  h.pool_size = o.store.pool_size;
   h.max_body_bytes = o.server.max_body_bytes;
   h.rate_limit = a.rate_limit >= 0 ? a.rate_limit : o.server.rate_limit;
   h.timeout_ms = o.server.timeout_ms;

@@ -130,6 +130,7 @@ struct StoreOptions {
   std::string read_url;           // a hot standby serving reads (postgres); "" = the primary serves them
   int busy_timeout_ms = 5000;   // how long a writer waits for another writer's transaction
   int lock_timeout_ms = 10000;  // how long a write waits for the brain's write lock
+  int pool_size = 0;            // `engram serve`: store connections open at most (0: one per worker thread)
   Status Validate() const;
 };
 

@@ -78,6 +78,7 @@ const std::vector<Setting>& Settings() {
       Number("server", "max_connections_per_peer", 1, 100000, ENGRAM_FIELD(server.max_connections_per_peer)),
       Number("store", "busy_timeout_ms", 0, 600000, ENGRAM_FIELD(store.busy_timeout_ms)),
       Number("store", "lock_timeout_ms", 0, 3600000, ENGRAM_FIELD(store.lock_timeout_ms)),
+      Number("store", "pool_size", 0, 1024, ENGRAM_FIELD(store.pool_size)),
   };
   return kSettings;
 }
@@ -344,6 +345,10 @@ busy_timeout_ms = 5000
 # Milliseconds a write (import, put, delete, sync) waits for the brain's
 # write lock (.engram/write.lock) before failing with the holder's name.
 lock_timeout_ms = 10000
+# `engram serve`: at most this many connections to the store (a request
+# waits for a free one); 0 opens one per worker thread as requests need
+# them. With PostgreSQL, keeps several servers within max_connections.
+pool_size = 0
 
 [server]
 # `engram serve`: the HTTP API (/v1) and MCP over HTTP (/mcp). Binding to an

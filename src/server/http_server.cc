@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -36,35 +37,51 @@ bool IsLoopback(const std::string& host) { return IsLoopbackHost(host); }
 
 namespace {
 
-// One Brain per concurrent request: opened on demand, reused afterwards.
+// One Brain per concurrent request: opened on demand, reused afterwards. At
+// most max_open of them ([store] pool_size; 0: no limit): past that a request
+// waits for one to come back.
 class BrainPool {
  public:
-  explicit BrainPool(fs::path root) : root_(std::move(root)) {}
+  BrainPool(fs::path root, int max_open) : root_(std::move(root)), max_open_(max_open) {}
   Result<Json> With(const std::function<Result<Json>(Brain&)>& fn) {
     std::unique_ptr<Brain> brain;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      std::unique_lock<std::mutex> lock(mu_);
+      returned_.wait(lock, [&] { return !free_.empty() || max_open_ <= 0 || open_ < max_open_; });
       if (!free_.empty()) {
         brain = std::move(free_.back());
         free_.pop_back();
+      } else {
+        ++open_;  // counted before opening, so that no other request opens past the limit meanwhile
       }
     }
     if (!brain) {
       auto opened = Brain::Open(root_);
-      if (!opened.ok()) return opened.status();
+      if (!opened.ok()) {
+        std::lock_guard<std::mutex> lock(mu_);
+        --open_;
+        returned_.notify_one();
+        return opened.status();
+      }
       brain = std::move(*opened);
     }
     brain->engine().FinishReads();  // each request reads the latest commit
     Result<Json> r = fn(*brain);
     brain->engine().FinishReads();
-    std::lock_guard<std::mutex> lock(mu_);
-    free_.push_back(std::move(brain));
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      free_.push_back(std::move(brain));
+    }
+    returned_.notify_one();
     return r;
   }
 
  private:
   fs::path root_;
+  const int max_open_;
   std::mutex mu_;
+  std::condition_variable returned_;
+  int open_ = 0;
   std::vector<std::unique_ptr<Brain>> free_;
 };
 
@@ -241,7 +258,7 @@ GateOptions GateOptionsFor(const HttpOptions& o) {
 
 Server::Server(const fs::path& root, const HttpOptions& options)
     : options_(options),
-      pool_(root),
+      pool_(root, options.pool_size),
       auth_(ops::TokenStore::FileOf(root), IsLoopback(options.host)),
       limiter_(options.rate_limit),
       http_(GateOptionsFor(options)) {

@@ -36,6 +36,7 @@ struct HttpOptions {
   std::string host = "127.0.0.1";
   int port = 8765;                  // 0: any free port
   int threads = 8;                  // workers (a worker is held only while a request is handled)
+  int pool_size = 0;                // brains (store connections) open at most; 0: as many as requests need
   size_t max_body_bytes = 8u << 20;
   double rate_limit = 50;           // requests per second per caller (burst: twice that); 0: none
   int timeout_ms = 30000;           // a request's body must arrive within this; also the write time-out

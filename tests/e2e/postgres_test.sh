@@ -99,6 +99,40 @@ expect_exit 0 -- "$E" --brain "$WORK/lite" check --full
 expect_exit 1 -- "$E" --brain "$WORK/lite" migrate --to "$URL"
 expect_contains "$ERR" "already holds a brain" "a full target is refused"
 
+# [store] pool_size: a server keeps at most that many connections open, however
+# many requests arrive at once (each waits for a free one); the URL names the
+# application, so this server's connections can be counted.
+mkdir -p "$WORK/pooled/.engram" && cp "$WORK/pg/.engram/config.toml" "$WORK/pooled/.engram/"
+app="engram-pool-$$"
+expect_exit 0 -- "$E" --brain "$WORK/pooled" config set store.url "$URL&application_name=$app"
+expect_exit 0 -- "$E" --brain "$WORK/pooled" config set store.pool_size 2
+expect_exit 2 -- "$E" --brain "$WORK/pooled" config set store.pool_size -1
+B="$WORK/pooled"
+start_server "$WORK/pool.log" --rate-limit 0
+python3 - "$PORT" >"$WORK/pool.out" <<'PY'
+import json, sys, threading, urllib.request
+port, codes, lock = sys.argv[1], {}, threading.Lock()
+def client():
+    for _ in range(15):
+        req = urllib.request.Request(f"http://127.0.0.1:{port}/v1/search", method="POST",
+                                     data=json.dumps({"query": "warehouse robots", "limit": 5}).encode(),
+                                     headers={"Content-Type": "application/json"})
+        try:
+            code = urllib.request.urlopen(req, timeout=30).status
+        except Exception as e:
+            code = getattr(e, "code", 0)
+        with lock:
+            codes[code] = codes.get(code, 0) + 1
+threads = [threading.Thread(target=client) for _ in range(16)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(json.dumps(codes))
+PY
+expect_contains "$(cat "$WORK/pool.out")" '{"200": 240}' "every concurrent request answered"
+open_conns=$(psql "$PG" -qAtc "SELECT count(*) FROM pg_stat_activity WHERE application_name = '$app'")
+CHECKS=$((CHECKS + 1))
+[[ "$open_conns" -ge 1 && "$open_conns" -le 2 ]] || fail "pool_size 2, yet the server holds $open_conns connections"
+stop_server
 psql "$PG" -qAtc "DROP SCHEMA $schema CASCADE; DROP SCHEMA $schema2 CASCADE; DROP SCHEMA $schema3 CASCADE;
   DROP SCHEMA $schema4 CASCADE" >/dev/null
 finish

@@ -347,7 +347,11 @@ std::string DescribeUrl(std::string_view url) {
 
 Result<PgHandle> Connect(std::string_view url) {
   const std::string where = DescribeUrl(url);
-  PgHandle conn(PQconnectdb(std::string(url).c_str()));
+  // Named "engram" in pg_stat_activity unless the URL names the application itself.
+  const std::string conninfo(url);
+  const char* const keys[] = {"dbname", "fallback_application_name", nullptr};
+  const char* const values[] = {conninfo.c_str(), "engram", nullptr};
+  PgHandle conn(PQconnectdbParams(keys, values, /*expand_dbname=*/1));
   if (!conn) return Status::ResourceExhausted("PostgreSQL at " + where + ": out of memory");
   if (PQstatus(conn.get()) != CONNECTION_OK) {
     const std::string msg = Trimmed(PQerrorMessage(conn.get()));
