@@ -62,7 +62,11 @@ Result<search::VectorArm*> EmbeddingModule::Vectors() {
     }
     return Status::FailedPrecondition("nothing is embedded yet: run `engram embed`");
   }
-  if (vectors_ && vectors_->dims() == std::stoi(dims)) return vectors_.get();
+  if (vectors_ && vectors_->dims() == std::stoi(dims)) {
+    // What other processes (or this one's other connections) wrote since: a server's next request sees it.
+    ENGRAM_RETURN_IF_ERROR(vectors_->CatchUp(brain_.engine(), brain_.engine()));
+    return vectors_.get();
+  }
   search::VectorIndexOptions vo;
   const VectorSettings& v = brain_.options().vector;
   vo.exact_below = static_cast<size_t>(v.exact_below);

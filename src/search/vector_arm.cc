@@ -128,6 +128,7 @@ Result<std::unique_ptr<VectorArm>> VectorArm::Open(VectorStore& store, ChangeLog
   arm->options_ = options;
   auto t0 = std::chrono::steady_clock::now();
   ENGRAM_ASSIGN_OR_RETURN(int64_t generation, log.Generation());
+  arm->generation_ = generation;
   ENGRAM_ASSIGN_OR_RETURN(EmbeddingCounts counts, store.CountEmbeddings(model));
   if (static_cast<size_t>(counts.current) < options.exact_below) {
     ENGRAM_RETURN_IF_ERROR(arm->Rebuild(store));
@@ -170,6 +171,23 @@ Result<std::unique_ptr<VectorArm>> VectorArm::Open(VectorStore& store, ChangeLog
     if (!saved.ok() && note != nullptr) *note += "; not saved: " + saved.message();
   }
   return arm;
+}
+
+Status VectorArm::CatchUp(VectorStore& store, ChangeLog& log) {
+  ENGRAM_ASSIGN_OR_RETURN(int64_t generation, log.Generation());
+  if (generation == generation_) return Status::Ok();
+  ENGRAM_ASSIGN_OR_RETURN(auto changes, log.ChangesSince(ChangeStream::kVectors, generation_));
+  if (!changes.has_value() || (!hnsw_ && ids_.size() + changes->size() >= options_.exact_below)) {
+    ENGRAM_RETURN_IF_ERROR(Rebuild(store));
+  } else {
+    bool changed = false;
+    ENGRAM_RETURN_IF_ERROR(Apply(store, *changes, &changed));
+    if (hnsw_ && hnsw_->deleted() > options_.compact_share * static_cast<double>(hnsw_->slots())) {
+      hnsw_ = hnsw_->Compact();
+    }
+  }
+  generation_ = generation;
+  return Status::Ok();
 }
 
 std::vector<vector::Neighbor> VectorArm::Search(const float* q, size_t k, const ChunkSelector* selector) const {

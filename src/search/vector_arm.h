@@ -44,6 +44,11 @@ class VectorArm {
                                                  const std::string& model, int dims, const VectorIndexOptions& options,
                                                  std::string* note = nullptr);
   ~VectorArm();
+  // Applies what the log recorded since the arm last read it (other
+  // processes' writes, this one's through another connection); rebuilds
+  // when the log no longer reaches back, or a flat collection outgrew
+  // exact_below. Cost: one row read when nothing changed.
+  Status CatchUp(VectorStore& store, ChangeLog& log);
 
   size_t size() const;
   bool graph() const { return hnsw_ != nullptr; }
@@ -70,6 +75,7 @@ class VectorArm {
 
   std::string model_;
   int dims_ = 0;
+  int64_t generation_ = 0;  // the log's generation the arm reflects (read before the vectors)
   VectorIndexOptions options_;
   std::unique_ptr<vector::HnswIndex> hnsw_;
   // Flat store (small collections).

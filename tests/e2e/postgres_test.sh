@@ -133,6 +133,23 @@ open_conns=$(psql "$PG" -qAtc "SELECT count(*) FROM pg_stat_activity WHERE appli
 CHECKS=$((CHECKS + 1))
 [[ "$open_conns" -ge 1 && "$open_conns" -le 2 ]] || fail "pool_size 2, yet the server holds $open_conns connections"
 stop_server
+# Two servers over one database, vector arm included: a server answers its next
+# request with what another process committed (caught up from the change log,
+# its vector index kept, not rebuilt).
+sed -i 's/^provider = "none"/provider = "hash"/' "$WORK/pg/.engram/config.toml"
+expect_exit 0 -- "$E" --brain "$WORK/pg" embed
+mkdir -p "$WORK/vec2/.engram" && cp "$WORK/pg/.engram/config.toml" "$WORK/vec2/.engram/"
+B="$WORK/vec2"
+start_server "$WORK/vec2.log" --rate-limit 0
+vsearch() { curl -s -X POST "http://127.0.0.1:$PORT/v1/search" -H 'Content-Type: application/json' \
+  -d '{"query": "beacon guiding ships at night", "mode": "vector", "limit": 3}'; }
+expect_not_contains "$(vsearch)" "notes/lighthouse" "the page is not there yet"
+printf '# Lighthouse\nA beacon guiding ships at night across the bay.\n' >"$WORK/lighthouse.md"
+expect_exit 0 -- "$E" --brain "$WORK/pg" put notes/lighthouse -f "$WORK/lighthouse.md"
+expect_json "$(vsearch)" 'd["results"][0]["slug"]' "notes/lighthouse"
+expect_not_contains "$(cat "$WORK/vec2.log")" "rebuil" "caught up, not rebuilt"
+stop_server
+
 psql "$PG" -qAtc "DROP SCHEMA $schema CASCADE; DROP SCHEMA $schema2 CASCADE; DROP SCHEMA $schema3 CASCADE;
   DROP SCHEMA $schema4 CASCADE" >/dev/null
 finish

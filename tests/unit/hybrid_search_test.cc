@@ -139,6 +139,35 @@ TEST_F(HybridSearchTest, VectorArmCatchesUpWithTheLog) {
   EXPECT_EQ(arm_->size(), 3u);
 }
 
+// A long-lived process (a server's pooled brain) keeps its arm open: before
+// each search it catches up with what was written since — here through the
+// same engine, in a server through any other — flat or graph, without reopening.
+TEST_F(HybridSearchTest, AnOpenArmCatchesUpWithoutReopening) {
+  for (const size_t exact_below : {size_t{1}, size_t{10000}}) {
+    SCOPED_TRACE(exact_below == 1 ? "graph" : "flat");
+    SearchOptions o;
+    o.include_private = true;
+    o.mode = SearchMode::kVector;
+    ASSERT_TRUE(Run("rank fusion", o, exact_below).ok());  // opens arm_
+    const std::string slug = "notes/new" + std::to_string(exact_below);
+    Put(slug + ".md", "---\ntitle: Quantum\n---\nQuantum annealing schedules.\n");
+    EmbedAll();
+    ASSERT_TRUE(engine_->DeletePage("default", "people/ann").ok());
+    ASSERT_TRUE(arm_->CatchUp(*engine_, *engine_).ok());
+    VectorQuery vq;
+    vq.arm = arm_.get();
+    vq.vectors.push_back(*hash_->Embed({"quantum annealing schedules"}, embed::EmbedKind::kQuery));
+    auto r = HybridSearch(*engine_, "quantum annealing schedules", o, vq);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_FALSE(r->results.empty());
+    EXPECT_EQ(r->results[0].slug, slug);
+    for (const auto& h : r->results) EXPECT_NE(h.slug, "people/ann");  // no ghost vector
+    Put("people/ann.md", "---\ntitle: Ann\n---\nAnn works on rank fusion for search.\n");
+    EmbedAll();
+    ASSERT_TRUE(engine_->DeletePage("default", slug).ok());
+  }
+}
+
 TEST_F(HybridSearchTest, VectorModeWithoutVectorsIsAnError) {
   SearchOptions o;
   o.mode = SearchMode::kVector;
