@@ -246,6 +246,33 @@ TEST(Bm25, ListsTheEngineKeepsFollowEveryCommit) {
   EXPECT_EQ(SearchChunks(*reader, q)->size(), 2u) << "another connection's delete";
 }
 
+// The statistics are kept with the lists and follow the same commits.
+TEST(Bm25, StatisticsTheEngineKeepsFollowEveryCommit) {
+  TempDir dir;
+  auto reader = OpenFresh(dir);
+  auto writer = OpenFresh(dir);
+  ASSERT_NE(writer, nullptr);
+  auto docs = [&] { return reader->Postings().Statistics(PostingField::kChunks).value().docs; };
+  ASSERT_TRUE(writer->PutPage(Prepare("a.md", "apple river")).ok());
+  reader->FinishReads();
+  EXPECT_EQ(docs(), 1);
+  EXPECT_EQ(docs(), 1);
+  ASSERT_TRUE(writer->PutPage(Prepare("b.md", "apple stone")).ok());
+  reader->FinishReads();
+  EXPECT_EQ(docs(), 2) << "another connection's commit";
+  ASSERT_TRUE(reader->PutPage(Prepare("c.md", "apple cloud")).ok());
+  EXPECT_EQ(docs(), 3) << "this connection's own write";
+  ASSERT_TRUE(writer->DeletePage("default", "a").ok());
+  reader->FinishReads();
+  EXPECT_EQ(docs(), 2) << "another connection's delete";
+  auto txn = reader->Begin();
+  ASSERT_TRUE(txn.ok());
+  ASSERT_TRUE(reader->PutPage(Prepare("d.md", "apple dune")).ok());
+  EXPECT_EQ(docs(), 3) << "inside a batch, its own pages count";
+  txn->Rollback();
+  EXPECT_EQ(docs(), 2) << "and not after it was rolled back";
+}
+
 // The batched reads (one statement each on a server) answer exactly as the
 // single ones, in the order asked: terms that need quoting in an array
 // literal, unknown terms and pages, repeats, and lists that are then kept.

@@ -103,18 +103,26 @@ Result<std::vector<std::optional<int64_t>>> SqlEngine::FindTerms(const std::vect
 }
 
 Result<FieldStatistics> SqlEngine::Statistics(PostingField field) {
+  const bool titles = field == PostingField::kTitles;
+  // Kept with the posting lists, under their change key (outside a write, whose own changes it does not follow).
+  const StatsDelta& d = pending_stats_;
+  const bool keep = !in_transaction_ && d.chunks == 0 && d.chunk_tokens == 0 && d.titles == 0 && d.title_tokens == 0;
+  if (keep) {
+    ENGRAM_RETURN_IF_ERROR(CheckPostingCache());
+    if (posting_cache_.stats) return titles ? posting_cache_.stats->second : posting_cache_.stats->first;
+  }
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q,
                           S("SELECT chunks, chunk_tokens, titles, title_tokens FROM corpus_stats WHERE id = 1"));
   if (!q->Step()) {
     ENGRAM_RETURN_IF_ERROR(q->status());
     return Status::Corruption("corpus_stats row is missing");
   }
-  const bool titles = field == PostingField::kTitles;
   // With this connection's writes not yet flushed (AdjustStats).
-  FieldStatistics stats{titles ? q->Int(2) + pending_stats_.titles : q->Int(0) + pending_stats_.chunks,
-                        titles ? q->Int(3) + pending_stats_.title_tokens : q->Int(1) + pending_stats_.chunk_tokens};
+  const FieldStatistics chunks{q->Int(0) + pending_stats_.chunks, q->Int(1) + pending_stats_.chunk_tokens};
+  const FieldStatistics title{q->Int(2) + pending_stats_.titles, q->Int(3) + pending_stats_.title_tokens};
   q->Reset();
-  return stats;
+  if (keep) posting_cache_.stats.emplace(chunks, title);
+  return titles ? title : chunks;
 }
 
 Result<std::shared_ptr<const PrivateFieldStatistics>> SqlEngine::PrivateStatistics(PostingField field) {

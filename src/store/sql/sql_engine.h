@@ -356,6 +356,7 @@ class SqlEngine final : public Engine, public PostingStore {
     // Each page's chunk ids (PageChunkIds), dropped with the lists: BM25 asks for them page by page, and
     // over a network a round trip per page cost more than the scoring.
     std::unordered_map<int64_t, std::vector<ChunkId>> page_chunks;
+    std::optional<std::pair<FieldStatistics, FieldStatistics>> stats;  // (chunks, titles), read under the key
     // Keeps a list read from the store (not one past a quarter of the budget).
     void Keep(const Key& k, std::shared_ptr<const std::string> list);
     void Clear() {
@@ -363,6 +364,7 @@ class SqlEngine final : public Engine, public PostingStore {
       index.clear();
       bytes = 0;
       page_chunks.clear();
+      stats.reset();
     }
   };
   // The database's change key (Connection::ChangeKey).
