@@ -236,6 +236,7 @@ class SqlEngine final : public Engine, public PostingStore {
     bool terms_known = false;              // term_ids_ holds every stored term
     std::unordered_map<std::string, std::vector<int64_t>> reserved;  // table -> unused ids, descending
     std::unordered_map<std::string, int64_t> block;                  // table -> size of its last block
+    std::unordered_map<std::string, int64_t> rows;                   // table -> rows it had (an estimate)
     void ForgetPageRows() {
       sources.clear();
       names_source = 0;
@@ -246,6 +247,8 @@ class SqlEngine final : public Engine, public PostingStore {
     std::string created, date, now, path_key, name_key;
   };
   Result<bool> KnownAbsent(int64_t source_id, const std::string& slug);
+  // The batch is long enough to read table whole (LongEnoughToReadAll in batch.cc).
+  Result<bool> LongEnoughToReadAll(const std::string& table);
   Result<int64_t> ReservedId(const std::string& table);
   Result<int64_t> InsertPageWithReservedId(const PageWrite& w, int64_t source_id, const std::string& title_blob,
                                            const NewPageDates& dates);
