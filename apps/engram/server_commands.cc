@@ -152,7 +152,8 @@ void AddServerCommands(CLI::App& app, const bool* json, const std::string* brain
       "Origin must be a loopback page or in allowed_origins. Errors are {\"error\": {\"code\", \"message\"}}\n"
       "with 400/401/403/404/409/413/415/429/500/503. [server] in config.toml sets host, port, threads,\n"
       "max_body_bytes, rate_limit, timeout_ms, header_timeout_ms, max_connections_per_peer, allowed_hosts,\n"
-      "allowed_origins. Stops on SIGINT/SIGTERM.");
+      "allowed_origins; [store] pool_size caps the store connections it holds (a request waits for a free\n"
+      "one). Stops on SIGINT/SIGTERM.");
   serve->callback([sa, brain_dir, exit_code] { *exit_code = RunServe(*sa, *brain_dir); });
 
   auto ta = std::make_shared<TokenArgs>();
