@@ -8,6 +8,9 @@
 
 namespace engram::common {
 
+// The bytes as lower-case hex, two characters each.
+std::string HexEncode(std::string_view bytes);
+
 // Lower-case hex SHA-256 of the bytes.
 std::string Sha256Hex(std::string_view data);
 

@@ -7,6 +7,7 @@
 #include <openssl/evp.h>
 
 #include "common/files.h"
+#include "common/hash.h"
 #include "embed/embedder.h"
 #include "embed/known_models.h"
 #include "embed/model_config.h"
@@ -25,16 +26,6 @@ bool NameIsSafe(const std::string& name) {
   return true;
 }
 
-std::string Hex(const unsigned char* d, size_t n) {
-  static const char* k = "0123456789abcdef";
-  std::string s;
-  for (size_t i = 0; i < n; ++i) {
-    s += k[d[i] >> 4];
-    s += k[d[i] & 15];
-  }
-  return s;
-}
-
 Result<std::string> FileSha256(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) return Status::IOError(file.string() + ": cannot read");
@@ -49,7 +40,7 @@ Result<std::string> FileSha256(const fs::path& file) {
   unsigned int len = 0;
   EVP_DigestFinal_ex(ctx, md, &len);
   EVP_MD_CTX_free(ctx);
-  return Hex(md, len);
+  return common::HexEncode(std::string_view(reinterpret_cast<const char*>(md), len));
 }
 
 std::string Unquote(std::string s) {

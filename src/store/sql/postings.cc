@@ -20,6 +20,13 @@ Status SqlEngine::CheckPostingCache() {
   return Status::Ok();
 }
 
+std::shared_ptr<const std::string> SqlEngine::PostingCache::Find(const Key& k) {
+  auto it = index.find(k);
+  if (it == index.end()) return nullptr;
+  lru.splice(lru.begin(), lru, it->second);
+  return it->second->second;
+}
+
 void SqlEngine::PostingCache::Keep(const Key& k, std::shared_ptr<const std::string> list) {
   if (list->size() > kPostingCacheBytes / 4 || index.count(k) != 0) return;
   bytes += list->size();
@@ -36,10 +43,7 @@ Result<std::shared_ptr<const std::string>> SqlEngine::ReadPostingList(PostingFie
   ENGRAM_RETURN_IF_ERROR(CheckPostingCache());
   PostingCache& cache = posting_cache_;
   const PostingCache::Key k{term_id, field == PostingField::kTitles};
-  if (auto it = cache.index.find(k); it != cache.index.end()) {
-    cache.lru.splice(cache.lru.begin(), cache.lru, it->second);
-    return it->second->second;
-  }
+  if (auto kept = cache.Find(k)) return kept;
   auto blob = std::make_shared<std::string>();
   ENGRAM_RETURN_IF_ERROR(ReadPostingBlobCopy(term_id, k.second, blob.get()));
   std::shared_ptr<const std::string> list = std::move(blob);
@@ -56,12 +60,8 @@ Result<std::vector<std::shared_ptr<const std::string>>> SqlEngine::ReadPostingLi
   std::vector<std::shared_ptr<const std::string>> out(term_ids.size());
   std::vector<int64_t> missing;
   for (size_t i = 0; i < term_ids.size(); ++i) {
-    if (auto it = cache.index.find({term_ids[i], titles}); it != cache.index.end()) {
-      cache.lru.splice(cache.lru.begin(), cache.lru, it->second);
-      out[i] = it->second->second;
-    } else {
-      missing.push_back(term_ids[i]);
-    }
+    out[i] = cache.Find({term_ids[i], titles});
+    if (out[i] == nullptr) missing.push_back(term_ids[i]);
   }
   if (missing.empty()) return out;
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(titles ? kReadTitlePostingsByIdsSql : kReadPostingsByIdsSql));

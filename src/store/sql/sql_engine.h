@@ -360,6 +360,8 @@ class SqlEngine final : public Engine, public PostingStore {
     // over a network a round trip per page cost more than the scoring.
     std::unordered_map<int64_t, std::vector<ChunkId>> page_chunks;
     std::optional<std::pair<FieldStatistics, FieldStatistics>> stats;  // (chunks, titles), read under the key
+    // A kept list, made the most recently used; null when not kept.
+    std::shared_ptr<const std::string> Find(const Key& k);
     // Keeps a list read from the store (not one past a quarter of the budget).
     void Keep(const Key& k, std::shared_ptr<const std::string> list);
     void Clear() {

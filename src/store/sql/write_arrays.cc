@@ -7,22 +7,6 @@
 
 namespace engram::store::sql {
 
-namespace {
-
-// Bytes as bytea's text form inside an array literal ("\x0a1b").
-std::string HexBytea(std::string_view bytes) {
-  static const char kDigits[] = "0123456789abcdef";
-  std::string out = "\\x";
-  out.reserve(2 + bytes.size() * 2);
-  for (const unsigned char b : bytes) {
-    out += kDigits[b >> 4];
-    out += kDigits[b & 15];
-  }
-  return out;
-}
-
-}  // namespace
-
 Result<std::vector<int64_t>> SqlEngine::InsertChunksAsArrays(const PageWrite& w, int64_t page_id,
                                                              const std::vector<std::vector<int64_t>>& term_ids) {
   std::vector<int64_t> ids(w.chunks.size(), 0);
@@ -37,7 +21,7 @@ Result<std::vector<int64_t>> SqlEngine::InsertChunksAsArrays(const PageWrite& w,
     token_counts.push_back(c.token_count);
     starts.push_back(c.line_start);
     ends.push_back(c.line_end);
-    terms.push_back(HexBytea(store::EncodeIds(term_ids[k])));
+    terms.push_back(std::string("\\x") + common::HexEncode(store::EncodeIds(term_ids[k])));  // bytea's text form
     lengths.push_back(c.terms.length);
   }
   if (in_transaction_) {
