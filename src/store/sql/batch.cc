@@ -14,7 +14,30 @@ namespace {
 // to repay it: a look-up saves ~0.2 ms a page, reading a row costs ~1 µs, so after (rows / 200) pages.
 constexpr int kPagesBeforeReadingAll = 16;
 constexpr int64_t kRowsPerPageRepaid = 200;
+// Fewer pages than this never make the statistics worth taking again.
+constexpr int64_t kPagesWorthAnalysing = 100;
+// The tables whose statistics the searches' plans depend on.
+constexpr const char* kAnalyseSql =
+    "ANALYZE pages, chunks, terms, postings, title_postings, links, tags, aliases, timeline_entries, sources";
 }  // namespace
+
+void SqlEngine::AnalyseIfGrown(int pages_written) {
+  pages_since_analyse_ += pages_written;
+  if (pages_since_analyse_ < std::max(kPagesWorthAnalysing, pages_before_analyse_)) return;
+  // reltuples is -1 for a table never analysed; ANALYZE, VACUUM and CREATE INDEX set it.
+  Result<Stmt*> q = S("SELECT reltuples::bigint FROM pg_class WHERE oid = to_regclass('pages')");
+  if (!q.ok()) return;
+  const int64_t reltuples = (*q)->Step() ? (*q)->Int(0) : 0;
+  if (!(*q)->status().ok()) return;
+  (*q)->Reset();
+  if (reltuples >= 0 && pages_since_analyse_ * 4 < reltuples) {
+    pages_before_analyse_ = reltuples / 4;
+    return;
+  }
+  // Statistics are a hint: a refused ANALYZE (another owner's tables) leaves the commit as it was.
+  if (conn_->Exec(kAnalyseSql).ok()) pages_since_analyse_ = 0;
+  pages_before_analyse_ = 0;
+}
 
 Result<bool> SqlEngine::LongEnoughToReadAll(const std::string& table) {
   if (batch_.pages < kPagesBeforeReadingAll) return false;

@@ -59,6 +59,7 @@ Status SqlEngine::CommitTransaction() {
   }
   in_transaction_ = false;
   generation_advanced_ = false;
+  if (pg_) AnalyseIfGrown(batch_.pages);
   batch_ = BatchState();
   pending_terms_.clear();
   first_new_term_id_ = 0;

@@ -255,6 +255,14 @@ class SqlEngine final : public Engine, public PostingStore {
   Result<bool> KnowAllTerms();
   Status InsertNewTerms(const std::vector<std::string>& terms);
   BatchState batch_;
+  // PostgreSQL after a commit (batch.cc): the planner's statistics taken
+  // again once the pages written since they were taken are a quarter of the
+  // table. Until autovacuum's next round (a minute or more), a freshly
+  // imported brain's prepared statements would keep plans made for an empty
+  // table: 0.7 ms instead of 0.04 ms for a title look-up on SciFact.
+  void AnalyseIfGrown(int pages_written);
+  int64_t pages_since_analyse_ = 0;
+  int64_t pages_before_analyse_ = 0;  // the count at which reltuples is read again
   // Every term with a chunk (or title) posting list: the lists to clean when
   // a doc's own term list is damaged and cannot name them.
   Result<std::vector<int64_t>> AllTermIds(bool titles);
