@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "store/postgres/pg_schema.h"
 #include "store/sql/sql_engine.h"
@@ -94,6 +95,22 @@ bool IsWrite(const std::string& sql) {
   return word == "INSERT" || word == "UPDATE" || word == "DELETE";
 }
 
+// How a statement wants to be planned in a write transaction
+// (PgConnection::PlanFor): -1 it is not planned (SAVEPOINT, RELEASE, SET);
+// 1 once, an INSERT whose plan no call's values can change (it looks nothing
+// up, or only by constants); 0 with each call's values, everything else.
+int PlanKind(const std::string& sql) {
+  std::string upper(sql);
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  const size_t start = upper.find_first_not_of(" \n\t");
+  if (start == std::string::npos) return -1;
+  const auto starts = [&](const char* word) { return upper.compare(start, std::strlen(word), word) == 0; };
+  if (starts("SAVEPOINT") || starts("RELEASE") || starts("ROLLBACK") || starts("SET ")) return -1;
+  if (!starts("INSERT")) return 0;
+  const size_t where = upper.find("WHERE");
+  return where == std::string::npos || upper.find('$', where) == std::string::npos ? 1 : 0;
+}
+
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -106,7 +123,8 @@ class PgStmt final : public sql::StmtImpl {
   PgStmt(PgConnection* conn, std::string sql, int params, bool persistent)
       : conn_(conn), sql_(std::move(sql)), values_(static_cast<size_t>(params)),
         null_(static_cast<size_t>(params), 1), binary_(static_cast<size_t>(params), 0), persistent_(persistent),
-        write_(IsWrite(sql_)), own_transaction_(write_ && sql_.find("engram_writer") == std::string::npos) {}
+        write_(IsWrite(sql_)), own_transaction_(write_ && sql_.find("engram_writer") == std::string::npos),
+        plan_kind_(PlanKind(sql_)) {}
 
   void BindInt(int i, int64_t v) override { Set(i, std::to_string(v), false); }
   void BindDouble(int i, double v) override {
@@ -143,6 +161,7 @@ class PgStmt final : public sql::StmtImpl {
   bool Busy() const override { return false; }  // results are read whole: no snapshot stays open
   Status Send() override {
     if (!conn_->in_transaction()) return sql::StmtImpl::Send();
+    ENGRAM_RETURN_IF_ERROR(conn_->PlanFor(plan_kind_));
     std::vector<const char*> values(values_.size());
     std::vector<int> lengths(values_.size());
     for (size_t k = 0; k < values_.size(); ++k) {
@@ -218,7 +237,8 @@ class PgStmt final : public sql::StmtImpl {
       const int which = write_ || conn_->in_transaction() ? 0 : conn_->ReadTarget();
       PGconn* c = conn_->raw(which);
       if (which == 0) {
-        *status = conn_->Flush();  // the answers queued before this one first
+        const Status planned = conn_->in_transaction() ? conn_->PlanFor(plan_kind_) : Status::Ok();
+        *status = planned.ok() ? conn_->Flush() : planned;  // the answers queued before this one first
         if (!status->ok()) return false;
       }
       if (persistent_ && epoch_[which] != conn_->epoch(which)) {
@@ -277,6 +297,7 @@ class PgStmt final : public sql::StmtImpl {
   // A write of engram's tables outside a transaction is a fenced transaction of its own (the lease's own
   // statements run beside the transaction they guard).
   bool own_transaction_;
+  int plan_kind_;
   std::string name_[2];           // prepared on the primary, on the replica
   int64_t epoch_[2] = {-1, -1};
   ResultHandle res_;
@@ -415,6 +436,14 @@ Status PgConnection::Send(const std::string& name, const std::string& sql, bool 
   return Status::Ok();
 }
 
+Status PgConnection::PlanFor(int kind) {
+  if (kind < 0 || plan_mode_ == kind) return Status::Ok();
+  const std::string sql = std::string("SET LOCAL plan_cache_mode = ") + (kind == 1 ? "auto" : "force_custom_plan");
+  ENGRAM_RETURN_IF_ERROR(Send("", sql, false, 0, nullptr, nullptr, nullptr, false));
+  plan_mode_ = kind;
+  return Status::Ok();
+}
+
 Status PgConnection::Flush() {
   PGconn* c = conn_.get();
   if (PQpipelineStatus(c) == PQ_PIPELINE_OFF) return Status::Ok();
@@ -450,8 +479,11 @@ Status PgConnection::Flush() {
                                " (the write transaction is rolled back): " + first.message());
   }
   (void)PQexitPipelineMode(c);
-  // A statement prepared in the pipeline may not have been: prepare them all again.
-  if (!first.ok()) ++epoch_;
+  // A statement prepared in the pipeline may not have been: prepare them all again. Nor a SET LOCAL run.
+  if (!first.ok()) {
+    ++epoch_;
+    plan_mode_ = -1;
+  }
   return first;
 }
 
@@ -460,6 +492,8 @@ Status PgConnection::Exec(const std::string& sql) {
   Status flushed = Flush();
   ResultHandle res(PQexec(conn_.get(), sql.c_str()));
   const ExecStatusType st = PQresultStatus(res.get());
+  // A rollback to a savepoint undoes the SET LOCALs made after it.
+  if (sql.find("ROLLBACK") != std::string::npos) plan_mode_ = -1;
   if (!flushed.ok()) return flushed;
   if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return Status::Ok();
   return PgError(conn_.get(), res.get(), where_);
@@ -574,17 +608,16 @@ void PgConnection::StopHeartbeat() {
 Status PgConnection::Begin() {
   if (in_transaction_) return Status::FailedPrecondition("a transaction is already open");
   ENGRAM_RETURN_IF_ERROR(TakeLease());
-  // A write transaction's statements are planned with each call's values: a prepared statement's generic
-  // plan, fixed while a table was still small (a first import), kept scanning it whole once it had grown
-  // (0.75 ms a page look-up, not 0.02). Reads keep PostgreSQL's choice: once a table's statistics are
-  // taken (SqlEngine::AnalyseIfGrown, autovacuum), a search's look-ups run their generic plans and skip
-  // planning (0.4 ms a title look-up on SciFact).
+  // A write transaction plans with each call's values (PlanFor). Reads keep PostgreSQL's choice: once a
+  // table's statistics are taken (SqlEngine::AnalyseIfGrown, autovacuum), a search's look-ups run their
+  // generic plans and skip planning (0.4 ms a title look-up on SciFact).
   Status st = Exec("BEGIN; SET LOCAL plan_cache_mode = force_custom_plan");
   if (!st.ok()) {
     ReleaseLease();
     return st;
   }
   in_transaction_ = true;
+  plan_mode_ = 0;
   StartHeartbeat();
   return Status::Ok();
 }
