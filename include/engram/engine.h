@@ -80,6 +80,9 @@ struct EngineOptions {
   // A hot standby of the database that reads go to while nothing this
   // engine wrote is missing from it (PostgreSQL; "" = none).
   std::string read_uri;
+  // PostgreSQL: how long the writer's lease lasts unless renewed; a write
+  // transaction renews it every third of that.
+  int lease_seconds = 30;
 };
 
 

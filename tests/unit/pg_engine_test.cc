@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include "engram/engine.h"
 #include "engram/store/open_store.h"
@@ -58,10 +60,11 @@ class PgEngine : public ::testing::Test {
     if (testing::TestPgUrl().empty()) GTEST_SKIP() << "no PostgreSQL test cluster (ENGRAM_TEST_PG_URL)";
     url_ = FreshPgStoreUrl();
   }
-  std::unique_ptr<Engine> Open(int busy_timeout_ms = 5000) {
+  std::unique_ptr<Engine> Open(int busy_timeout_ms = 5000, int lease_seconds = 30) {
     EngineOptions o;
     o.create_if_missing = true;
     o.busy_timeout_ms = busy_timeout_ms;
+    o.lease_seconds = lease_seconds;
     auto e = OpenStore(url_, o);
     EXPECT_TRUE(e.ok()) << e.status().ToString();
     return e.ok() ? std::move(e).value() : nullptr;
@@ -248,6 +251,20 @@ TEST_F(PgEngine, ALongBatchWritesWhatExistedBeforeItAsOnePageAtATimeWould) {
   auto info = store::ReadPostingInfo(**list);
   ASSERT_TRUE(info.ok());
   EXPECT_EQ(info->count, 59) << "p0..p59 minus p3 and p4 (rewritten without it), plus old";
+}
+
+TEST_F(PgEngine, AWriteLongerThanTheLeaseKeepsItByItsHeartbeat) {
+  auto writer = Open(5000, /*lease_seconds=*/3);
+  ASSERT_NE(writer, nullptr);
+  auto txn = writer->Begin();
+  ASSERT_TRUE(txn.ok()) << txn.status().ToString();
+  ASSERT_TRUE(writer->PutPage(Prepare("long.md", "# Long\n\nalpha")).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(4500));  // past the lease: only renewals keep it
+  auto other = Open(/*busy_timeout_ms=*/200, 3);
+  ASSERT_NE(other, nullptr);
+  auto second = other->Begin();
+  EXPECT_FALSE(second.ok()) << "the lease expired although its writer was alive";
+  EXPECT_TRUE(txn->Commit().ok());
 }
 
 TEST_F(PgEngine, ALongBatchLeavesThePlannerStatisticsOfWhatItWrote) {

@@ -387,7 +387,8 @@ Result<PgHandle> Connect(std::string_view url) {
 PgConnection::PgConnection(PgHandle conn, std::string url, const EngineOptions& options)
     : conn_(std::move(conn)), url_(std::move(url)), where_(DescribeUrl(url_)),
       busy_timeout_ms_(options.busy_timeout_ms), read_url_(options.read_uri),
-      replica_where_(options.read_uri.empty() ? "" : DescribeUrl(options.read_uri)) {
+      replica_where_(options.read_uri.empty() ? "" : DescribeUrl(options.read_uri)),
+      lease_seconds_(std::max(1, options.lease_seconds)) {
   holder_ = HostName() + ":" + std::to_string(::getpid()) + ":" +
             std::to_string(reinterpret_cast<uintptr_t>(this));
 }
@@ -576,19 +577,20 @@ void PgConnection::ReleaseLease() {
 
 void PgConnection::StartHeartbeat() {
   StopHeartbeat();
-  if (!beat_conn_) {
-    auto c = Connect(url_);
-    if (!c.ok()) return;  // the lease then simply runs its course; the fence still holds
-    beat_conn_ = std::move(c).value();
-  }
   beat_stop_ = false;
   const int64_t token = token_;
+  // The beat's own connection is opened at its first beat, by the beat: a short write never waits for it.
   beat_ = std::thread([this, token] {
     const std::string sql = "UPDATE engram_writer SET expires_at = clock_timestamp() + make_interval(secs => " +
                             std::to_string(lease_seconds_) + ") WHERE id = 1 AND token = " + std::to_string(token) +
                             " AND expires_at > clock_timestamp()";
     std::unique_lock<std::mutex> lock(beat_mu_);
     while (!beat_cv_.wait_for(lock, std::chrono::seconds(lease_seconds_) / 3, [this] { return beat_stop_; })) {
+      if (!beat_conn_) {
+        auto c = Connect(url_);
+        if (!c.ok()) continue;  // tried again at the next beat; the lease may run its course, the fence holds
+        beat_conn_ = std::move(c).value();
+      }
       ResultHandle r(PQexec(beat_conn_.get(), sql.c_str()));
       if (PQstatus(beat_conn_.get()) == CONNECTION_BAD) PQreset(beat_conn_.get());
     }

@@ -123,7 +123,7 @@ class PgConnection final : public sql::Connection {
   int64_t replica_epoch_ = 0;
   uint64_t replica_replayed_ = 0;  // the replica's replay position when last asked
   std::chrono::steady_clock::time_point replica_checked_{}, replica_down_until_{};
-  int lease_seconds_ = 30;
+  int lease_seconds_;
   std::string holder_;  // host:pid:address of this connection
   int64_t token_ = 0;   // the fencing token of the lease held, 0 when none
   bool in_transaction_ = false;
