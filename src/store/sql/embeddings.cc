@@ -41,9 +41,12 @@ Status SqlEngine::StoreEmbeddings(const std::vector<EmbeddingWrite>& rows) {
   return Atomically([&]() -> Status {
     ENGRAM_ASSIGN_OR_RETURN(
         Stmt * u, S("UPDATE chunks SET embedding = ?, embedding_model = ?, embedded_hash = ? WHERE id = ?"));
-    for (const EmbeddingWrite& r : rows) {
+    // Sent without waiting (PostgreSQL's pipeline); the last one waits for them all, so a refused
+    // row fails this call, not a later one.
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const EmbeddingWrite& r = rows[i];
       u->BindBlob(1, FloatBytes(r.vector)).Bind(2, r.model).Bind(3, r.text_hash).Bind(4, r.chunk_id.value());
-      ENGRAM_RETURN_IF_ERROR(u->Run());
+      ENGRAM_RETURN_IF_ERROR(i + 1 < rows.size() ? u->Send() : u->Run());
     }
     return Status::Ok();
   });
