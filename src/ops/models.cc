@@ -4,7 +4,6 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <openssl/evp.h>
 
 #include "common/files.h"
 #include "common/hash.h"
@@ -29,18 +28,13 @@ bool NameIsSafe(const std::string& name) {
 Result<std::string> FileSha256(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) return Status::IOError(file.string() + ": cannot read");
-  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-  EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr);
+  common::Sha256 sha;
   std::vector<char> buf(1 << 20);
   while (in) {
     in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-    EVP_DigestUpdate(ctx, buf.data(), static_cast<size_t>(in.gcount()));
+    sha.Update(std::string_view(buf.data(), static_cast<size_t>(in.gcount())));
   }
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_DigestFinal_ex(ctx, md, &len);
-  EVP_MD_CTX_free(ctx);
-  return common::HexEncode(std::string_view(reinterpret_cast<const char*>(md), len));
+  return sha.HexDigest();
 }
 
 std::string Unquote(std::string s) {

@@ -25,17 +25,22 @@ constexpr const char* kAnalyseSql =
     "RESET default_statistics_target";
 }  // namespace
 
+Result<int64_t> SqlEngine::EstimatedRows(const std::string& table) {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT reltuples::bigint FROM pg_class WHERE oid = to_regclass(?)"));
+  q->Bind(1, table);
+  const int64_t rows = q->Step() ? q->Int(0) : 0;
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  q->Reset();
+  return rows;
+}
+
 void SqlEngine::AnalyseIfGrown(int pages_written) {
   pages_since_analyse_ += pages_written;
   if (pages_since_analyse_ < std::max(kPagesWorthAnalysing, pages_before_analyse_)) return;
-  // reltuples is -1 for a table never analysed; ANALYZE, VACUUM and CREATE INDEX set it.
-  Result<Stmt*> q = S("SELECT reltuples::bigint FROM pg_class WHERE oid = to_regclass('pages')");
-  if (!q.ok()) return;
-  const int64_t reltuples = (*q)->Step() ? (*q)->Int(0) : 0;
-  if (!(*q)->status().ok()) return;
-  (*q)->Reset();
-  if (reltuples >= 0 && pages_since_analyse_ * 4 < reltuples) {
-    pages_before_analyse_ = reltuples / 4;
+  const Result<int64_t> reltuples = EstimatedRows("pages");
+  if (!reltuples.ok()) return;
+  if (*reltuples >= 0 && pages_since_analyse_ * 4 < *reltuples) {
+    pages_before_analyse_ = *reltuples / 4;
     return;
   }
   // Statistics are a hint: a refused ANALYZE (another owner's tables) leaves the commit as it was.
@@ -47,14 +52,9 @@ Result<bool> SqlEngine::LongEnoughToReadAll(const std::string& table) {
   if (batch_.pages < kPagesBeforeReadingAll) return false;
   auto it = batch_.rows.find(table);
   if (it == batch_.rows.end()) {
-    // The planner's estimate: free, and near enough (-1, never analysed, counts as small).
-    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT GREATEST(reltuples, 0)::bigint FROM pg_class "
-                                        "WHERE oid = to_regclass(?)"));
-    q->Bind(1, table);
-    const int64_t rows = q->Step() ? q->Int(0) : 0;
-    ENGRAM_RETURN_IF_ERROR(q->status());
-    q->Reset();
-    it = batch_.rows.emplace(table, rows).first;
+    // The planner's estimate: free, and near enough (never analysed counts as small).
+    ENGRAM_ASSIGN_OR_RETURN(const int64_t rows, EstimatedRows(table));
+    it = batch_.rows.emplace(table, std::max<int64_t>(rows, 0)).first;
   }
   return batch_.pages >= it->second / kRowsPerPageRepaid;
 }

@@ -249,6 +249,9 @@ class SqlEngine final : public Engine, public PostingStore {
   Result<bool> KnownAbsent(int64_t source_id, const std::string& slug);
   // The batch is long enough to read table whole (LongEnoughToReadAll in batch.cc).
   Result<bool> LongEnoughToReadAll(const std::string& table);
+  // The planner's estimate of table's rows (pg_class.reltuples): -1 while it was never analysed
+  // (ANALYZE, VACUUM and CREATE INDEX set it).
+  Result<int64_t> EstimatedRows(const std::string& table);
   Result<int64_t> ReservedId(const std::string& table);
   Result<int64_t> InsertPageWithReservedId(const PageWrite& w, int64_t source_id, const std::string& title_blob,
                                            const NewPageDates& dates);
