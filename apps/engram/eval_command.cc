@@ -93,12 +93,16 @@ void AddEvalCommand(CLI::App& app, const bool* json, const std::string* brain_di
   eval->add_option("--store", a->options.store,
                    "Index into this store instead of a scratch SQLite file: an empty PostgreSQL database or\n"
                    "schema (postgres://USER@HOST:PORT/DB?options=-csearch_path%3DNAME), to compare engines");
+  eval->add_option("--depth", a->options.depth,
+                   "Results retrieved per query (default 100; Recall@100 counts only what was retrieved, so a\n"
+                   "smaller depth lowers it; nDCG@10 and MRR@10 need 10). The query latency is at this depth")
+      ->check(CLI::Range(size_t{10}, size_t{10000}));
   eval->add_option("--per-query", a->per_query,
                    "Also write one JSON line per query to this file: {\"id\", \"ndcg@10\", \"recall@100\",\n"
                    "\"vector_confidence\"} (null in keyword mode)");
   eval->footer(
       "Indexes the corpus into a throwaway brain, runs every query present in the qrels with the top 100\n"
-      "results, and prints nDCG@10, Recall@10, Recall@100, MRR@10, index time and query latency.\n"
+      "results (--depth), and prints nDCG@10, Recall@10, Recall@100, MRR@10, index time and query latency.\n"
       "Uses the brain's config when run inside one (ENGRAM_SEARCH_BM25_K1 etc. also apply).");
   eval->callback([a, json, brain_dir, exit_code] { *exit_code = RunEval(*a, *json, *brain_dir); });
 }

@@ -47,6 +47,23 @@ struct PageLink {
   bool operator==(const PageLink&) const = default;
 };
 
+// A claim a page makes (src/text/page_facts.h): subject, predicate and value,
+// with the time it holds as the page writes it. Like a link, it is stored as
+// written; which page a subject or an entity value names, which newer fact
+// closes it and which facts disagree are decided when facts are read
+// (src/graph), so a rebuild and an update agree.
+struct PageFact {
+  std::string subject;      // a link target as written (slug form); "" = the page itself
+  std::string predicate;    // "role", "works_at", "location", "born", ...
+  std::string value;        // the value's text, or an entity value's link target (slug form)
+  bool value_is_link = false;
+  std::string valid_from;   // a normalised date ("2026-03", "2026-03-12"), "" when not written
+  std::string valid_until;  // the same; "" = open
+  int line = 0;             // 1-based file line it was read from
+  std::string origin;       // "frontmatter", "fact" (a fact line), "timeline"
+  bool operator==(const PageFact&) const = default;
+};
+
 struct Page {
   std::string slug;                 // "people/zhang-san"
   std::string path;                 // source-relative path, "People/Zhang San.md"
@@ -74,6 +91,7 @@ struct Page {
 
   std::vector<TimelineEntry> timeline_entries;
   std::vector<PageLink> links;
+  std::vector<PageFact> facts;
   std::vector<std::string> warnings;  // e.g. invalid frontmatter (page still indexed)
 };
 

@@ -21,21 +21,30 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
 
 // Frontmatter keys and inline fields whose names say an established edge
 // type; any other key types its links by its own name.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 18> kLinkFields = {{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 44> kLinkFields = {{
     {"company", "works_at"}, {"companies", "works_at"}, {"employer", "works_at"},
     {"founder", "founded_by"}, {"founders", "founded_by"}, {"founded", "founded"},
     {"investors", "invested_by"}, {"investor", "invested_by"}, {"invested_in", "invested_in"},
     {"attendees", "attended_by"}, {"attended", "attended"}, {"people", "mentions"},
     {"related", "related"}, {"project", "part_of"}, {"projects", "part_of"},
     {"author", "authored_by"}, {"authors", "authored_by"}, {"see_also", "related"},
+    // Names of fact fields (text/page_facts.h), in English and Chinese.
+    {"position", "role"}, {"job_title", "role"}, {"职位", "role"}, {"职务", "role"}, {"角色", "role"},
+    {"city", "location"}, {"based_in", "location"}, {"hq", "location"}, {"headquarters", "location"},
+    {"地点", "location"}, {"所在地", "location"}, {"城市", "location"}, {"总部", "location"},
+    {"birthday", "born"}, {"date_of_birth", "born"}, {"出生", "born"}, {"生日", "born"},
+    {"manager", "reports_to"}, {"上级", "reports_to"}, {"公司", "works_at"}, {"雇主", "works_at"},
+    {"创始人", "founded_by"}, {"投资方", "invested_by"}, {"投资人", "invested_by"}, {"状态", "status"},
+    {"项目", "part_of"},
 }};
 
 // Frontmatter keys that are never links, whatever they hold.
 constexpr std::array<std::string_view, 9> kNotLinkFields = {"tags",  "tag",  "aliases", "alias",     "cssclasses",
                                                             "title", "slug", "type",    "cssclass"};
 
-// "Works at" -> "works_at"; "**Company**" -> "works_at" (through kLinkFields).
-std::string TypeFromKey(std::string_view key) {
+}  // namespace
+
+std::string FieldType(std::string_view key) {
   key = common::TrimSpace(key);
   while (key.size() >= 2 && (key.front() == '*' || key.front() == '_') && key.back() == key.front()) {
     key = common::TrimSpace(key.substr(1, key.size() - 2));
@@ -47,6 +56,8 @@ std::string TypeFromKey(std::string_view key) {
   }
   return type;
 }
+
+namespace {
 
 // A Dataview field name: a few words, nothing that is markup.
 bool IsFieldKey(std::string_view key) {
@@ -231,7 +242,7 @@ void PageRefCollector::AddFieldValue(std::string_view key, std::string_view valu
   if (std::find(kNotLinkFields.begin(), kNotLinkFields.end(), lower) != kNotLinkFields.end()) return;
   if (value.find("[[") == std::string_view::npos) return;  // plain text names no page
   const std::string context = std::string(common::TrimSpace(key)) + ": " + std::string(value);
-  const std::string type = TypeFromKey(key);
+  const std::string type = FieldType(key);
   size_t i = 0;
   while ((i = value.find("[[", i)) != std::string_view::npos) {
     size_t end = value.find("]]", i + 2);
@@ -268,7 +279,7 @@ void PageRefCollector::ScanLine(std::string_view line) {
   }
   if (size_t sep = rest.find("::");
       sep != std::string_view::npos && IsFieldKey(rest.substr(0, sep)) && FieldValueFollows(rest, sep)) {
-    ScanText(rest.substr(sep + 2), TypeFromKey(rest.substr(0, sep)), true, line);
+    ScanText(rest.substr(sep + 2), FieldType(rest.substr(0, sep)), true, line);
     return;
   }
   ScanText(line, kMentionsLinkType, true, line);
@@ -311,7 +322,7 @@ void PageRefCollector::ScanText(std::string_view text, std::string_view type, bo
       std::string_view key, value;
       size_t end = 0;
       if (InlineField(text, i, &key, &value, &end)) {
-        ScanText(value, TypeFromKey(key), tags, context);
+        ScanText(value, FieldType(key), tags, context);
         i = end;
         continue;
       }

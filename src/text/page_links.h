@@ -78,6 +78,12 @@ class PageRefCollector {
 // not allow).
 std::string NormalizeTag(std::string_view written);
 
+// The type a field's name gives its links and facts: the name in lower case
+// with spaces and dashes as '_' ("Works at" -> "works_at"), or the
+// established type a known name maps to ("company", "公司" -> "works_at";
+// "position", "职位" -> "role"); "**Company**" is read as "Company".
+std::string FieldType(std::string_view key);
+
 // The form tags are compared in: Unicode lower case. "#Parent" matches
 // "parent" and "parent/child" (TagMatches).
 std::string TagKey(std::string_view tag);

@@ -11,6 +11,7 @@
 #include "common/utf8.h"
 #include "text/canvas.h"
 #include "text/note_date.h"
+#include "text/page_facts.h"
 #include "text/page_links.h"
 #include "text/slug.h"
 
@@ -555,6 +556,7 @@ Result<Page> ParsePage(std::string_view path, std::string_view content, const Pa
   ReadNoteDates(fm, &page);
   ReadLinksAndTags(path, fm, lines, &page);
   ReadTimelineEntries(lines, sep, &page);
+  ReadPageFacts(fm, &page);
   return page;
 }
 

@@ -1,0 +1,129 @@
+// Facts a page states (text/page_facts.h): what is read, from where, with
+// which dates, and what is not a fact.
+#include "text/page_facts.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "text/page_parser.h"
+
+namespace engram::text {
+namespace {
+
+std::vector<PageFact> FactsOf(std::string_view path, std::string_view content, std::vector<std::string>* warnings =
+                                                                                     nullptr) {
+  auto r = ParsePage(path, content);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  if (!r.ok()) return {};
+  if (warnings != nullptr) *warnings = r->warnings;
+  return r->facts;
+}
+
+// "predicate=value[link]@from..until#line" for compact comparisons.
+std::vector<std::string> Brief(const std::vector<PageFact>& facts) {
+  std::vector<std::string> out;
+  for (const PageFact& f : facts) {
+    std::string s = (f.subject.empty() ? "" : f.subject + ".") + f.predicate + "=" + f.value +
+                    (f.value_is_link ? "[link]" : "");
+    if (!f.valid_from.empty() || !f.valid_until.empty()) s += "@" + f.valid_from + ".." + f.valid_until;
+    s += "#" + std::to_string(f.line) + ":" + f.origin;
+    out.push_back(s);
+  }
+  return out;
+}
+
+TEST(PageFacts, FrontmatterFieldsAreFactsWithTheirLines) {
+  auto facts = FactsOf("people/li-wei.md",
+                       "---\ntitle: Li Wei\ntype: person\nrole: CTO\ncompany: \"[[companies/星河智能]]\"\n"
+                       "born: 1990-05-01\ntags: [ai]\nlocation: Shenzhen\n---\n\nBody.\n");
+  EXPECT_EQ(Brief(facts), (std::vector<std::string>{"born=1990-05-01#6:frontmatter", "works_at=companies/星河智能[link]#5:frontmatter",
+                                                    "location=Shenzhen#8:frontmatter", "role=CTO#4:frontmatter"}));
+}
+
+TEST(PageFacts, ListFieldsGiveOneFactEachAndChineseKeysMap) {
+  auto facts = FactsOf("companies/x.md",
+                       "---\nfounders: [\"[[people/a]]\", \"[[people/b]]\"]\n职位: 总经理\n公司: \"[[companies/y]]\"\n---\n");
+  EXPECT_EQ(Brief(facts), (std::vector<std::string>{"founded_by=people/a[link]#2:frontmatter",
+                                                    "founded_by=people/b[link]#2:frontmatter",
+                                                    "works_at=companies/y[link]#4:frontmatter",
+                                                    "role=总经理#3:frontmatter"}));
+}
+
+TEST(PageFacts, NoteFieldsAndPlainTextOfOtherFieldsAreNotFacts) {
+  // A Web Clipper note: its author is text, not a person page, and its
+  // source and dates describe the note.
+  auto facts = FactsOf("clippings/article.md",
+                       "---\ntitle: An article\nsource: https://example.com/a\nauthor: Jane Roe\n"
+                       "published: 2024-01-02\ncreated: 2024-01-03\ntags: [clippings]\ndescription: text\n---\n\nBody\n");
+  EXPECT_TRUE(facts.empty()) << ::testing::PrintToString(Brief(facts));
+}
+
+TEST(PageFacts, ADateFieldThatIsNoDateIsKeptAsTextWithAWarning) {
+  std::vector<std::string> warnings;
+  auto facts = FactsOf("people/x.md", "---\nborn: last spring\n---\n", &warnings);
+  EXPECT_EQ(Brief(facts), (std::vector<std::string>{"born=last spring#2:frontmatter"}));
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("line 2"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find("not a date"), std::string::npos) << warnings[0];
+}
+
+TEST(PageFacts, FactLinesAndAFactsSectionWithDateQualifiers) {
+  auto facts = FactsOf("people/x.md",
+                       "# X\n\n- fact: role: CTO (since 2024-03)\n- not a fact: just a list item\n\n## Facts\n\n"
+                       "- location: Berlin (2019 – 2023)\n- employer: [[companies/acme]] (until 2022-06)\n"
+                       "- status: active (from March 2024 to 2025-01-31)\n\n## Notes\n\n- role: ignored here\n"
+                       "\n## 事实\n\n- 所在地：上海（自2024年3月起）\n- 职位：顾问（2020年至2022年）\n"
+                       "```\n- fact: role: in code\n```\n");
+  EXPECT_EQ(Brief(facts), (std::vector<std::string>{
+                              "role=CTO@2024-03..#3:fact", "location=Berlin@2019..2023#8:fact",
+                              "works_at=companies/acme[link]@..2022-06#9:fact",
+                              "status=active@2024-03..2025-01-31#10:fact", "location=上海@2024-03..#18:fact",
+                              "role=顾问@2020..2022#19:fact"}));
+}
+
+TEST(PageFacts, ATrailingParenthesisWithoutDatesStaysInTheValue) {
+  auto facts = FactsOf("people/x.md", "- fact: role: Engineer (backend)\n");
+  EXPECT_EQ(Brief(facts), (std::vector<std::string>{"role=Engineer (backend)#1:fact"}));
+}
+
+TEST(PageFacts, TimelineLinesThatSayAChange) {
+  auto facts = FactsOf("people/x.md",
+                       "# X\n\n## Timeline\n\n"
+                       "- **2019-02-01** | Joined [[companies/acme]] as Software Engineer\n"
+                       "- **2021-06** | Promoted to Staff Engineer\n"
+                       "- **2023-01-15** | Left [[companies/acme]]\n"
+                       "- **2023-02** | Joined Globex as CTO, based in Berlin\n"
+                       "- **2024** | Moved to [[places/lisbon]]\n"
+                       "- **2026年3月** | 加入[[companies/星河智能]]担任 CTO\n"
+                       "- **2026-05** | 升任首席技术官。\n"
+                       "- **2026-06** | 搬到上海\n");
+  EXPECT_EQ(Brief(facts), (std::vector<std::string>{
+                              "works_at=companies/acme[link]@2019-02-01..#5:timeline",
+                              "role=Software Engineer@2019-02-01..#5:timeline", "role=Staff Engineer@2021-06..#6:timeline",
+                              "works_at=companies/acme[link]@..2023-01-15#7:timeline",
+                              "works_at=Globex@2023-02..#8:timeline", "role=CTO@2023-02..#8:timeline",
+                              "location=places/lisbon[link]@2024..#9:timeline",
+                              "works_at=companies/星河智能[link]@2026-03..#10:timeline",
+                              "role=CTO@2026-03..#10:timeline", "role=首席技术官@2026-05..#11:timeline",
+                              "location=上海@2026-06..#12:timeline"}));
+}
+
+TEST(PageFacts, TimelineLinesThatAreNoChange) {
+  // Written the way notes are: none of these says a job, a role or a move.
+  auto facts = FactsOf("meetings/x.md",
+                       "# Notes\n\n## Timeline\n\n"
+                       "- **2024-01-02** | Joined the call late\n"
+                       "- **2024-01-03** | joined slack channel\n"
+                       "- **2024-01-04** | It became clear that the index was stale\n"
+                       "- **2024-01-05** | Became friends with the team\n"
+                       "- **2024-01-06** | Left the meeting early\n"
+                       "- **2024-01-07** | 加入讨论\n"
+                       "- **2024-01-08** | 创建一些内部链接\n"
+                       "- **2024-01-09** | Create a new note\n");
+  EXPECT_TRUE(facts.empty()) << ::testing::PrintToString(Brief(facts));
+}
+
+}  // namespace
+}  // namespace engram::text
