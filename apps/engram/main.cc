@@ -14,6 +14,7 @@
 #include "call_command.h"
 #include "config_command.h"
 #include "embed_commands.h"
+#include "graph_commands.h"
 #include "eval_command.h"
 #include "kb_commands.h"
 #include "model_commands.h"
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
   AddPageCommands(app, &json, &brain_dir, &exit_code);   // put get list delete backlinks timeline tag link
   AddSearchCommands(app, &json, &brain_dir, &exit_code);
   AddKbCommands(app, &json, &brain_dir, &exit_code);  // kb create list upsert delete search import export
+  AddGraphCommands(app, &json, &brain_dir, &exit_code);  // entity resolve, facts, conflicts
   AddStatusCommand(app, &json, &brain_dir, &exit_code);
   AddEvalCommand(app, &json, &brain_dir, &exit_code);
   AddEmbedCommands(app, &json, &exit_code);

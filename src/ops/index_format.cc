@@ -12,7 +12,9 @@ namespace {
 //     the file name as a page's name (title by default, else an alias).
 // 3 — canvases are pages: a link to "Board.canvas" is a page link (slug
 //     "board--canvas"), no longer an attachment.
-constexpr int kIndexRules = 3;
+// 4 — facts (text/page_facts.h) are derived rows, and Chinese and more
+//     English field names type links ("公司", "position" -> works_at, role).
+constexpr int kIndexRules = 4;
 
 std::string FormatKey(std::string_view source) { return "index_format:" + std::string(source); }
 

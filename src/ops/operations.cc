@@ -190,7 +190,8 @@ Json Schema(const Param& p) {
 std::vector<Operation> Build() {
   OperationTable table;
   for (void (*add)(OperationTable&) : {AddSearchOperations, AddPageOperations, AddPagePartOperations,
-                                        AddSyncOperations, AddEmbeddingOperations, AddKbOperations}) {
+                                        AddSyncOperations, AddEmbeddingOperations, AddKbOperations,
+                                        AddGraphOperations}) {
     add(table);
   }
   if (!table.error().empty()) {

@@ -92,6 +92,7 @@ void AddPagePartOperations(OperationTable& table);   // backlinks, timeline, lin
 void AddSyncOperations(OperationTable& table);       // status, sync, import
 void AddEmbeddingOperations(OperationTable& table);  // embed
 void AddKbOperations(OperationTable& table);         // kb_create, kb_list, kb_upsert, kb_delete, kb_search
+void AddGraphOperations(OperationTable& table);      // resolve_entity, get_facts, list_conflicts
 
 // Every operation, in the order the registrars add them.
 const std::vector<Operation>& Operations();

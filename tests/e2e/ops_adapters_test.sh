@@ -515,15 +515,15 @@ drive wait_ready
 # --- which adapters offer which operations ---
 via local admin - '{}'
 expect '" ".join(o["name"] for o in d["operations"])' \
-  "search context get_page list_pages put_page delete_page get_backlinks get_timeline add_timeline_entry add_link get_tags add_tag status sync import embed kb_create kb_list kb_upsert kb_delete kb_search kb_answer kb_check dialog_check kb_gov_upsert kb_gov_update kb_gov_online kb_gov_offline kb_gov_get kb_gov_find kb_audit kb_reindex"
+  "search context get_page list_pages put_page delete_page get_backlinks get_timeline add_timeline_entry add_link get_tags add_tag status sync import embed kb_create kb_list kb_upsert kb_delete kb_search kb_answer kb_check dialog_check kb_gov_upsert kb_gov_update kb_gov_online kb_gov_offline kb_gov_get kb_gov_find kb_audit kb_reindex resolve_entity get_facts list_conflicts"
 expect '[o["name"] for o in d["operations"] if o["local_only"]]' "['sync', 'import']"
 expect '[o["name"] for o in d["operations"] if o["scope"] == "admin"]' "['sync', 'import', 'embed', 'kb_reindex']"
-READ_TOOLS="'context', 'dialog_check', 'get_backlinks', 'get_page', 'get_tags', 'get_timeline', 'kb_answer', 'kb_audit', 'kb_check', 'kb_gov_find', 'kb_gov_get', 'kb_list', 'kb_search', 'list_pages', 'search', 'status'"
-WRITE_TOOLS="'add_link', 'add_tag', 'add_timeline_entry', 'context', 'delete_page', 'dialog_check', 'get_backlinks', 'get_page', 'get_tags', 'get_timeline', 'kb_answer', 'kb_audit', 'kb_check', 'kb_create', 'kb_delete', 'kb_gov_find', 'kb_gov_get', 'kb_gov_offline', 'kb_gov_online', 'kb_gov_update', 'kb_gov_upsert', 'kb_list', 'kb_search', 'kb_upsert', 'list_pages', 'put_page', 'search', 'status'"
+READ_TOOLS="'context', 'dialog_check', 'get_backlinks', 'get_facts', 'get_page', 'get_tags', 'get_timeline', 'kb_answer', 'kb_audit', 'kb_check', 'kb_gov_find', 'kb_gov_get', 'kb_list', 'kb_search', 'list_conflicts', 'list_pages', 'resolve_entity', 'search', 'status'"
+WRITE_TOOLS="'add_link', 'add_tag', 'add_timeline_entry', 'context', 'delete_page', 'dialog_check', 'get_backlinks', 'get_facts', 'get_page', 'get_tags', 'get_timeline', 'kb_answer', 'kb_audit', 'kb_check', 'kb_create', 'kb_delete', 'kb_gov_find', 'kb_gov_get', 'kb_gov_offline', 'kb_gov_online', 'kb_gov_update', 'kb_gov_upsert', 'kb_list', 'kb_search', 'kb_upsert', 'list_conflicts', 'list_pages', 'put_page', 'resolve_entity', 'search', 'status'"
 via mcp write tools/list '{}'; expect d "[$WRITE_TOOLS]"  # stdio: the write scope
 via mcp-http read tools/list '{}'; expect d "[$READ_TOOLS]"
 via mcp-http write tools/list '{}'; expect d "[$WRITE_TOOLS]"
-via mcp-http admin tools/list '{}'; expect 'len(d)' 30
+via mcp-http admin tools/list '{}'; expect 'len(d)' 33
 expect '[t for t in d if t not in ['"$WRITE_TOOLS"']]' "['embed', 'kb_reindex']"  # admin adds embed; sync and import never
 
 # --- reads: every read operation through every adapter ---
@@ -561,7 +561,12 @@ reads() {  # reads SCOPE [ADAPTER...]
   compare "kb_search undeclared field" 1 "$s" kb_search '{"collection": "redline", "text_list": ["x"], "filters": {"colour": ["red"]}}' "$@"
   compare "kb_search top_k 0" 1 "$s" kb_search '{"collection": "redline", "text_list": ["x"], "top_k": 0}' "$@"
   compare "kb_search threshold 2" 1 "$s" kb_search '{"collection": "redline", "text_list": ["x"], "threshold": 2}' "$@"
-  for op in get_backlinks get_timeline get_tags; do
+  compare "get_facts" 0 "$s" get_facts '{"slug": "Alice Chen", "as_of": "2026-06-01"}' "$@"
+  compare "get_facts bad date" 1 "$s" get_facts '{"slug": "people/alice-chen", "as_of": "soon"}' "$@"
+  compare "list_conflicts" 0 "$s" list_conflicts '{"as_of": "2026-06-01"}' "$@"
+  compare "resolve_entity" 0 "$s" resolve_entity '{"name": "zhangsan"}' "$@"
+  compare "resolve_entity empty" 1 "$s" resolve_entity '{"name": " "}' "$@"
+  for op in get_backlinks get_timeline get_tags get_facts; do
     compare "$op" 0 "$s" "$op" "$ZS" "$@"
     compare "$op (CJK slug)" 0 "$s" "$op" "$XH" "$@"
     compare "$op (file name slug)" 0 "$s" "$op" "$ODD" "$@"

@@ -95,12 +95,24 @@ class Generator {
       if (!slugs.empty() && Chance(0.4)) body.append(" see ").append(Link(slugs[Below(slugs.size())]));
       body += ".\n\n";
     }
+    // Facts (text/page_facts.h): fact lines, now and then dated or naming a page.
+    if (Chance(0.2)) {
+      body.append("- fact: role: ").append(Word());
+      if (Chance(0.5)) body.append(" (since 2024-0").append(std::to_string(1 + Below(9))).append(")");
+      body += "\n";
+    }
+    if (Chance(0.2) && !slugs.empty()) body.append("- fact: company: ").append(Link(slugs[Below(slugs.size())]));
+    body += "\n\n";
     if (Chance(0.3)) {
       body += "<!-- timeline -->\n\n";
       size_t n = 1 + Below(3);
       for (size_t i = 0; i < n; ++i) {
-        body += "- **2026-0" + std::to_string(1 + Below(9)) + "-1" + std::to_string(Below(10)) + "** | " + Words(3) +
-                "\n";
+        // Some entries say a change: a job (with a link the other pages decide), a role, leaving.
+        std::string what = Words(3);
+        if (Chance(0.3) && !slugs.empty()) what = "Joined " + Link(slugs[Below(slugs.size())]) + " as " + Word();
+        else if (Chance(0.2)) what = "Promoted to " + Word();
+        else if (Chance(0.1) && !slugs.empty()) what = "加入[[" + slugs[Below(slugs.size())] + "]]担任" + Word();
+        body += "- **2026-0" + std::to_string(1 + Below(9)) + "-1" + std::to_string(Below(10)) + "** | " + what + "\n";
       }
     }
     return body;
@@ -113,6 +125,8 @@ class Generator {
     if (Chance(0.4)) fm += "tags: [" + Word() + (Chance(0.5) ? ", " + Word() : "") + "]\n";
     if (Chance(0.2)) fm += "type: " + Word() + "\n";
     if (Chance(0.1)) fm += "visibility: private\n";
+    if (Chance(0.2)) fm += "role: " + Word() + "\n";
+    if (Chance(0.2) && !slugs.empty()) fm += "company: \"[[" + slugs[Below(slugs.size())] + "]]\"\n";
     std::string head = fm.empty() ? (Chance(0.5) ? "# " + Title() + "\n\n" : "") : "---\n" + fm + "---\n";
     return head + Body(slugs);
   }

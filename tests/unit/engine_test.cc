@@ -266,7 +266,7 @@ TEST(SqliteEngine, MigrationElevenRepacksListsOfTheVarintLayouts) {
                                "WHERE term_id = (SELECT max(term_id) FROM postings)");
   // Back to a version-10 brain: without the tables of later migrations.
   for (const char* sql : {"DROP TABLE kb_entries", "DROP TABLE kb_collections", "DROP TABLE kb_governed",
-                          "DROP TABLE kb_audit", "PRAGMA user_version = 10"}) {
+                          "DROP TABLE kb_audit", "DROP TABLE facts", "PRAGMA user_version = 10"}) {
     RowsOnAnotherConnection(dir, sql);
   }
   ASSERT_EQ(count("PRAGMA user_version"), 10);

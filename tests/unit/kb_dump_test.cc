@@ -5,6 +5,8 @@
 // latest online version searchable, a re-import converging.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <set>
 
 #include "common/hash.h"

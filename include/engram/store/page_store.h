@@ -142,11 +142,27 @@ struct LinkRecord {
   std::string context;
 };
 
+// A fact as a page states it (PageFact), with that page and, for an entity
+// value, the page its link reaches now (resolved the way links are).
+struct FactRecord {
+  int64_t id = 0;
+  PageId page_id;
+  std::string page_slug;
+  std::string page_path;
+  std::string page_title;
+  std::string page_type;
+  bool page_private = false;
+  std::string recorded_at;  // the stating page's date (StoredPage::updated_at)
+  PageFact fact;
+  std::string value_slug;   // the page an entity value reaches, if the scope sees it; else ""
+  std::string value_title;
+};
+
 // A page's derived rows in a canonical form free of ids (terms by name,
 // chunks by ordinal, rows sorted), one text per structure: "page" (the
 // derived columns of the page row, title terms included), "chunks",
 // "chunk postings", "title postings" (decoded from the posting lists),
-// "links", "tags", "aliases", "timeline". Two stores hold the same derived
+// "links", "tags", "aliases", "timeline", "facts". Two stores hold the same derived
 // rows for a page exactly when these compare equal.
 using DerivedRows = std::map<std::string, std::string>;
 
@@ -198,6 +214,10 @@ class PageStore {
   // sees, in source-page order.
   virtual Result<std::vector<LinkRecord>> Backlinks(const ReadScope& scope, std::string_view slug) = 0;
   virtual Result<std::vector<TimelineEntry>> Timeline(std::string_view source, std::string_view slug) = 0;
+  // The facts stated by pages of scope.source the scope sees — by the page
+  // `page` only, when given — in page-slug then line order. One read of the
+  // rows plus one link resolution per entity value.
+  virtual Result<std::vector<FactRecord>> Facts(const ReadScope& scope, std::optional<PageId> page) = 0;
 
   // Ids of the chunks whose page passes the filter, ascending.
   virtual Result<std::vector<ChunkId>> FilterChunks(const ChunkFilter& filter) = 0;

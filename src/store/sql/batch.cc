@@ -21,7 +21,7 @@ constexpr int64_t kPagesWorthAnalysing = 100;
 // import); autovacuum's next ANALYZE takes the full sample.
 constexpr const char* kAnalyseSql =
     "SET default_statistics_target = 10; "
-    "ANALYZE pages, chunks, terms, postings, title_postings, links, tags, aliases, timeline_entries, sources; "
+    "ANALYZE pages, chunks, terms, postings, title_postings, links, tags, aliases, timeline_entries, facts, sources; "
     "RESET default_statistics_target";
 }  // namespace
 

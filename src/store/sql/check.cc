@@ -133,6 +133,7 @@ Status SqlEngine::CheckTables(std::vector<IntegrityProblem>* out) {
       {"SELECT count(*) FROM aliases WHERE page_id NOT IN (SELECT id FROM pages)", "aliases of deleted pages"},
       {"SELECT count(*) FROM timeline_entries WHERE page_id NOT IN (SELECT id FROM pages)",
        "timeline entries of deleted pages"},
+      {"SELECT count(*) FROM facts WHERE page_id NOT IN (SELECT id FROM pages)", "facts of deleted pages"},
   };
   for (const auto& [sql, what] : kOrphans) {
     ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(sql));
@@ -294,7 +295,8 @@ Status SqlEngine::Repair() {
                                 "DELETE FROM links WHERE from_page NOT IN (SELECT id FROM pages);"
                                 "DELETE FROM tags WHERE page_id NOT IN (SELECT id FROM pages);"
                                 "DELETE FROM aliases WHERE page_id NOT IN (SELECT id FROM pages);"
-                                "DELETE FROM timeline_entries WHERE page_id NOT IN (SELECT id FROM pages);"));
+                                "DELETE FROM timeline_entries WHERE page_id NOT IN (SELECT id FROM pages);"
+                                "DELETE FROM facts WHERE page_id NOT IN (SELECT id FROM pages);"));
     // Drop postings of vanished chunks (and of vanished pages' titles), and
     // damaged lists (the pages listing their terms are written again by the caller).
     for (bool titles : {false, true}) {

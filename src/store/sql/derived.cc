@@ -152,6 +152,8 @@ Status DerivedDump::FactRows(int64_t page_id, DerivedRows* rows) {
       {"tags", "SELECT tag FROM tags WHERE page_id = ?"},
       {"aliases", "SELECT alias FROM aliases WHERE page_id = ?"},
       {"timeline", "SELECT date, summary, summary_hash, source, line FROM timeline_entries WHERE page_id = ?"},
+      {"facts", "SELECT subject, subject_name, predicate, value, value_is_link, value_name, valid_from, valid_until, "
+                "line, origin FROM facts WHERE page_id = ?"},
   };
   for (const auto& [name, sql] : kRows) {
     ENGRAM_ASSIGN_OR_RETURN(Stmt * rq, s_(sql));

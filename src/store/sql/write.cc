@@ -330,7 +330,7 @@ Status SqlEngine::RemoveDerivedRows(int64_t page_id) {
   static const char* const kDeletes[] = {
       "DELETE FROM chunks WHERE page_id = ?",  "DELETE FROM links WHERE from_page = ?",
       "DELETE FROM tags WHERE page_id = ?",    "DELETE FROM aliases WHERE page_id = ?",
-      "DELETE FROM timeline_entries WHERE page_id = ?",
+      "DELETE FROM timeline_entries WHERE page_id = ?", "DELETE FROM facts WHERE page_id = ?",
   };
   for (const char* sql : kDeletes) {
     ENGRAM_ASSIGN_OR_RETURN(Stmt * d, S(sql));
@@ -513,6 +513,16 @@ Status SqlEngine::WritePageFacts(const Page& page, int64_t id) {
     tl->Bind(1, id).Bind(2, e.date).Bind(3, e.summary).Bind(4, common::Sha256Hex(e.summary));
     tl->Bind(5, e.source).Bind(6, int64_t{e.line});
     ENGRAM_RETURN_IF_ERROR(tl->Send());
+  }
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * fins, S("INSERT INTO facts(page_id, subject, subject_name, predicate, value, "
+                                         "value_is_link, value_name, valid_from, valid_until, line, origin) "
+                                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+  for (const PageFact& f : page.facts) {
+    fins->Bind(1, id).Bind(2, f.subject).Bind(3, f.subject.empty() ? "" : text::LinkName(f.subject));
+    fins->Bind(4, f.predicate).Bind(5, f.value).Bind(6, int64_t{f.value_is_link ? 1 : 0});
+    fins->Bind(7, f.value_is_link ? text::LinkName(f.value) : "").Bind(8, f.valid_from).Bind(9, f.valid_until);
+    fins->Bind(10, int64_t{f.line}).Bind(11, f.origin);
+    ENGRAM_RETURN_IF_ERROR(fins->Send());
   }
   return Status::Ok();
 }

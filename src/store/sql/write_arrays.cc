@@ -104,6 +104,30 @@ Status SqlEngine::WritePageFactsAsArrays(const Page& page, int64_t id) {
     q->Bind(5, TextArray(sources)).Bind(6, IntArray(lines));
     ENGRAM_RETURN_IF_ERROR(q->Send());
   }
+  if (!page.facts.empty()) {
+    std::vector<std::string> subjects, subject_names, predicates, values, value_names, froms, untils, origins;
+    std::vector<int64_t> links, lines;
+    for (const PageFact& f : page.facts) {
+      subjects.push_back(f.subject);
+      subject_names.push_back(f.subject.empty() ? "" : text::LinkName(f.subject));
+      predicates.push_back(f.predicate);
+      values.push_back(f.value);
+      links.push_back(f.value_is_link ? 1 : 0);
+      value_names.push_back(f.value_is_link ? text::LinkName(f.value) : "");
+      froms.push_back(f.valid_from);
+      untils.push_back(f.valid_until);
+      lines.push_back(f.line);
+      origins.push_back(f.origin);
+    }
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("INSERT INTO facts(page_id, subject, subject_name, predicate, value, "
+                                        "value_is_link, value_name, valid_from, valid_until, line, origin) "
+                                        "SELECT ?::bigint, * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], "
+                                        "?::bigint[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[])"));
+    q->Bind(1, id).Bind(2, TextArray(subjects)).Bind(3, TextArray(subject_names)).Bind(4, TextArray(predicates));
+    q->Bind(5, TextArray(values)).Bind(6, IntArray(links)).Bind(7, TextArray(value_names));
+    q->Bind(8, TextArray(froms)).Bind(9, TextArray(untils)).Bind(10, IntArray(lines)).Bind(11, TextArray(origins));
+    ENGRAM_RETURN_IF_ERROR(q->Send());
+  }
   return Status::Ok();
 }
 

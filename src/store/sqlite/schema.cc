@@ -12,7 +12,7 @@ namespace engram::store::sqlite {
 namespace {
 
 // Migration N is kMigrations[N-1]. Never edit a released migration: append.
-constexpr std::array<const char*, 14> kMigrations = {
+constexpr std::array<const char*, 15> kMigrations = {
     // 1: the foundation schema.
     R"sql(
 CREATE TABLE sources (
@@ -348,6 +348,32 @@ CREATE INDEX kb_audit_governed ON kb_audit(governed_id);
     R"sql(
 ALTER TABLE kb_entries ADD COLUMN vector BLOB;
 ALTER TABLE kb_collections ADD COLUMN folder TEXT NOT NULL DEFAULT '';
+)sql",
+    // 15: the facts pages state (engram/page.h PageFact), stored as written
+    // like links: a subject or entity value by its link target and that
+    // target's file-name key; which page each names, which fact closes
+    // which and which disagree are decided when they are read (src/graph).
+    // Existing pages get theirs at the next import or sync (the index rules
+    // changed, ops/index_format.cc).
+    R"sql(
+CREATE TABLE facts (
+  id INTEGER PRIMARY KEY,
+  page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
+  subject TEXT NOT NULL DEFAULT '',
+  subject_name TEXT NOT NULL DEFAULT '',
+  predicate TEXT NOT NULL,
+  value TEXT NOT NULL,
+  value_is_link INTEGER NOT NULL DEFAULT 0,
+  value_name TEXT NOT NULL DEFAULT '',
+  valid_from TEXT NOT NULL DEFAULT '',
+  valid_until TEXT NOT NULL DEFAULT '',
+  line INTEGER NOT NULL,
+  origin TEXT NOT NULL
+);
+CREATE INDEX facts_page ON facts(page_id);
+CREATE INDEX facts_subject_name ON facts(subject_name) WHERE subject != '';
+CREATE INDEX facts_value_name ON facts(value_name) WHERE value_is_link = 1;
+CREATE INDEX facts_predicate ON facts(predicate);
 )sql",
 };
 

@@ -1,0 +1,43 @@
+// Entities and identity resolution: which page a name means.
+//
+// Every page is a node of the graph; a page of an entity type (person,
+// company, project, concept, place, product, event, organization) is an
+// entity. A name resolves through, strongest first: the slug or path, the
+// file name, the title, an alias, the title or an alias folded (Unicode case,
+// full/half width, Traditional/Simplified Chinese), and the folded spelling
+// without spaces or punctuation ("zhangsan", "Zhang-San" for an alias "Zhang
+// San"). All pages matched at the strongest level come back, each with the
+// reason: more than one is an ambiguous name, and none is chosen for the
+// caller.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engram/status.h"
+#include "engram/store/page_store.h"
+
+namespace engram::graph {
+
+// Page types that are entities by default.
+bool IsEntityType(std::string_view type);
+
+struct EntityCandidate {
+  std::string slug;
+  std::string title;
+  std::string type;
+  bool is_entity = false;  // of an entity type
+  std::string reason;      // "slug", "file name", "title", "alias 'Xinghe AI'", ...
+};
+
+// The pages `name` may mean, among those the scope sees (see above); empty
+// when none. InvalidArgument for an empty or over-long (> 1,024 bytes) name.
+Result<std::vector<EntityCandidate>> ResolveEntity(PageStore& store, const ReadScope& scope, std::string_view name);
+
+// The form names are compared in at the folded level, and without spaces
+// and punctuation at the last.
+std::string FoldName(std::string_view name);
+std::string CompactName(std::string_view name);
+
+}  // namespace engram::graph

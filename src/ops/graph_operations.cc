@@ -1,0 +1,106 @@
+// The knowledge graph's operations: which page a name means, the facts
+// about a page with the time they hold, and the conflicts among them
+// (src/graph). Remote callers never see private pages: every read goes
+// through the caller's ReadScope.
+#include <nlohmann/json.hpp>
+
+#include "engram/brain.h"
+#include "graph/entities.h"
+#include "graph/facts.h"
+#include "ops/operation_params.h"
+#include "ops/operations.h"
+#include "ops/page_names.h"
+
+namespace engram::ops {
+
+using Json = nlohmann::json;
+using Type = Param::Type;
+
+namespace {
+
+Json FactJson(const graph::Fact& f) {
+  Json j = {{"subject", f.subject_slug}, {"predicate", f.predicate}, {"value", f.value},
+            {"valid_from", f.valid_from}, {"valid_until", f.valid_until}, {"holds", f.holds},
+            {"source", {{"slug", f.source_slug}, {"path", f.source_path}, {"line", f.line}, {"origin", f.origin}}},
+            {"recorded_at", f.recorded_at}};
+  j["entity"] = f.value_slug.empty() ? Json(nullptr) : Json(f.value_slug);
+  j["superseded_by"] = f.superseded_by == 0 ? Json(nullptr) : Json(f.superseded_by);
+  j["id"] = f.id;
+  if (f.in_conflict) j["in_conflict"] = true;
+  return j;
+}
+
+Json ConflictJson(const graph::Conflict& c) {
+  Json facts = Json::array();
+  for (const graph::Fact& f : c.facts) facts.push_back(FactJson(f));
+  return {{"subject", c.subject_slug}, {"subject_title", c.subject_title}, {"predicate", c.predicate},
+          {"facts", facts}};
+}
+
+// The as_of argument, normalised ("" = today).
+Result<std::string> AsOf(const Args& a) {
+  const std::string written = a.Str("as_of");
+  if (written.empty()) return std::string();
+  std::string d = graph::NormalizeFactDate(written);
+  if (d.empty()) {
+    return Status::InvalidArgument("as_of: '" + written + "' is not a date (2026-03-12, 2026-03, 2026 or 2026年3月)");
+  }
+  return d;
+}
+
+Param AsOfParam() {
+  return {"as_of", Type::kString, false, "the date to settle facts at (default today), e.g. 2025-06 or 2025-06-30",
+          0, 0, 64, {}, {}};
+}
+
+}  // namespace
+
+void AddGraphOperations(OperationTable& ops) {
+  ops.Add({"resolve_entity",
+           "Which page a name means: by slug, file name, title, alias, folded spelling (case, width, "
+           "Traditional/Simplified) or the spelling without spaces. Every page matched at the strongest "
+           "level comes back with the reason; more than one means the name is ambiguous.",
+           Scope::kRead, false, {{"name", Type::kString, true, "a name as people write it", 0, 0, 1024, {}, {}}},
+           [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
+             ENGRAM_ASSIGN_OR_RETURN(std::vector<graph::EntityCandidate> found,
+                                     graph::ResolveEntity(b.engine(), ReadScopeOf(ctx), a.Str("name")));
+             Json list = Json::array();
+             for (const auto& c : found) {
+               list.push_back({{"slug", c.slug}, {"title", c.title}, {"type", c.type}, {"entity", c.is_entity},
+                               {"reason", c.reason}});
+             }
+             return Json{{"name", a.Str("name")}, {"candidates", list}, {"ambiguous", found.size() > 1}};
+           }});
+  ops.Add({"get_facts",
+           "The facts about a page (frontmatter fields, fact lines, timeline changes), each with its source "
+           "line and the time it holds: a newer value of a single-valued predicate (role, works_at, "
+           "location, ...) closes the older one; facts that disagree at the same time are conflicts.",
+           Scope::kRead, false, {Slug("the page: slug, path, title or alias"), AsOfParam()},
+           [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
+             ENGRAM_ASSIGN_OR_RETURN(std::string as_of, AsOf(a));
+             const ReadScope scope = ReadScopeOf(ctx);
+             ENGRAM_ASSIGN_OR_RETURN(StoredPage page, ResolvePage(b.engine(), scope, a.Str("slug")));
+             ENGRAM_ASSIGN_OR_RETURN(graph::FactSheet sheet,
+                                     graph::FactsAbout(b.engine(), scope, page.slug, graph::FactRules(), as_of));
+             Json facts = Json::array(), conflicts = Json::array();
+             for (const auto& f : sheet.facts) facts.push_back(FactJson(f));
+             for (const auto& c : sheet.conflicts) conflicts.push_back(ConflictJson(c));
+             return Json{{"slug", page.slug}, {"title", page.title}, {"as_of", as_of}, {"facts", facts},
+                         {"conflicts", conflicts}};
+           }});
+  ops.Add({"list_conflicts",
+           "Facts that disagree: two values of a single-valued predicate (role, works_at, location, ...) "
+           "that hold at the same time, each with the page and line that states it. Resolving one is an "
+           "edit to the Markdown.",
+           Scope::kRead, false, {AsOfParam()},
+           [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
+             ENGRAM_ASSIGN_OR_RETURN(std::string as_of, AsOf(a));
+             ENGRAM_ASSIGN_OR_RETURN(std::vector<graph::Conflict> found,
+                                     graph::AllConflicts(b.engine(), ReadScopeOf(ctx), graph::FactRules(), as_of));
+             Json list = Json::array();
+             for (const auto& c : found) list.push_back(ConflictJson(c));
+             return Json{{"as_of", as_of}, {"conflicts", list}};
+           }});
+}
+
+}  // namespace engram::ops

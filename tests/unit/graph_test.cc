@@ -1,0 +1,217 @@
+// The knowledge graph (src/graph): facts settled over time (an oracle on
+// Settle), facts and entity names read from a store (SQLite, and PostgreSQL
+// in the conformance run), and what a caller without private access sees.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "graph/entities.h"
+#include "graph/facts.h"
+#include "test_stores.h"
+
+namespace engram::graph {
+namespace {
+
+using engram::testing::OpenFresh;
+using engram::testing::Prepare;
+using engram::testing::TempDir;
+
+Fact F(int64_t id, std::string predicate, std::string value, std::string from = "", std::string until = "",
+       std::string value_slug = "") {
+  Fact f;
+  f.id = id;
+  f.subject_slug = "people/x";
+  f.subject_title = "X";
+  f.predicate = std::move(predicate);
+  f.value = std::move(value);
+  f.value_slug = std::move(value_slug);
+  f.valid_from = std::move(from);
+  f.valid_until = std::move(until);
+  f.line = static_cast<int>(id);
+  return f;
+}
+
+const Fact& ById(const FactSheet& s, int64_t id) {
+  for (const Fact& f : s.facts) {
+    if (f.id == id) return f;
+  }
+  static const Fact kNone;
+  ADD_FAILURE() << "no fact " << id;
+  return kNone;
+}
+
+TEST(GraphSettle, ANewerValueClosesTheOlderOneWhichIsKept) {
+  FactSheet s = Settle({F(1, "role", "Engineer", "2019-02"), F(2, "role", "Staff Engineer", "2021-06"),
+                        F(3, "role", "CTO", "2024-01")},
+                       FactRules(), "2026-01-01");
+  ASSERT_EQ(s.facts.size(), 3u);
+  EXPECT_EQ(ById(s, 1).valid_until, "2021-06");
+  EXPECT_EQ(ById(s, 1).superseded_by, 2);
+  EXPECT_FALSE(ById(s, 1).holds);
+  EXPECT_EQ(ById(s, 2).valid_until, "2024-01");
+  EXPECT_EQ(ById(s, 2).superseded_by, 3);
+  EXPECT_EQ(ById(s, 3).valid_until, "");
+  EXPECT_TRUE(ById(s, 3).holds);
+  EXPECT_TRUE(s.conflicts.empty());
+  // As of mid-2022 the second held.
+  FactSheet then = Settle(s.facts, FactRules(), "2022-07-01");
+  EXPECT_TRUE(ById(then, 2).holds);
+  EXPECT_FALSE(ById(then, 3).holds);
+}
+
+TEST(GraphSettle, TheSameValueRestatedIsNoChange) {
+  FactSheet s = Settle({F(1, "works_at", "Acme", "2019", "", "companies/acme"),
+                        F(2, "works_at", "ACME", "2020", "", "companies/acme"), F(3, "works_at", "Globex", "2023")},
+                       FactRules(), "2026-01-01");
+  EXPECT_EQ(ById(s, 1).superseded_by, 3) << "closed by the next other value, not by its restatement";
+  EXPECT_EQ(ById(s, 2).superseded_by, 3);
+  EXPECT_TRUE(ById(s, 3).holds);
+}
+
+TEST(GraphSettle, LeavingClosesTheOpenFactOfThatValueOnly) {
+  FactSheet s = Settle({F(1, "works_at", "Acme", "2019-02-01", "", "companies/acme"),
+                        F(2, "works_at", "Acme", "", "2023-01-15", "companies/acme")},
+                       FactRules(), "2026-01-01");
+  EXPECT_EQ(ById(s, 1).valid_until, "2023-01-15");
+  EXPECT_EQ(ById(s, 1).superseded_by, 2);
+  EXPECT_FALSE(ById(s, 1).holds);
+  EXPECT_TRUE(s.conflicts.empty());
+  // Leaving another company closes nothing of this one.
+  FactSheet other = Settle({F(1, "works_at", "Acme", "2019"), F(2, "works_at", "Globex", "", "2020")}, FactRules(),
+                           "2026-01-01");
+  EXPECT_EQ(ById(other, 1).valid_until, "");
+}
+
+TEST(GraphSettle, TwoValuesThatHoldAtOnceAreAConflictAndBothAreShown) {
+  // The frontmatter (undated) says CEO; the timeline says CTO since 2026-03.
+  FactSheet s = Settle({F(1, "role", "CEO"), F(2, "role", "CTO", "2026-03")}, FactRules(), "2026-06-01");
+  ASSERT_EQ(s.conflicts.size(), 1u);
+  EXPECT_EQ(s.conflicts[0].predicate, "role");
+  ASSERT_EQ(s.conflicts[0].facts.size(), 2u);
+  EXPECT_TRUE(ById(s, 1).in_conflict);
+  EXPECT_TRUE(ById(s, 2).in_conflict);
+  // Before the timeline's date only one value held.
+  EXPECT_TRUE(Settle(s.facts, FactRules(), "2026-01-01").conflicts.empty());
+  // Values compare folded: "ceo" is "CEO".
+  EXPECT_TRUE(Settle({F(1, "role", "CEO"), F(2, "role", "ceo", "2026-03")}, FactRules(), "2026-06-01")
+                  .conflicts.empty());
+}
+
+TEST(GraphSettle, MultiValuedPredicatesNeverCloseOrConflict) {
+  FactSheet s = Settle({F(1, "invested_by", "A", "2020"), F(2, "invested_by", "B", "2024")}, FactRules(),
+                       "2026-01-01");
+  EXPECT_TRUE(ById(s, 1).holds);
+  EXPECT_TRUE(ById(s, 2).holds);
+  EXPECT_TRUE(s.conflicts.empty());
+  FactRules rules;
+  rules.single_valued = {"invested_by"};  // the list is the caller's to configure
+  EXPECT_FALSE(Settle(s.facts, rules, "2026-01-01").facts.front().holds);
+}
+
+TEST(GraphSettle, FactDatesAreNormalisedOrRefused) {
+  EXPECT_EQ(NormalizeFactDate("2026-3"), "2026-03");
+  EXPECT_EQ(NormalizeFactDate("2026-03"), "2026-03");
+  EXPECT_EQ(NormalizeFactDate("2026年3月"), "2026-03");
+  EXPECT_EQ(NormalizeFactDate(" 2026-03-12 "), "2026-03-12");
+  EXPECT_EQ(NormalizeFactDate("last week"), "");
+  EXPECT_EQ(NormalizeFactDate("2026-02-30"), "");
+}
+
+class GraphStore : public ::testing::Test {
+ protected:
+  void Put(const std::string& path, const std::string& content) {
+    ASSERT_TRUE(engine_->PutPage(Prepare(path, content)).ok()) << path;
+  }
+  TempDir dir_;
+  std::unique_ptr<Engine> engine_ = OpenFresh(dir_);
+};
+
+TEST_F(GraphStore, FactsAboutAPageResolveTheirEntitiesAndShowTheConflict) {
+  Put("companies/acme.md", "---\ntitle: Acme Corp\ntype: company\naliases: [Acme]\n---\nA company.\n");
+  Put("companies/globex.md", "---\ntype: company\n---\nAnother.\n");
+  Put("people/li-wei.md",
+      "---\ntitle: Li Wei\ntype: person\nrole: CEO\ncompany: \"[[companies/globex]]\"\n---\n\nLi Wei.\n\n"
+      "## Timeline\n\n- **2019-02** | Joined Acme Corp as Engineer\n- **2026-03** | Promoted to CTO\n"
+      "- **2026-04** | Left [[acme]]\n");
+  auto sheet = FactsAbout(*engine_, ReadScope::All(kDefaultSource), "people/li-wei", FactRules(), "2026-06-01");
+  ASSERT_TRUE(sheet.ok()) << sheet.status().ToString();
+  std::vector<std::string> seen;
+  for (const Fact& f : sheet->facts) {
+    seen.push_back(f.predicate + "=" + f.value + (f.value_slug.empty() ? "" : "<" + f.value_slug + ">") + " " +
+                   f.valid_from + ".." + f.valid_until + (f.holds ? " holds" : ""));
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{
+                      "role=CEO .. holds", "role=Engineer 2019-02..2026-03", "role=CTO 2026-03.. holds",
+                      "works_at=globex<companies/globex> .. holds",
+                      "works_at=Acme Corp<companies/acme> ..2026-04",
+                      "works_at=Acme Corp<companies/acme> 2019-02..2026-04"}));
+  ASSERT_EQ(sheet->conflicts.size(), 1u) << "CEO (frontmatter) and CTO (timeline) both hold";
+  EXPECT_EQ(sheet->conflicts[0].predicate, "role");
+  // Every conflict of the brain: the same one.
+  auto all = AllConflicts(*engine_, ReadScope::All(kDefaultSource), FactRules(), "2026-06-01");
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  ASSERT_EQ(all->size(), 1u);
+  EXPECT_EQ((*all)[0].subject_slug, "people/li-wei");
+  // Fixing the Markdown resolves it.
+  Put("people/li-wei.md", "---\ntitle: Li Wei\ntype: person\nrole: CTO\n---\n\nLi Wei.\n");
+  all = AllConflicts(*engine_, ReadScope::All(kDefaultSource), FactRules(), "2026-06-01");
+  ASSERT_TRUE(all.ok());
+  EXPECT_TRUE(all->empty());
+}
+
+TEST_F(GraphStore, APublicScopeSeesNeitherPrivateFactsNorPrivateEntities) {
+  Put("people/secret.md", "---\ntype: person\nvisibility: private\nrole: Spy\n---\nHidden.\n");
+  Put("people/boss.md", "---\ntype: person\nreports_to: \"[[people/secret]]\"\n---\nVisible.\n");
+  const ReadScope pub = ReadScope::Public(kDefaultSource);
+  EXPECT_EQ(FactsAbout(*engine_, pub, "people/secret", FactRules(), "").status().code(), StatusCode::kNotFound);
+  auto boss = FactsAbout(*engine_, pub, "people/boss", FactRules(), "");
+  ASSERT_TRUE(boss.ok()) << boss.status().ToString();
+  ASSERT_EQ(boss->facts.size(), 1u);
+  EXPECT_EQ(boss->facts[0].value_slug, "") << "a private page is not resolved for a public caller";
+  auto owner = FactsAbout(*engine_, ReadScope::All(kDefaultSource), "people/boss", FactRules(), "");
+  ASSERT_TRUE(owner.ok());
+  EXPECT_EQ(owner->facts[0].value_slug, "people/secret");
+  auto names = ResolveEntity(*engine_, pub, "secret");
+  ASSERT_TRUE(names.ok());
+  EXPECT_TRUE(names->empty());
+}
+
+TEST_F(GraphStore, ANameResolvesToEveryPageOfItsStrongestMatchWithTheReason) {
+  Put("people/zhang-san.md", "---\ntitle: 张三\ntype: person\naliases: [Zhang San]\n---\nx\n");
+  Put("people/li-wei.md", "---\ntitle: Li Wei\ntype: person\naliases: [Wei]\n---\nx\n");
+  Put("notes/wei.md", "---\ntitle: Wei (a note)\n---\nx\n");
+  Put("companies/xinghe.md", "---\ntitle: 星河智能\ntype: company\naliases: [Xinghe AI]\n---\nx\n");
+  const ReadScope all = ReadScope::All(kDefaultSource);
+  auto reason = [&](const std::string& name) {
+    auto r = ResolveEntity(*engine_, all, name);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    std::string out;
+    for (const auto& c : *r) out += (out.empty() ? "" : " | ") + c.slug + " by " + c.reason;
+    return out;
+  };
+  EXPECT_EQ(reason("people/zhang-san"), "people/zhang-san by slug");
+  EXPECT_EQ(reason("zhang san"), "people/zhang-san by alias 'Zhang San'");
+  EXPECT_EQ(reason("張三"), "people/zhang-san by title '张三' (case, width or Traditional/Simplified)");
+  EXPECT_EQ(reason("ZhangSan"), "people/zhang-san by alias 'Zhang San' (spelled without spaces or punctuation)");
+  EXPECT_EQ(reason("ＸＩＮＧＨＥ ＡＩ"), "companies/xinghe by alias 'Xinghe AI' (case, width or Traditional/Simplified)");
+  // The file name of the note and the alias of the person are different levels: the file name wins.
+  EXPECT_EQ(reason("wei"), "notes/wei by file name");
+  EXPECT_EQ(reason("nobody"), "");
+  EXPECT_EQ(ResolveEntity(*engine_, all, "  ").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ResolveEntity(*engine_, all, std::string(2000, 'a')).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST_F(GraphStore, TwoPagesClaimingOneAliasAreBothCandidates) {
+  Put("people/li-wei.md", "---\ntype: person\naliases: [Wei]\n---\nx\n");
+  Put("people/wang-wei.md", "---\ntype: person\naliases: [wei]\n---\nx\n");
+  auto r = ResolveEntity(*engine_, ReadScope::All(kDefaultSource), "Wei");
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_EQ((*r)[0].slug, "people/li-wei");
+  EXPECT_EQ((*r)[1].slug, "people/wang-wei");
+  EXPECT_TRUE((*r)[0].is_entity);
+}
+
+}  // namespace
+}  // namespace engram::graph
