@@ -1,6 +1,10 @@
 #include "graph_commands.h"
 
+#include <algorithm>
+#include <functional>
 #include <iostream>
+#include <map>
+#include <set>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -80,8 +84,114 @@ void PrintAllConflicts(const Json& r) {
 
 struct GraphArgs {
   std::string name;
+  std::string other;
   std::string as_of;
+  std::string rel;
+  std::string format = "text";
+  int depth = 1;
 };
+
+// A node's name in DOT and Mermaid: quoted, with quotes escaped.
+std::string Quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c == '\n' ? ' ' : c;
+  }
+  return out + "\"";
+}
+
+void PrintGraphText(const Json& r) {
+  std::map<std::string, std::string> titles;
+  for (const Json& n : r["nodes"]) titles[Str(n, "slug")] = Str(n, "title");
+  // A tree: each page under the page it was reached from (its first edge from a shallower page).
+  std::map<std::string, int> depth;
+  for (const Json& n : r["nodes"]) depth[Str(n, "slug")] = n["depth"].get<int>();
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> children;  // parent -> (child, label)
+  std::set<std::string> placed = {Str(r, "root")};
+  for (int d = 1; d <= r["depth"].get<int>(); ++d) {
+    // Typed links first: a page linked both ways is shown under its typed link.
+    std::vector<Json> edges(r["edges"].begin(), r["edges"].end());
+    std::stable_partition(edges.begin(), edges.end(), [](const Json& e) { return Str(e, "type") != "mentions"; });
+    for (const Json& e : edges) {
+      const std::string from = Str(e, "from"), to = Str(e, "to"), type = Str(e, "type");
+      if (depth[to] == d && depth[from] == d - 1 && placed.insert(to).second) children[from].push_back({to, type + " →"});
+      if (depth[from] == d && depth[to] == d - 1 && placed.insert(from).second) {
+        children[to].push_back({from, "← " + type});
+      }
+    }
+  }
+  std::function<void(const std::string&, const std::string&)> print = [&](const std::string& at,
+                                                                             const std::string& indent) {
+    for (const auto& [child, label] : children[at]) {
+      std::cout << indent << label << " " << titles[child] << " (" << child << ")\n";
+      print(child, indent + "    ");
+    }
+  };
+  std::cout << titles[Str(r, "root")] << " (" << Str(r, "root") << ")\n";
+  print(Str(r, "root"), "  ");
+  std::cout << r["nodes"].size() << " pages, " << r["edges"].size() << " links"
+            << (r["truncated"].get<bool>() ? " (truncated: the walk stopped at its cap or time budget)" : "") << "\n";
+}
+
+void PrintGraphDot(const Json& r) {
+  std::cout << "digraph engram {\n";
+  for (const Json& n : r["nodes"]) {
+    std::cout << "  " << Quoted(Str(n, "slug")) << " [label=" << Quoted(Str(n, "title")) << "];\n";
+  }
+  for (const Json& e : r["edges"]) {
+    std::cout << "  " << Quoted(Str(e, "from")) << " -> " << Quoted(Str(e, "to")) << " [label=" << Quoted(Str(e, "type"))
+              << "];\n";
+  }
+  std::cout << "}\n";
+}
+
+void PrintGraphMermaid(const Json& r) {
+  std::map<std::string, std::string> ids;  // Mermaid ids are plain: n0, n1, ...
+  std::cout << "graph LR\n";
+  for (const Json& n : r["nodes"]) {
+    const std::string id = "n" + std::to_string(ids.size());
+    ids[Str(n, "slug")] = id;
+    std::string label = Str(n, "title");
+    for (char& c : label) {
+      if (c == '"') c = '\'';
+    }
+    std::cout << "  " << id << "[\"" << label << "\"]\n";
+  }
+  for (const Json& e : r["edges"]) {
+    std::string type = Str(e, "type");
+    for (char& c : type) {
+      if (c == '|' || c == '"') c = '_';
+    }
+    std::cout << "  " << ids[Str(e, "from")] << " -->|" << type << "| " << ids[Str(e, "to")] << "\n";
+  }
+}
+
+void PrintPath(const Json& r) {
+  if (!r["found"].get<bool>()) {
+    std::cout << "no path from " << Str(r, "from") << " to " << Str(r, "to")
+              << (r["truncated"].get<bool>() ? " found before the search's cap or time budget" : " (at most 12 links)")
+              << "\n";
+    return;
+  }
+  std::cout << Str(r, "from") << " → " << Str(r, "to") << ": " << r["hops"].get<int>() << " link(s)\n";
+  for (const Json& e : r["path"]) {
+    std::cout << "  " << Str(e, "from") << " —" << Str(e, "type") << "→ " << Str(e, "to") << "\n";
+    if (!Str(e, "context").empty()) std::cout << "      \"" << Str(e, "context") << "\"\n";
+  }
+}
+
+void PrintDeadLinks(const Json& r) {
+  if (r["dead_links"].empty()) std::cout << "no dead links\n";
+  for (const Json& l : r["dead_links"]) {
+    std::cout << Str(l, "from") << " → [[" << Str(l, "target") << "]] (" << Str(l, "type") << ")\n";
+  }
+}
+
+void PrintOrphans(const Json& r) {
+  if (r["orphans"].empty()) std::cout << "no orphans\n";
+  for (const Json& p : r["orphans"]) std::cout << Str(p, "slug") << "  " << Str(p, "title") << "\n";
+}
 
 }  // namespace
 
@@ -114,6 +224,40 @@ void AddGraphCommands(CLI::App& app, const bool* json, const std::string* brain_
     Json args = {{"slug", a->name}};
     if (!a->as_of.empty()) args["as_of"] = a->as_of;
     *exit_code = RunOperation("get_facts", args, *json, *brain_dir, PrintFacts);
+  });
+
+  auto* graph = app.add_subcommand("graph", "Show the pages around a page: links both ways, to a depth");
+  graph->add_option("SLUG", a->name, "The page: slug, path, title or alias")->required();
+  graph->add_option("--depth", a->depth, "Links away (1-6, default 1)")->check(CLI::Range(1, 6));
+  graph->add_option("--rel", a->rel, "Only links of this type (works_at, founded_by, mentions, ...)");
+  graph->add_option("--format", a->format, "text (a tree, the default), dot (Graphviz) or mermaid")
+      ->check(CLI::IsMember({"text", "dot", "mermaid"}));
+  graph->footer("Walks at most 1,000 pages in 2 s; a larger neighbourhood is marked truncated.\n"
+                "`engram graph X --format dot | dot -Tsvg > x.svg` draws it.");
+  graph->callback([a, json, brain_dir, exit_code] {
+    Json args = {{"slug", a->name}, {"depth", a->depth}};
+    if (!a->rel.empty()) args["rel"] = a->rel;
+    auto print = a->format == "dot" ? PrintGraphDot : a->format == "mermaid" ? PrintGraphMermaid : PrintGraphText;
+    *exit_code = RunOperation("traverse", args, *json, *brain_dir, print);
+  });
+
+  auto* path = app.add_subcommand("path", "Show the shortest chain of links between two pages, with the sentences");
+  path->add_option("FROM", a->name, "A page: slug, path, title or alias")->required();
+  path->add_option("TO", a->other, "Another page")->required();
+  path->add_option("--rel", a->rel, "Only links of this type");
+  path->callback([a, json, brain_dir, exit_code] {
+    Json args = {{"from", a->name}, {"to", a->other}};
+    if (!a->rel.empty()) args["rel"] = a->rel;
+    *exit_code = RunOperation("find_path", args, *json, *brain_dir, PrintPath);
+  });
+
+  auto* dead = app.add_subcommand("dead-links", "List links that reach no page");
+  dead->callback([json, brain_dir, exit_code] {
+    *exit_code = RunOperation("list_dead_links", Json::object(), *json, *brain_dir, PrintDeadLinks);
+  });
+  auto* orphans = app.add_subcommand("orphans", "List pages no link reaches and that link to no page");
+  orphans->callback([json, brain_dir, exit_code] {
+    *exit_code = RunOperation("list_orphans", Json::object(), *json, *brain_dir, PrintOrphans);
   });
 
   auto* conflicts = app.add_subcommand("conflicts", "List facts that disagree, with both sources");

@@ -1,4 +1,5 @@
-// `engram entity resolve | facts | conflicts`: the knowledge graph.
+// `engram entity resolve | facts | conflicts | graph | path | dead-links |
+// orphans`: the knowledge graph.
 #pragma once
 
 #include <CLI/CLI.hpp>

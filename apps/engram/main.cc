@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
   AddPageCommands(app, &json, &brain_dir, &exit_code);   // put get list delete backlinks timeline tag link
   AddSearchCommands(app, &json, &brain_dir, &exit_code);
   AddKbCommands(app, &json, &brain_dir, &exit_code);  // kb create list upsert delete search import export
-  AddGraphCommands(app, &json, &brain_dir, &exit_code);  // entity resolve, facts, conflicts
+  AddGraphCommands(app, &json, &brain_dir, &exit_code);  // entity facts conflicts graph path dead-links orphans
   AddStatusCommand(app, &json, &brain_dir, &exit_code);
   AddEvalCommand(app, &json, &brain_dir, &exit_code);
   AddEmbedCommands(app, &json, &exit_code);

@@ -19,7 +19,8 @@ std::string ValueKey(const Fact& f) {
 }
 
 bool Holds(const Fact& f, std::string_view at) {
-  return (f.valid_from.empty() || f.valid_from <= at) && (f.valid_until.empty() || f.valid_until > at);
+  const std::string& from = f.valid_from.empty() ? f.implied_from : f.valid_from;
+  return (from.empty() || from <= at) && (f.valid_until.empty() || f.valid_until > at);
 }
 
 // Facts as read from the store, their text values named by a page's title or
@@ -108,6 +109,13 @@ FactSheet Settle(std::vector<Fact> facts, const FactRules& rules, std::string_vi
       std::stable_sort(dated.begin(), dated.end(), [&](size_t a, size_t b) {
         return std::tie(facts[a].valid_from, facts[a].line) < std::tie(facts[b].valid_from, facts[b].line);
       });
+      for (size_t i : members) {
+        Fact& u = facts[i];
+        if (!u.valid_from.empty() || !u.valid_until.empty()) continue;
+        for (size_t d : dated) {
+          if (ValueKey(facts[d]) == ValueKey(u)) u.implied_from = facts[d].valid_from;  // the latest wins
+        }
+      }
       for (size_t k = 0; k < dated.size(); ++k) {
         Fact& f = facts[dated[k]];
         if (!f.valid_until.empty()) continue;

@@ -13,7 +13,9 @@
 //     the next dated fact of another value begins: valid_until is that date
 //     and superseded_by its id. Nothing is deleted; the history stays.
 //   - At a date (as_of, default today), a fact holds when it began at or
-//     before it (or gives no start) and has not ended by it.
+//     before it (or gives no start) and has not ended by it. An undated fact
+//     of a single-valued predicate that restates a dated one begins where
+//     the latest dated fact of its value began.
 //   - Two facts of one single-valued predicate that hold at the same time and
 //     disagree are a conflict: both are kept, both are shown, and resolving it
 //     is an edit to the Markdown.
@@ -44,6 +46,10 @@ struct Fact {
   std::string valid_from;     // "" when not written
   std::string valid_until;    // as written, or where the next value began; "" = open
   int64_t superseded_by = 0;  // the fact that closed this one (0: none)
+  // An undated fact that restates a dated one (same value) is taken to hold
+  // from that one's start: "role: COO" in the frontmatter and "2024-01:
+  // promoted to COO" in the timeline do not make the COO of 2022 a conflict.
+  std::string implied_from;
   bool holds = false;         // holds at the date asked about
   bool in_conflict = false;
   std::string source_slug;    // the page that states it, and where

@@ -7,6 +7,7 @@
 #include "engram/brain.h"
 #include "graph/entities.h"
 #include "graph/facts.h"
+#include "graph/traverse.h"
 #include "ops/operation_params.h"
 #include "ops/operations.h"
 #include "ops/page_names.h"
@@ -51,6 +52,76 @@ Result<std::string> AsOf(const Args& a) {
 Param AsOfParam() {
   return {"as_of", Type::kString, false, "the date to settle facts at (default today), e.g. 2025-06 or 2025-06-30",
           0, 0, 64, {}, {}};
+}
+
+Json EdgeJson(const graph::Edge& e) {
+  return {{"from", e.from}, {"to", e.to}, {"type", e.type}, {"context", e.context}};
+}
+
+Param RelParam() {
+  return {"rel", Type::kString, false, "only links of this type (works_at, founded_by, mentions, ...)", 0, 0, 64, {},
+          {}};
+}
+
+// Walks: a neighbourhood, a path, dead links, orphans.
+void AddGraphTraversals(OperationTable& ops) {
+  ops.Add({"traverse",
+           "The pages within `depth` links of a page, both directions, with every link between them (its type "
+           "and sentence). Bounded: depth 1-6, at most 1,000 pages, 2 s.",
+           Scope::kRead, false,
+           {Slug("the page: slug, path, title or alias"),
+            {"depth", Type::kInteger, false, "links away (1-6, default 1)", 1, graph::kMaxDepth, 0, {}, {}}, RelParam()},
+           [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
+             const ReadScope scope = ReadScopeOf(ctx);
+             ENGRAM_ASSIGN_OR_RETURN(StoredPage page, ResolvePage(b.engine(), scope, a.Str("slug")));
+             graph::WalkLimits limits;
+             limits.depth = static_cast<int>(a.Int("depth", 1));
+             limits.relation = a.Str("rel");
+             ENGRAM_ASSIGN_OR_RETURN(graph::Neighbourhood n, graph::Explore(b.engine(), scope, page.slug, limits));
+             Json nodes = Json::array(), edges = Json::array();
+             for (const auto& node : n.nodes) {
+               nodes.push_back({{"slug", node.slug}, {"title", node.title}, {"type", node.type}, {"depth", node.depth}});
+             }
+             for (const auto& e : n.edges) edges.push_back(EdgeJson(e));
+             return Json{{"root", page.slug}, {"depth", limits.depth}, {"nodes", nodes}, {"edges", edges},
+                         {"truncated", n.truncated}};
+           }});
+  ops.Add({"find_path",
+           "The shortest chain of links between two pages (either direction, at most 12 links), each link "
+           "with its type and the sentence that makes it.",
+           Scope::kRead, false,
+           {{"from", Type::kString, true, "a page: slug, path, title or alias", 0, 0, 1024, {}, {}},
+            {"to", Type::kString, true, "another page", 0, 0, 1024, {}, {}}, RelParam()},
+           [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
+             const ReadScope scope = ReadScopeOf(ctx);
+             ENGRAM_ASSIGN_OR_RETURN(StoredPage from, ResolvePage(b.engine(), scope, a.Str("from")));
+             ENGRAM_ASSIGN_OR_RETURN(StoredPage to, ResolvePage(b.engine(), scope, a.Str("to")));
+             graph::WalkLimits limits;
+             limits.relation = a.Str("rel");
+             limits.max_nodes = 100000;
+             ENGRAM_ASSIGN_OR_RETURN(graph::Path p, graph::ShortestPath(b.engine(), scope, from.slug, to.slug, limits));
+             Json edges = Json::array();
+             for (const auto& e : p.edges) edges.push_back(EdgeJson(e));
+             return Json{{"from", from.slug}, {"to", to.slug}, {"found", p.found}, {"hops", p.edges.size()},
+                         {"path", edges}, {"truncated", p.truncated}};
+           }});
+  ops.Add({"list_dead_links", "Links that reach no page: the linking page, the target as written, the sentence.",
+           Scope::kRead, false, {},
+           [](Brain& b, const OperationContext& ctx, const Args&) -> Result<Json> {
+             ENGRAM_ASSIGN_OR_RETURN(std::vector<ResolvedLink> dead, graph::DeadLinks(b.engine(), ReadScopeOf(ctx)));
+             Json list = Json::array();
+             for (const auto& l : dead) {
+               list.push_back({{"from", l.from_slug}, {"target", l.target}, {"type", l.type}, {"context", l.context}});
+             }
+             return Json{{"dead_links", list}};
+           }});
+  ops.Add({"list_orphans", "Pages no link reaches and that link to no page.", Scope::kRead, false, {},
+           [](Brain& b, const OperationContext& ctx, const Args&) -> Result<Json> {
+             ENGRAM_ASSIGN_OR_RETURN(std::vector<PageNames> pages, graph::Orphans(b.engine(), ReadScopeOf(ctx)));
+             Json list = Json::array();
+             for (const auto& p : pages) list.push_back({{"slug", p.slug}, {"title", p.title}, {"path", p.path}});
+             return Json{{"orphans", list}};
+           }});
 }
 
 }  // namespace
@@ -101,6 +172,7 @@ void AddGraphOperations(OperationTable& ops) {
              for (const auto& c : found) list.push_back(ConflictJson(c));
              return Json{{"as_of", as_of}, {"conflicts", list}};
            }});
+  AddGraphTraversals(ops);
 }
 
 }  // namespace engram::ops

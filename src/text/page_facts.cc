@@ -341,7 +341,8 @@ std::string_view UpToStop(std::string_view s, bool latin) {
   }
   if (latin) {
     const std::string lower = common::AsciiLower(s.substr(0, end));
-    for (std::string_view w : {" at ", " in ", " on ", " for ", " since ", " and ", " with ", " from ", " after "}) {
+    for (std::string_view w : {" at ", " in ", " on ", " for ", " since ", " and ", " with ", " from ", " after ",
+                               " to ", " where ", " as "}) {
       end = std::min(end, lower.find(w));
     }
   } else {

@@ -515,15 +515,15 @@ drive wait_ready
 # --- which adapters offer which operations ---
 via local admin - '{}'
 expect '" ".join(o["name"] for o in d["operations"])' \
-  "search context get_page list_pages put_page delete_page get_backlinks get_timeline add_timeline_entry add_link get_tags add_tag status sync import embed kb_create kb_list kb_upsert kb_delete kb_search kb_answer kb_check dialog_check kb_gov_upsert kb_gov_update kb_gov_online kb_gov_offline kb_gov_get kb_gov_find kb_audit kb_reindex resolve_entity get_facts list_conflicts"
+  "search context get_page list_pages put_page delete_page get_backlinks get_timeline add_timeline_entry add_link get_tags add_tag status sync import embed kb_create kb_list kb_upsert kb_delete kb_search kb_answer kb_check dialog_check kb_gov_upsert kb_gov_update kb_gov_online kb_gov_offline kb_gov_get kb_gov_find kb_audit kb_reindex resolve_entity get_facts list_conflicts traverse find_path list_dead_links list_orphans"
 expect '[o["name"] for o in d["operations"] if o["local_only"]]' "['sync', 'import']"
 expect '[o["name"] for o in d["operations"] if o["scope"] == "admin"]' "['sync', 'import', 'embed', 'kb_reindex']"
-READ_TOOLS="'context', 'dialog_check', 'get_backlinks', 'get_facts', 'get_page', 'get_tags', 'get_timeline', 'kb_answer', 'kb_audit', 'kb_check', 'kb_gov_find', 'kb_gov_get', 'kb_list', 'kb_search', 'list_conflicts', 'list_pages', 'resolve_entity', 'search', 'status'"
-WRITE_TOOLS="'add_link', 'add_tag', 'add_timeline_entry', 'context', 'delete_page', 'dialog_check', 'get_backlinks', 'get_facts', 'get_page', 'get_tags', 'get_timeline', 'kb_answer', 'kb_audit', 'kb_check', 'kb_create', 'kb_delete', 'kb_gov_find', 'kb_gov_get', 'kb_gov_offline', 'kb_gov_online', 'kb_gov_update', 'kb_gov_upsert', 'kb_list', 'kb_search', 'kb_upsert', 'list_conflicts', 'list_pages', 'put_page', 'resolve_entity', 'search', 'status'"
+READ_TOOLS="'context', 'dialog_check', 'find_path', 'get_backlinks', 'get_facts', 'get_page', 'get_tags', 'get_timeline', 'kb_answer', 'kb_audit', 'kb_check', 'kb_gov_find', 'kb_gov_get', 'kb_list', 'kb_search', 'list_conflicts', 'list_dead_links', 'list_orphans', 'list_pages', 'resolve_entity', 'search', 'status', 'traverse'"
+WRITE_TOOLS="'add_link', 'add_tag', 'add_timeline_entry', 'context', 'delete_page', 'dialog_check', 'find_path', 'get_backlinks', 'get_facts', 'get_page', 'get_tags', 'get_timeline', 'kb_answer', 'kb_audit', 'kb_check', 'kb_create', 'kb_delete', 'kb_gov_find', 'kb_gov_get', 'kb_gov_offline', 'kb_gov_online', 'kb_gov_update', 'kb_gov_upsert', 'kb_list', 'kb_search', 'kb_upsert', 'list_conflicts', 'list_dead_links', 'list_orphans', 'list_pages', 'put_page', 'resolve_entity', 'search', 'status', 'traverse'"
 via mcp write tools/list '{}'; expect d "[$WRITE_TOOLS]"  # stdio: the write scope
 via mcp-http read tools/list '{}'; expect d "[$READ_TOOLS]"
 via mcp-http write tools/list '{}'; expect d "[$WRITE_TOOLS]"
-via mcp-http admin tools/list '{}'; expect 'len(d)' 33
+via mcp-http admin tools/list '{}'; expect 'len(d)' 37
 expect '[t for t in d if t not in ['"$WRITE_TOOLS"']]' "['embed', 'kb_reindex']"  # admin adds embed; sync and import never
 
 # --- reads: every read operation through every adapter ---
@@ -566,6 +566,12 @@ reads() {  # reads SCOPE [ADAPTER...]
   compare "list_conflicts" 0 "$s" list_conflicts '{"as_of": "2026-06-01"}' "$@"
   compare "resolve_entity" 0 "$s" resolve_entity '{"name": "zhangsan"}' "$@"
   compare "resolve_entity empty" 1 "$s" resolve_entity '{"name": " "}' "$@"
+  compare "traverse" 0 "$s" traverse '{"slug": "星河智能", "depth": 2}' "$@"
+  compare "traverse rel" 0 "$s" traverse '{"slug": "companies/星河智能", "rel": "founded_by"}' "$@"
+  compare "traverse depth 50" 1 "$s" traverse '{"slug": "companies/星河智能", "depth": 50}' "$@"
+  compare "find_path" 0 "$s" find_path '{"from": "Alice Chen", "to": "张三"}' "$@"
+  compare "list_dead_links" 0 "$s" list_dead_links '{}' "$@"
+  compare "list_orphans" 0 "$s" list_orphans '{}' "$@"
   for op in get_backlinks get_timeline get_tags get_facts; do
     compare "$op" 0 "$s" "$op" "$ZS" "$@"
     compare "$op (CJK slug)" 0 "$s" "$op" "$XH" "$@"
@@ -579,12 +585,14 @@ reads admin
 # The private page: seen locally, hidden alike from every remote adapter.
 compare "get_page (private, local)" 0 local get_page '{"slug": "notes/diary"}' cli
 expect 'd["visibility"]' private
+compare "find_path (private, local)" 0 local find_path '{"from": "Alice Chen", "to": "notes/diary"}' cli
+expect 'd["to"]' notes/diary
 compare "list_pages (local)" 0 local list_pages '{"limit": 1000}' cli
 expect '"notes/diary" in [p["slug"] for p in d["pages"]]' True
 compare "search (local)" 0 local search '{"query": "secret diary robots at night", "mode": "keyword"}' cli
 expect '"notes/diary" in [r["slug"] for r in d["results"]]' True
 for s in read write; do
-  for op in get_page get_tags get_timeline get_backlinks; do
+  for op in get_page get_tags get_timeline get_backlinks get_facts traverse; do
     compare "$op (private, remote)" 1 "$s" "$op" '{"slug": "notes/diary"}'
     expect 'd["error"]["code"]' NotFound
   done

@@ -8,6 +8,7 @@
 
 #include "graph/entities.h"
 #include "graph/facts.h"
+#include "graph/traverse.h"
 #include "test_stores.h"
 
 namespace engram::graph {
@@ -96,6 +97,20 @@ TEST(GraphSettle, TwoValuesThatHoldAtOnceAreAConflictAndBothAreShown) {
   // Values compare folded: "ceo" is "CEO".
   EXPECT_TRUE(Settle({F(1, "role", "CEO"), F(2, "role", "ceo", "2026-03")}, FactRules(), "2026-06-01")
                   .conflicts.empty());
+}
+
+TEST(GraphSettle, AnUndatedFactThatRestatesADatedOneHoldsFromItsStart) {
+  // Frontmatter "role: COO"; timeline: head of operations from 2020, COO from 2024.
+  const std::vector<Fact> facts = {F(1, "role", "COO"), F(2, "role", "head of operations", "2020-02-01"),
+                                   F(3, "role", "COO", "2024-01-15")};
+  EXPECT_TRUE(Settle(facts, FactRules(), "2022-01-01").conflicts.empty()) << "COO did not hold in 2022";
+  FactSheet now = Settle(facts, FactRules(), "2026-01-01");
+  EXPECT_TRUE(now.conflicts.empty());
+  EXPECT_TRUE(ById(now, 1).holds);
+  EXPECT_EQ(ById(now, 1).valid_from, "") << "what the page wrote is shown as written";
+  // An undated value no dated fact restates holds from an unknown start: a stale frontmatter is a conflict.
+  EXPECT_EQ(Settle({F(1, "role", "CTO"), F(2, "role", "CEO", "2025")}, FactRules(), "2026-01-01").conflicts.size(),
+            1u);
 }
 
 TEST(GraphSettle, MultiValuedPredicatesNeverCloseOrConflict) {
@@ -211,6 +226,101 @@ TEST_F(GraphStore, TwoPagesClaimingOneAliasAreBothCandidates) {
   EXPECT_EQ((*r)[0].slug, "people/li-wei");
   EXPECT_EQ((*r)[1].slug, "people/wang-wei");
   EXPECT_TRUE((*r)[0].is_entity);
+}
+
+TEST_F(GraphStore, AWalkFollowsLinksBothWaysToItsDepthThroughCyclesAndSelfLinks) {
+  Put("a.md", "---\ncompany: \"[[b]]\"\n---\nA links [[b]] and itself [[a]].\n");
+  Put("b.md", "B links [[c]].\n");
+  Put("c.md", "C links back to [[a]] and to [[missing]].\n");
+  Put("d.md", "D links [[c]].\n");
+  Put("e.md", "Nothing.\n");
+  const ReadScope all = ReadScope::All(kDefaultSource);
+  WalkLimits one;
+  auto n = Explore(*engine_, all, "a", one);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  std::vector<std::string> nodes;
+  for (const Node& node : n->nodes) nodes.push_back(node.slug + "@" + std::to_string(node.depth));
+  EXPECT_EQ(nodes, (std::vector<std::string>{"a@0", "b@1", "c@1"}));  // c links to a: inbound counts
+  WalkLimits two;
+  two.depth = 2;
+  n = Explore(*engine_, all, "a", two);
+  ASSERT_TRUE(n.ok());
+  nodes.clear();
+  for (const Node& node : n->nodes) nodes.push_back(node.slug + "@" + std::to_string(node.depth));
+  EXPECT_EQ(nodes, (std::vector<std::string>{"a@0", "b@1", "c@1", "d@2"}));
+  EXPECT_FALSE(n->truncated);
+  // The typed link from the frontmatter only.
+  WalkLimits typed;
+  typed.relation = "works_at";
+  n = Explore(*engine_, all, "a", typed);
+  ASSERT_TRUE(n.ok());
+  ASSERT_EQ(n->edges.size(), 1u);
+  EXPECT_EQ(n->edges[0], (Edge{"a", "b", "works_at", "company: [[b]]"}));
+  // Bounds: a depth outside 1..6 is refused, a node cap truncates.
+  WalkLimits deep;
+  deep.depth = 50;
+  EXPECT_EQ(Explore(*engine_, all, "a", deep).status().code(), StatusCode::kInvalidArgument);
+  WalkLimits capped;
+  capped.depth = 6;
+  capped.max_nodes = 2;
+  n = Explore(*engine_, all, "a", capped);
+  ASSERT_TRUE(n.ok());
+  EXPECT_TRUE(n->truncated);
+  EXPECT_EQ(n->nodes.size(), 2u);
+}
+
+TEST_F(GraphStore, AShortestPathWithItsEvidenceAndTheLinksThatReachNothing) {
+  Put("a.md", "A works with [[b]].\n");
+  Put("b.md", "B reports to [[c]].\n");
+  Put("c.md", "C.\n");
+  Put("far.md", "Far links [[nowhere]].\n");
+  const ReadScope all = ReadScope::All(kDefaultSource);
+  auto p = ShortestPath(*engine_, all, "a", "c", WalkLimits());
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  ASSERT_TRUE(p->found);
+  ASSERT_EQ(p->edges.size(), 2u);
+  EXPECT_EQ(p->edges[0], (Edge{"a", "b", "mentions", "A works with [[b]]."}));
+  EXPECT_EQ(p->edges[1].to, "c");
+  // Backwards along the links is a path too.
+  p = ShortestPath(*engine_, all, "c", "a", WalkLimits());
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->edges.size(), 2u);
+  p = ShortestPath(*engine_, all, "a", "far", WalkLimits());
+  ASSERT_TRUE(p.ok());
+  EXPECT_FALSE(p->found);
+  EXPECT_FALSE(p->truncated);
+  auto dead = DeadLinks(*engine_, all);
+  ASSERT_TRUE(dead.ok());
+  ASSERT_EQ(dead->size(), 1u);
+  EXPECT_EQ((*dead)[0].from_slug, "far");
+  EXPECT_EQ((*dead)[0].target, "nowhere");
+  auto orphans = Orphans(*engine_, all);
+  ASSERT_TRUE(orphans.ok());
+  ASSERT_EQ(orphans->size(), 1u);
+  EXPECT_EQ((*orphans)[0].slug, "far") << "its one link reaches nothing";
+}
+
+TEST_F(GraphStore, APublicWalkNeverStepsOntoAPrivatePage) {
+  Put("a.md", "A links [[secret]].\n");
+  Put("secret.md", "---\nvisibility: private\n---\nSecret links [[b]].\n");
+  Put("b.md", "B.\n");
+  const ReadScope pub = ReadScope::Public(kDefaultSource);
+  WalkLimits deep;
+  deep.depth = 3;
+  auto n = Explore(*engine_, pub, "a", deep);
+  ASSERT_TRUE(n.ok());
+  ASSERT_EQ(n->nodes.size(), 1u) << "the only way on is through the private page";
+  auto p = ShortestPath(*engine_, pub, "a", "b", WalkLimits());
+  ASSERT_TRUE(p.ok());
+  EXPECT_FALSE(p->found);
+  EXPECT_EQ(ShortestPath(*engine_, pub, "a", "secret", WalkLimits()).status().code(), StatusCode::kNotFound);
+  auto dead = DeadLinks(*engine_, pub);
+  ASSERT_TRUE(dead.ok());
+  EXPECT_TRUE(dead->empty()) << "a link to a page the caller cannot see is not dead, and not shown either";
+  // The owner sees the whole chain.
+  p = ShortestPath(*engine_, ReadScope::All(kDefaultSource), "a", "b", WalkLimits());
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->edges.size(), 2u);
 }
 
 }  // namespace

@@ -69,7 +69,7 @@ TEST(OperationTable, RefusesDuplicatesAndIncompleteOperations) {
   std::set<std::string> names;
   for (const Operation& op : Operations()) EXPECT_TRUE(names.insert(op.name).second) << op.name;
   EXPECT_EQ(Operations().front().name, "search");
-  EXPECT_EQ(Operations().back().name, "list_conflicts");
+  EXPECT_EQ(Operations().back().name, "list_orphans");
 }
 
 // A module the brain has never heard of: what a later capability (kb,

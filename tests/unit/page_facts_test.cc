@@ -96,6 +96,7 @@ TEST(PageFacts, TimelineLinesThatSayAChange) {
                        "- **2023-01-15** | Left [[companies/acme]]\n"
                        "- **2023-02** | Joined Globex as CTO, based in Berlin\n"
                        "- **2024** | Moved to [[places/lisbon]]\n"
+                       "- **2024-06** | Moved to Porto to open the office\n"
                        "- **2026年3月** | 加入[[companies/星河智能]]担任 CTO\n"
                        "- **2026-05** | 升任首席技术官。\n"
                        "- **2026-06** | 搬到上海\n");
@@ -104,10 +105,10 @@ TEST(PageFacts, TimelineLinesThatSayAChange) {
                               "role=Software Engineer@2019-02-01..#5:timeline", "role=Staff Engineer@2021-06..#6:timeline",
                               "works_at=companies/acme[link]@..2023-01-15#7:timeline",
                               "works_at=Globex@2023-02..#8:timeline", "role=CTO@2023-02..#8:timeline",
-                              "location=places/lisbon[link]@2024..#9:timeline",
-                              "works_at=companies/星河智能[link]@2026-03..#10:timeline",
-                              "role=CTO@2026-03..#10:timeline", "role=首席技术官@2026-05..#11:timeline",
-                              "location=上海@2026-06..#12:timeline"}));
+                              "location=places/lisbon[link]@2024..#9:timeline", "location=Porto@2024-06..#10:timeline",
+                              "works_at=companies/星河智能[link]@2026-03..#11:timeline",
+                              "role=CTO@2026-03..#11:timeline", "role=首席技术官@2026-05..#12:timeline",
+                              "location=上海@2026-06..#13:timeline"}));
 }
 
 TEST(PageFacts, TimelineLinesThatAreNoChange) {

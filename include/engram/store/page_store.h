@@ -142,6 +142,16 @@ struct LinkRecord {
   std::string context;
 };
 
+// A link with the page it reaches now (resolved as Obsidian would).
+struct ResolvedLink {
+  std::string from_slug;
+  std::string target;          // as written (slug form)
+  std::string to_slug;         // the page it reaches; "" when none, or one the scope cannot see
+  bool reaches_hidden = false; // it reaches a page the scope cannot see (not a dead link)
+  std::string type;
+  std::string context;
+};
+
 // A fact as a page states it (PageFact), with that page and, for an entity
 // value, the page its link reaches now (resolved the way links are).
 struct FactRecord {
@@ -214,6 +224,11 @@ class PageStore {
   // sees, in source-page order.
   virtual Result<std::vector<LinkRecord>> Backlinks(const ReadScope& scope, std::string_view slug) = 0;
   virtual Result<std::vector<TimelineEntry>> Timeline(std::string_view source, std::string_view slug) = 0;
+  // The page links (attachments left out) of pages of scope.source the scope
+  // sees — of the page `from` only, when given — each with the page it
+  // reaches, by linking page slug then row order. One resolution per
+  // distinct (target, folder).
+  virtual Result<std::vector<ResolvedLink>> ResolvedLinks(const ReadScope& scope, std::optional<PageId> from) = 0;
   // The facts stated by pages of scope.source the scope sees — by the page
   // `page` only, when given — in page-slug then line order. One read of the
   // rows plus one link resolution per entity value.

@@ -101,6 +101,49 @@ Result<std::vector<LinkRecord>> SqlEngine::Backlinks(const ReadScope& scope, std
   return out;
 }
 
+Result<std::vector<ResolvedLink>> SqlEngine::ResolvedLinks(const ReadScope& scope, std::optional<PageId> from) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      Stmt * q, S("SELECT p.slug, p.path, l.to_slug, l.type, l.context, s.id FROM links l "
+                  "JOIN pages p ON p.id = l.from_page JOIN sources s ON s.id = p.source_id "
+                  "WHERE s.name = ?1 AND (?2 OR p.visibility = 'public') AND (?3 = 0 OR p.id = ?3) "
+                  "AND l.type != 'attachment' ORDER BY p.slug, l.id"));
+  q->Bind(1, scope.source).Bind(2, int64_t{scope.include_private ? 1 : 0}).Bind(3, from ? from->value() : int64_t{0});
+  std::vector<ResolvedLink> out;
+  std::vector<std::string> folders;
+  int64_t source_id = 0;
+  while (q->Step()) {
+    out.push_back({q->Text(0), q->Text(2), "", false, q->Text(3), q->Text(4)});
+    folders.push_back(text::FolderKey(q->Text(1)));
+    source_id = q->Int(5);
+  }
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  q->Reset();
+  std::map<std::pair<std::string, std::string>, std::optional<int64_t>> resolved;  // (target, folder) -> page
+  std::map<int64_t, std::pair<std::string, bool>> pages;                          // page -> slug, private
+  for (size_t i = 0; i < out.size(); ++i) {
+    auto key = std::make_pair(out[i].target, folders[i]);
+    auto it = resolved.find(key);
+    if (it == resolved.end()) {
+      ENGRAM_ASSIGN_OR_RETURN(auto page, ResolveLink(source_id, key.first, key.second));
+      it = resolved.emplace(std::move(key), page).first;
+    }
+    if (!it->second) continue;
+    auto p = pages.find(*it->second);
+    if (p == pages.end()) {
+      ENGRAM_ASSIGN_OR_RETURN(Stmt * pq, S("SELECT slug, visibility FROM pages WHERE id = ?"));
+      pq->Bind(1, *it->second);
+      std::pair<std::string, bool> row;
+      if (pq->Step()) row = {pq->Text(0), pq->Text(1) == "private"};
+      ENGRAM_RETURN_IF_ERROR(pq->status());
+      pq->Reset();
+      p = pages.emplace(*it->second, std::move(row)).first;
+    }
+    if (scope.Sees(p->second.second)) out[i].to_slug = p->second.first;
+    else out[i].reaches_hidden = true;
+  }
+  return out;
+}
+
 Result<std::map<PageId, int64_t>> SqlEngine::BacklinkCounts(const ReadScope& scope,
                                                                 const std::vector<PageId>& page_ids) {
   std::map<PageId, int64_t> out;

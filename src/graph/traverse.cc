@@ -1,0 +1,161 @@
+#include "graph/traverse.h"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <set>
+
+namespace engram::graph {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Both directions of a page's links, each edge as written.
+class Adjacency {
+ public:
+  Adjacency(PageStore& store, const ReadScope& scope, std::string relation)
+      : store_(store), scope_(scope), relation_(std::move(relation)) {}
+
+  Result<std::vector<Edge>> Of(const std::string& slug) {
+    std::vector<Edge> out;
+    auto page = store_.GetPage(scope_, slug);
+    if (!page.ok()) return page.status();
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<ResolvedLink> outbound, store_.ResolvedLinks(scope_, page->id));
+    for (ResolvedLink& l : outbound) {
+      if (l.to_slug.empty() || (!relation_.empty() && l.type != relation_)) continue;
+      out.push_back({slug, std::move(l.to_slug), std::move(l.type), std::move(l.context)});
+    }
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<LinkRecord> inbound, store_.Backlinks(scope_, slug));
+    for (LinkRecord& l : inbound) {
+      if (!relation_.empty() && l.type != relation_) continue;
+      if (l.from_slug == slug) continue;  // a self-link is already among the outbound
+      out.push_back({std::move(l.from_slug), slug, std::move(l.type), std::move(l.context)});
+    }
+    return out;
+  }
+
+ private:
+  PageStore& store_;
+  const ReadScope& scope_;
+  std::string relation_;
+};
+
+const std::string& Other(const Edge& e, const std::string& slug) { return e.from == slug ? e.to : e.from; }
+
+}  // namespace
+
+Result<Neighbourhood> Explore(PageStore& store, const ReadScope& scope, std::string_view slug,
+                              const WalkLimits& limits) {
+  if (limits.depth < 1 || limits.depth > kMaxDepth) {
+    return Status::InvalidArgument("depth " + std::to_string(limits.depth) + " is outside 1.." +
+                                   std::to_string(kMaxDepth));
+  }
+  ENGRAM_ASSIGN_OR_RETURN(StoredPage root, store.GetPage(scope, slug));
+  const auto deadline = Clock::now() + limits.budget;
+  Adjacency adjacency(store, scope, limits.relation);
+  Neighbourhood out;
+  std::map<std::string, int> depth_of = {{root.slug, 0}};
+  std::set<std::tuple<std::string, std::string, std::string>> seen_edges;
+  std::deque<std::string> queue = {root.slug};
+  while (!queue.empty()) {
+    const std::string at = queue.front();
+    queue.pop_front();
+    const int d = depth_of[at];
+    if (d >= limits.depth) continue;
+    if (Clock::now() > deadline) {
+      out.truncated = true;
+      break;
+    }
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<Edge> edges, adjacency.Of(at));
+    for (Edge& e : edges) {
+      const std::string next = Other(e, at);
+      if (!depth_of.count(next)) {
+        if (depth_of.size() >= limits.max_nodes) {
+          out.truncated = true;
+          continue;
+        }
+        depth_of[next] = d + 1;
+        queue.push_back(next);
+      }
+      if (seen_edges.insert({e.from, e.to, e.type}).second) out.edges.push_back(std::move(e));
+    }
+  }
+  for (const auto& [s, d] : depth_of) {
+    Node n{s, "", "", d};
+    if (auto p = store.GetPage(scope, s); p.ok()) {
+      n.title = p->title;
+      n.type = p->type;
+    }
+    out.nodes.push_back(std::move(n));
+  }
+  std::stable_sort(out.nodes.begin(), out.nodes.end(), [](const Node& a, const Node& b) {
+    return std::tie(a.depth, a.slug) < std::tie(b.depth, b.slug);
+  });
+  // Edges whose far end the cap left out are dropped with it.
+  std::erase_if(out.edges, [&](const Edge& e) { return !depth_of.count(e.from) || !depth_of.count(e.to); });
+  return out;
+}
+
+Result<Path> ShortestPath(PageStore& store, const ReadScope& scope, std::string_view from, std::string_view to,
+                          const WalkLimits& limits) {
+  ENGRAM_ASSIGN_OR_RETURN(StoredPage a, store.GetPage(scope, from));
+  ENGRAM_ASSIGN_OR_RETURN(StoredPage b, store.GetPage(scope, to));
+  Path path;
+  if (a.slug == b.slug) {
+    path.found = true;
+    return path;
+  }
+  const auto deadline = Clock::now() + limits.budget;
+  Adjacency adjacency(store, scope, limits.relation);
+  std::map<std::string, std::pair<std::string, Edge>> came_from = {{a.slug, {"", {}}}};
+  std::map<std::string, int> hops = {{a.slug, 0}};
+  std::deque<std::string> queue = {a.slug};
+  while (!queue.empty() && !path.found) {
+    const std::string at = queue.front();
+    queue.pop_front();
+    if (hops[at] >= kMaxPathHops) continue;
+    if (Clock::now() > deadline || came_from.size() > limits.max_nodes) {
+      path.truncated = true;
+      break;
+    }
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<Edge> edges, adjacency.Of(at));
+    for (Edge& e : edges) {
+      const std::string next = Other(e, at);
+      if (came_from.count(next)) continue;
+      came_from[next] = {at, e};
+      hops[next] = hops[at] + 1;
+      if (next == b.slug) {
+        path.found = true;
+        break;
+      }
+      queue.push_back(next);
+    }
+  }
+  if (path.found) {
+    for (std::string at = b.slug; at != a.slug; at = came_from[at].first) path.edges.push_back(came_from[at].second);
+    std::reverse(path.edges.begin(), path.edges.end());
+  }
+  return path;
+}
+
+Result<std::vector<ResolvedLink>> DeadLinks(PageStore& store, const ReadScope& scope) {
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<ResolvedLink> links, store.ResolvedLinks(scope, std::nullopt));
+  std::erase_if(links, [](const ResolvedLink& l) { return !l.to_slug.empty() || l.reaches_hidden; });
+  return links;
+}
+
+Result<std::vector<PageNames>> Orphans(PageStore& store, const ReadScope& scope) {
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<ResolvedLink> links, store.ResolvedLinks(scope, std::nullopt));
+  std::set<std::string> linked;
+  for (const ResolvedLink& l : links) {
+    if (l.to_slug.empty() || l.to_slug == l.from_slug) continue;  // a self-link connects nothing
+    linked.insert(l.from_slug);
+    linked.insert(l.to_slug);
+  }
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<PageNames> pages, store.AllPageNames(scope));
+  std::erase_if(pages, [&](const PageNames& p) { return linked.count(p.slug) > 0; });
+  return pages;
+}
+
+}  // namespace engram::graph
