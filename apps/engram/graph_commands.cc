@@ -49,7 +49,7 @@ void PrintFact(const Json& f, const char* indent) {
     std::cout << " (" << f["entity"].get<std::string>() << ")";
   }
   if (!when.empty()) std::cout << "  [" << when << "]";
-  if (!f["holds"].get<bool>()) std::cout << "  (past)";
+  if (!f["holds"].get<bool>()) std::cout << "  (not at this date)";
   if (f.contains("in_conflict")) std::cout << "  CONFLICT";
   const Json& s = f["source"];
   std::cout << "  — " << Str(s, "path") << ":" << s["line"].get<int>() << " (" << Str(s, "origin") << ")\n";
@@ -218,8 +218,8 @@ void AddGraphCommands(CLI::App& app, const bool* json, const std::string* brain_
       "'- fact: role: CTO (since 2024-03)' lines and list items under a '## Facts' heading, and from dated\n"
       "timeline lines that say a change ('joined [[x]] as CTO', '加入[[x]]担任 CTO', 'left [[x]]').\n"
       "For role, works_at, location, status, born, died, founded and reports_to a newer value closes the\n"
-      "older one; two values that hold at once are shown as a CONFLICT. '(past)' marks a fact that no\n"
-      "longer holds at the date.");
+      "older one; two values that hold at once are shown as a CONFLICT. '(not at this date)' marks a fact\n"
+      "that does not hold at the date (today, or --as-of).");
   facts->callback([a, json, brain_dir, exit_code] {
     Json args = {{"slug", a->name}};
     if (!a->as_of.empty()) args["as_of"] = a->as_of;

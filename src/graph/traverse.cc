@@ -32,6 +32,8 @@ class Adjacency {
       if (l.from_slug == slug) continue;  // a self-link is already among the outbound
       out.push_back({std::move(l.from_slug), slug, std::move(l.type), std::move(l.context)});
     }
+    // Typed links first: of two walks as short, the one along typed links is found.
+    std::stable_partition(out.begin(), out.end(), [](const Edge& e) { return e.type != "mentions"; });
     return out;
   }
 
