@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command_support.h"
+#include "output.h"
 
 namespace engram::cli {
 
@@ -86,6 +87,9 @@ struct GraphArgs {
   std::string name;
   std::string other;
   std::string as_of;
+  std::string add;    // "predicate: value" to state
+  std::string since;
+  std::string until;
   std::string rel;
   std::string format = "text";
   int depth = 1;
@@ -213,6 +217,9 @@ void AddGraphCommands(CLI::App& app, const bool* json, const std::string* brain_
   auto* facts = app.add_subcommand("facts", "Show the facts about a page, with their sources and the time they hold");
   facts->add_option("SLUG", a->name, "The page: slug, path, title or alias")->required();
   facts->add_option("--as-of", a->as_of, "Settle the facts at this date instead of today (2025-06, 2025-06-30)");
+  facts->add_option("--add", a->add, "State a fact instead: \"PREDICATE: VALUE\" (a line in the page's Markdown)");
+  facts->add_option("--since", a->since, "With --add: when it began (2026-03)");
+  facts->add_option("--until", a->until, "With --add: when it ended");
   facts->footer(
       "Facts come from frontmatter fields (role: CEO, company: \"[[companies/x]]\", born: 1990-05-01), from\n"
       "'- fact: role: CTO (since 2024-03)' lines and list items under a '## Facts' heading, and from dated\n"
@@ -221,6 +228,22 @@ void AddGraphCommands(CLI::App& app, const bool* json, const std::string* brain_
       "older one; two values that hold at once are shown as a CONFLICT. '(not at this date)' marks a fact\n"
       "that does not hold at the date (today, or --as-of).");
   facts->callback([a, json, brain_dir, exit_code] {
+    if (!a->add.empty()) {
+      const size_t colon = a->add.find(':');
+      if (colon == std::string::npos) {
+        *exit_code = Fail(Status::InvalidArgument("--add: write \"PREDICATE: VALUE\", e.g. \"role: CTO\""), *json);
+        return;
+      }
+      Json args = {{"slug", a->name}, {"predicate", a->add.substr(0, colon)}, {"value", a->add.substr(colon + 1)}};
+      if (!a->since.empty()) args["valid_from"] = a->since;
+      if (!a->until.empty()) args["valid_until"] = a->until;
+      *exit_code = RunOperation("add_fact", args, *json, *brain_dir, PrintEdit);
+      return;
+    }
+    if (!a->since.empty() || !a->until.empty()) {
+      *exit_code = Fail(Status::InvalidArgument("--since and --until go with --add"), *json);
+      return;
+    }
     Json args = {{"slug", a->name}};
     if (!a->as_of.empty()) args["as_of"] = a->as_of;
     *exit_code = RunOperation("get_facts", args, *json, *brain_dir, PrintFacts);

@@ -256,4 +256,20 @@ void ProgressBar(const char* what, int64_t done, int64_t total, std::chrono::ste
   if (done >= total) std::fprintf(stderr, "\n");
 }
 
+void PrintPut(const nlohmann::json& r) {
+  std::cout << (r["created"].get<bool>() ? "Created " : "Updated ") << r["slug"].get<std::string>() << " ("
+            << r["path"].get<std::string>() << ")";
+  if (r.contains("commit")) std::cout << ", committed " << r["commit"].get<std::string>().substr(0, 12);
+  std::cout << "\n";
+  for (const auto& w : r["warnings"]) std::cerr << "warning: " << w.get<std::string>() << "\n";
+}
+
+void PrintEdit(const nlohmann::json& r) {
+  if (!r["changed"].get<bool>()) {
+    std::cout << r["slug"].get<std::string>() << " already says so; nothing written\n";
+    return;
+  }
+  PrintPut(r);
+}
+
 }  // namespace engram::cli

@@ -34,6 +34,12 @@ std::string QuarantineWhere(const ImportIssue& q);
 // "  not indexed, by reason: quarantined 1; skipped by name (scope.skip_files) 2\n", or "".
 std::string SkipCounts(const std::map<std::string, int64_t>& by_reason);
 
+// A page written (put_page's JSON): created or updated, the commit, warnings on stderr.
+void PrintPut(const nlohmann::json& r);
+// An edit of a page (tag, timeline entry, link, fact): what was written, or
+// that the page already said it.
+void PrintEdit(const nlohmann::json& r);
+
 // Reports a failed operation: a JSON error document on stdout with --json,
 // the message on stderr; returns the exit code.
 int Fail(const Status& st, bool json);

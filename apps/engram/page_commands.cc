@@ -32,14 +32,6 @@ struct PartArgs {
 };
 
 
-void PrintPut(const Json& r) {
-  std::cout << (r["created"].get<bool>() ? "Created " : "Updated ") << r["slug"].get<std::string>() << " ("
-            << r["path"].get<std::string>() << ")";
-  if (r.contains("commit")) std::cout << ", committed " << r["commit"].get<std::string>().substr(0, 12);
-  std::cout << "\n";
-  for (const auto& w : r["warnings"]) std::cerr << "warning: " << w.get<std::string>() << "\n";
-}
-
 void PrintGet(const Json& page) {
   const std::string content = page["content"].get<std::string>();
   std::cout << content << (content.empty() || content.back() == '\n' ? "" : "\n");
@@ -72,16 +64,6 @@ void PrintTimeline(const Json& r) {
 void PrintTags(const Json& r) {
   if (r["tags"].empty()) std::cout << r["slug"].get<std::string>() << " has no tags\n";
   for (const auto& t : r["tags"]) std::cout << t.get<std::string>() << "\n";
-}
-
-// An edit of a page (tag, timeline entry, link): what was written, or that
-// the page already said it.
-void PrintEdit(const Json& r) {
-  if (!r["changed"].get<bool>()) {
-    std::cout << r["slug"].get<std::string>() << " already says so; nothing written\n";
-    return;
-  }
-  PrintPut(r);
 }
 
 int RunPut(const PageArgs& a, bool json, const std::string& brain_dir) {

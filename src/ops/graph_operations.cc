@@ -10,7 +10,9 @@
 #include "graph/traverse.h"
 #include "ops/operation_params.h"
 #include "ops/operations.h"
+#include "ops/page_module.h"
 #include "ops/page_names.h"
+#include "ops/render.h"
 
 namespace engram::ops {
 
@@ -158,6 +160,23 @@ void AddGraphOperations(OperationTable& ops) {
              for (const auto& c : sheet.conflicts) conflicts.push_back(ConflictJson(c));
              return Json{{"slug", page.slug}, {"title", page.title}, {"as_of", as_of}, {"facts", facts},
                          {"conflicts", conflicts}};
+           }});
+  ops.Add({"add_fact",
+           "State a fact on a page: its Markdown gets a line '- fact: PREDICATE: VALUE (since FROM)', read "
+           "back like every fact (a text value only for predicates such as role, works_at, location, status, "
+           "born; any predicate takes a [[link]]). Nothing is overwritten: an older value stays as history.",
+           Scope::kWrite, false,
+           {Slug("the page the fact is about"),
+            {"predicate", Type::kString, true, "e.g. role, works_at, location, status, born, reports_to", 0, 0, 48,
+             {}, {}},
+            {"value", Type::kString, true, "the value, or [[a page]] for an entity", 0, 0, 200, {}, {}},
+            {"valid_from", Type::kString, false, "when it began, e.g. 2026-03", 0, 0, 64, {}, {}},
+            {"valid_until", Type::kString, false, "when it ended", 0, 0, 64, {}, {}}},
+           [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
+             ENGRAM_ASSIGN_OR_RETURN(PutReport r, b.Module<PageModule>().AddFact(ctx, a.Str("slug"), a.Str("predicate"),
+                                                                               a.Str("value"), a.Str("valid_from"),
+                                                                               a.Str("valid_until")));
+             return ToJson(r);
            }});
   ops.Add({"list_conflicts",
            "Facts that disagree: two values of a single-valued predicate (role, works_at, location, ...) "

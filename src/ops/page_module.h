@@ -41,6 +41,8 @@ class PageModule final : public BrainModule {
                                      std::string_view summary, std::string_view source);
   Result<PutReport> AddLink(const OperationContext& ctx, std::string_view slug, std::string_view target,
                             std::string_view type);
+  Result<PutReport> AddFact(const OperationContext& ctx, std::string_view slug, std::string_view predicate,
+                            std::string_view value, std::string_view valid_from, std::string_view valid_until);
 
  private:
   // Put with the page-write lock already held; operation names the write

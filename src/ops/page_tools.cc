@@ -76,4 +76,12 @@ Result<PutReport> PageModule::AddLink(const OperationContext& ctx, std::string_v
   });
 }
 
+Result<PutReport> PageModule::AddFact(const OperationContext& ctx, std::string_view slug, std::string_view predicate,
+                                      std::string_view value, std::string_view valid_from,
+                                      std::string_view valid_until) {
+  return EditPage(ctx, slug, "fact", [&](const StoredPage& p) {
+    return text::AddFact(p.path, p.content, predicate, value, valid_from, valid_until);
+  });
+}
+
 }  // namespace engram::ops

@@ -63,6 +63,8 @@ Status CheckMarkdown(std::string_view path) {
   return Status::InvalidArgument(std::move(why));
 }
 
+std::string AppendToCompiledTruth(std::string_view content, const Page& page, const std::string& line);
+
 // The end of the text with exactly one line break.
 std::string WithFinalNewline(std::string_view s) {
   std::string out(s);
@@ -190,6 +192,65 @@ Result<std::string> AddLink(std::string_view path, std::string_view content, std
     if (SlugFromPath(l.target) == slug && l.type == type) return std::string(content);
   }
   const std::string line = "- " + std::string(cue->second) + "[[" + std::string(target) + "]]\n";
+  return AppendToCompiledTruth(content, page, line);
+}
+
+Result<std::string> AddFact(std::string_view path, std::string_view content, std::string_view predicate,
+                            std::string_view value, std::string_view valid_from, std::string_view valid_until) {
+  ENGRAM_RETURN_IF_ERROR(CheckMarkdown(path));
+  predicate = TrimView(predicate);
+  value = TrimView(value);
+  if (predicate.empty()) return Status::InvalidArgument("fact predicate is empty");
+  if (value.empty()) return Status::InvalidArgument("fact value is empty");
+  ENGRAM_RETURN_IF_ERROR(CheckOneLine("fact predicate", predicate, 48));
+  ENGRAM_RETURN_IF_ERROR(CheckOneLine("fact value", value, 200));
+  if (predicate.find_first_of("[]()`#|<>!\"*:") != std::string_view::npos ||
+      predicate.find("：") != std::string_view::npos) {
+    return Status::InvalidArgument("fact predicate '" + std::string(predicate) +
+                                   "' holds markup or a colon; write a name such as role or works_at");
+  }
+  auto date = [](std::string_view what, std::string_view d) -> Result<std::string> {
+    if (d.empty()) return std::string();
+    size_t used = 0;
+    std::string n = ParseLeadingDate(TrimView(d), &used);
+    if (n.empty() || used != TrimView(d).size()) {
+      return Status::InvalidArgument(std::string(what) + " '" + std::string(d) +
+                                     "' is not a date (2026-03-12, 2026-03, 2026 or 2026年3月)");
+    }
+    return n;
+  };
+  ENGRAM_ASSIGN_OR_RETURN(const std::string from, date("valid_from", valid_from));
+  ENGRAM_ASSIGN_OR_RETURN(const std::string until, date("valid_until", valid_until));
+  if (!from.empty() && !until.empty() && until < from) {
+    return Status::InvalidArgument("valid_until " + until + " is before valid_from " + from);
+  }
+  std::string line = "- fact: " + std::string(predicate) + ": " + std::string(value);
+  if (!from.empty() && !until.empty()) line += " (" + from + " – " + until + ")";
+  else if (!from.empty()) line += " (since " + from + ")";
+  else if (!until.empty()) line += " (until " + until + ")";
+  ENGRAM_ASSIGN_OR_RETURN(Page page, ParsePage(path, content));
+  // The line must read back as the fact asked for (a value ending in "(…)" would not).
+  ENGRAM_ASSIGN_OR_RETURN(Page probe, ParsePage(path, line + "\n"));
+  if (probe.facts.empty()) {
+    return Status::InvalidArgument("'" + std::string(predicate) + ": " + std::string(value) +
+                                   "' does not read back as a fact (a text value is read only for predicates "
+                                   "such as role, works_at, location, status, born; any predicate takes a [[link]])");
+  }
+  for (const PageFact& f : page.facts) {
+    for (const PageFact& want : probe.facts) {
+      if (f.predicate == want.predicate && f.value == want.value && f.valid_from == want.valid_from &&
+          f.valid_until == want.valid_until) {
+        return std::string(content);  // the page already says it
+      }
+    }
+  }
+  return AppendToCompiledTruth(content, page, line + "\n");
+}
+
+namespace {
+// line (ending in a line break) after the compiled truth's last non-blank
+// line: before the timeline separator, or at the end of a page without one.
+std::string AppendToCompiledTruth(std::string_view content, const Page& page, const std::string& line) {
   if (page.timeline_separator_line == 0) {
     std::string out = WithFinalNewline(content);
     return out + line;
@@ -206,5 +267,6 @@ Result<std::string> AddLink(std::string_view path, std::string_view content, std
   if (!before.empty() && before.back() != '\n') before.push_back('\n');
   return before + line + std::string(content.substr(starts[at]));
 }
+}  // namespace
 
 }  // namespace engram::text

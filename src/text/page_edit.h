@@ -36,6 +36,15 @@ Result<std::string> AddTimelineEntry(std::string_view path, std::string_view con
 Result<std::string> AddLink(std::string_view path, std::string_view content, std::string_view target,
                             std::string_view type);
 
+// Appends "- fact: PREDICATE: VALUE (since FROM)" (or "(FROM – UNTIL)",
+// "(until UNTIL)") where AddLink puts its line. predicate is a field name
+// (1–48 bytes, no markup or colon), value one line of 1–200 bytes (a
+// [[link]] for an entity); the dates any form ParseLeadingDate reads,
+// written normalised. Refused when the line would not read back as a fact
+// (text/page_facts.h); left as it is when the page already states it.
+Result<std::string> AddFact(std::string_view path, std::string_view content, std::string_view predicate,
+                            std::string_view value, std::string_view valid_from, std::string_view valid_until);
+
 // The link types AddLink can write: "mentions, works_at, founded, invested_in, attended".
 const char* WritableLinkTypes();
 

@@ -186,6 +186,11 @@ def cli_argv(op, a):
         argv = ["tag"] + take("slug") + take("tag")
     elif op == "add_link":
         argv = ["link"] + take("slug") + take("target") + take("type", "--type")
+    elif op == "add_fact":
+        if not isinstance(a.get("predicate"), str) or not isinstance(a.get("value"), str):
+            return None
+        fact = a.pop("predicate") + ": " + a.pop("value")
+        argv = ["facts"] + take("slug") + ["--add", fact] + take("valid_from", "--since") + take("valid_until", "--until")
     elif op == "status":
         argv = ["status"]
     elif op == "sync":
@@ -515,15 +520,15 @@ drive wait_ready
 # --- which adapters offer which operations ---
 via local admin - '{}'
 expect '" ".join(o["name"] for o in d["operations"])' \
-  "search context get_page list_pages put_page delete_page get_backlinks get_timeline add_timeline_entry add_link get_tags add_tag status sync import embed kb_create kb_list kb_upsert kb_delete kb_search kb_answer kb_check dialog_check kb_gov_upsert kb_gov_update kb_gov_online kb_gov_offline kb_gov_get kb_gov_find kb_audit kb_reindex resolve_entity get_facts list_conflicts traverse find_path list_dead_links list_orphans"
+  "search context get_page list_pages put_page delete_page get_backlinks get_timeline add_timeline_entry add_link get_tags add_tag status sync import embed kb_create kb_list kb_upsert kb_delete kb_search kb_answer kb_check dialog_check kb_gov_upsert kb_gov_update kb_gov_online kb_gov_offline kb_gov_get kb_gov_find kb_audit kb_reindex resolve_entity get_facts add_fact list_conflicts traverse find_path list_dead_links list_orphans"
 expect '[o["name"] for o in d["operations"] if o["local_only"]]' "['sync', 'import']"
 expect '[o["name"] for o in d["operations"] if o["scope"] == "admin"]' "['sync', 'import', 'embed', 'kb_reindex']"
 READ_TOOLS="'context', 'dialog_check', 'find_path', 'get_backlinks', 'get_facts', 'get_page', 'get_tags', 'get_timeline', 'kb_answer', 'kb_audit', 'kb_check', 'kb_gov_find', 'kb_gov_get', 'kb_list', 'kb_search', 'list_conflicts', 'list_dead_links', 'list_orphans', 'list_pages', 'resolve_entity', 'search', 'status', 'traverse'"
-WRITE_TOOLS="'add_link', 'add_tag', 'add_timeline_entry', 'context', 'delete_page', 'dialog_check', 'find_path', 'get_backlinks', 'get_facts', 'get_page', 'get_tags', 'get_timeline', 'kb_answer', 'kb_audit', 'kb_check', 'kb_create', 'kb_delete', 'kb_gov_find', 'kb_gov_get', 'kb_gov_offline', 'kb_gov_online', 'kb_gov_update', 'kb_gov_upsert', 'kb_list', 'kb_search', 'kb_upsert', 'list_conflicts', 'list_dead_links', 'list_orphans', 'list_pages', 'put_page', 'resolve_entity', 'search', 'status', 'traverse'"
+WRITE_TOOLS="'add_fact', 'add_link', 'add_tag', 'add_timeline_entry', 'context', 'delete_page', 'dialog_check', 'find_path', 'get_backlinks', 'get_facts', 'get_page', 'get_tags', 'get_timeline', 'kb_answer', 'kb_audit', 'kb_check', 'kb_create', 'kb_delete', 'kb_gov_find', 'kb_gov_get', 'kb_gov_offline', 'kb_gov_online', 'kb_gov_update', 'kb_gov_upsert', 'kb_list', 'kb_search', 'kb_upsert', 'list_conflicts', 'list_dead_links', 'list_orphans', 'list_pages', 'put_page', 'resolve_entity', 'search', 'status', 'traverse'"
 via mcp write tools/list '{}'; expect d "[$WRITE_TOOLS]"  # stdio: the write scope
 via mcp-http read tools/list '{}'; expect d "[$READ_TOOLS]"
 via mcp-http write tools/list '{}'; expect d "[$WRITE_TOOLS]"
-via mcp-http admin tools/list '{}'; expect 'len(d)' 37
+via mcp-http admin tools/list '{}'; expect 'len(d)' 38
 expect '[t for t in d if t not in ['"$WRITE_TOOLS"']]' "['embed', 'kb_reindex']"  # admin adds embed; sync and import never
 
 # --- reads: every read operation through every adapter ---
@@ -689,6 +694,10 @@ write "add_timeline_entry (bad date)" 1 "$T" add_timeline_entry \
 write "add_link" 0 "$T" add_link "{\"slug\": \"$T\", \"target\": \"people/zhang-san\", \"type\": \"works_at\"}" "$WORK/target.md"
 write "add_link (default type)" 0 "$T" add_link "{\"slug\": \"$T\", \"target\": \"people/zhang-san\"}" "$WORK/target.md"
 write "add_link (bad type)" 1 "$T" add_link "{\"slug\": \"$T\", \"target\": \"people/zhang-san\", \"type\": \"friend\"}" "$WORK/target.md"
+write "add_fact" 0 "$T" add_fact "{\"slug\": \"$T\", \"predicate\": \"role\", \"value\": \"Tester\", \"valid_from\": \"2026-03\"}" "$WORK/target.md"
+write "add_fact (present)" 0 "$T" add_fact "{\"slug\": \"$T\", \"predicate\": \"role\", \"value\": \"Tester\", \"valid_from\": \"2026年3月\"}" "$WORK/target.md"
+write "add_fact (link, both dates)" 0 "$T" add_fact "{\"slug\": \"$T\", \"predicate\": \"works_at\", \"value\": \"[[companies/星河智能]]\", \"valid_from\": \"2020\", \"valid_until\": \"2024-06\"}" "$WORK/target.md"
+write "add_fact (bad date)" 1 "$T" add_fact "{\"slug\": \"$T\", \"predicate\": \"role\", \"value\": \"x\", \"valid_from\": \"soon\"}" "$WORK/target.md"
 # Writes that fail before touching anything, and writes below the write scope.
 for s in local write; do
   compare "put_page hidden folder" 1 "$s" put_page '{"slug": ".engram/evil", "content": "x"}'
@@ -700,14 +709,16 @@ done
 # The private page cannot be written remotely: it does not exist for them.
 for args in 'put_page {"slug": "notes/diary", "content": "x"}' 'delete_page {"slug": "notes/diary"}' \
   'add_tag {"slug": "notes/diary", "tag": "x"}' 'add_link {"slug": "notes/diary", "target": "people/li-wei"}' \
-  'add_timeline_entry {"slug": "notes/diary", "date": "2026-01-01", "summary": "x"}'; do
+  'add_timeline_entry {"slug": "notes/diary", "date": "2026-01-01", "summary": "x"}' \
+  'add_fact {"slug": "notes/diary", "predicate": "role", "value": "x"}'; do
   compare "${args%% *} (private page)" 1 write "${args%% *}" "${args#* }"
   expect 'd["error"]["code"]' NotFound
 done
 compare "the private page after remote writes" 0 local get_page '{"slug": "notes/diary"}'
 expect 'd["content"] == open("'"$WORK/diary.md"'").read()' True
-for op in put_page delete_page add_tag add_link add_timeline_entry; do
+for op in put_page delete_page add_tag add_link add_timeline_entry add_fact; do
   case $op in
+    add_fact) args='{"slug": "people/zhang-san", "predicate": "role", "value": "x"}' ;;
     put_page) args='{"slug": "notes/x", "content": "x"}' ;;
     delete_page) args="$ZS" ;;
     add_tag) args='{"slug": "people/zhang-san", "tag": "x"}' ;;

@@ -1,6 +1,7 @@
 // Facts a page states (text/page_facts.h): what is read, from where, with
 // which dates, and what is not a fact.
 #include "text/page_facts.h"
+#include "text/page_edit.h"
 
 #include <gtest/gtest.h>
 
@@ -124,6 +125,51 @@ TEST(PageFacts, TimelineLinesThatAreNoChange) {
                        "- **2024-01-08** | 创建一些内部链接\n"
                        "- **2024-01-09** | Create a new note\n");
   EXPECT_TRUE(facts.empty()) << ::testing::PrintToString(Brief(facts));
+}
+
+}  // namespace
+}  // namespace engram::text
+
+namespace engram::text {
+namespace {
+
+TEST(AddFact, WritesAFactLineThatReadsBackBeforeTheTimeline) {
+  const std::string page = "---\ntitle: X\n---\n\nX works here.\n\n## Timeline\n\n- **2024-01-02** | Met\n";
+  auto out = AddFact("people/x.md", page, "role", "CTO", "2026-03", "");
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(*out, "---\ntitle: X\n---\n\nX works here.\n- fact: role: CTO (since 2026-03)\n\n## Timeline\n\n"
+                  "- **2024-01-02** | Met\n");
+  auto facts = FactsOf("people/x.md", *out);
+  ASSERT_EQ(facts.size(), 1u);
+  EXPECT_EQ(facts[0].valid_from, "2026-03");
+  // Stated again: nothing changes.
+  auto again = AddFact("people/x.md", *out, "role", "CTO", "2026年3月", "");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *out);
+  // A link value, with both dates, on a page without a timeline.
+  auto linked = AddFact("people/y.md", "Y.", "employer", "[[companies/acme]]", "2019", "2023-06");
+  ASSERT_TRUE(linked.ok()) << linked.status().ToString();
+  EXPECT_EQ(*linked, "Y.\n- fact: employer: [[companies/acme]] (2019 – 2023-06)\n");
+  EXPECT_EQ(Brief(FactsOf("people/y.md", *linked)),
+            (std::vector<std::string>{"works_at=companies/acme[link]@2019..2023-06#2:fact"}));
+}
+
+TEST(AddFact, RefusesWhatWouldNotReadBackOrIsNotOneLine) {
+  const std::string page = "X.\n";
+  auto code = [&](std::string_view p, std::string_view v, std::string_view from = "", std::string_view until = "") {
+    return AddFact("people/x.md", page, p, v, from, until).status().code();
+  };
+  EXPECT_EQ(code("", "CTO"), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code("role", ""), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code("role: x", "CTO"), StatusCode::kInvalidArgument) << "a colon in the predicate";
+  EXPECT_EQ(code("[[x]]", "CTO"), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code("role", "CTO\n- fact: role: CEO"), StatusCode::kInvalidArgument) << "two lines";
+  EXPECT_EQ(code("role", std::string(201, 'a')), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code("role", "CTO", "soon"), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code("role", "CTO", "2026", "2020"), StatusCode::kInvalidArgument) << "ends before it begins";
+  EXPECT_EQ(code("favourite_colour", "blue"), StatusCode::kInvalidArgument) << "not a fact predicate, no link";
+  EXPECT_EQ(AddFact("Board.canvas", "{}", "role", "CTO", "", "").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(AddFact("people/x.md", page, "favourite_colour", "[[colours/blue]]", "", "").ok());
 }
 
 }  // namespace
