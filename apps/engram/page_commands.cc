@@ -29,7 +29,20 @@ struct PartArgs {
   std::string source;
   std::string target;   // link
   std::string type;
+  std::string entity;   // timeline merged across pages
+  std::string since;
+  std::string until;
 };
+
+void PrintMergedTimeline(const Json& r) {
+  if (r["timeline"].empty()) std::cout << "no timeline entries\n";
+  for (const auto& t : r["timeline"]) {
+    std::cout << t["date"].get<std::string>() << "  " << t["title"].get<std::string>() << ": "
+              << t["summary"].get<std::string>();
+    if (!t["source"].get<std::string>().empty()) std::cout << "  [" << t["source"].get<std::string>() << "]";
+    std::cout << "  (" << t["slug"].get<std::string>() << ":" << t["line"].get<int>() << ")\n";
+  }
+}
 
 
 void PrintGet(const Json& page) {
@@ -115,15 +128,34 @@ void AddPagePartCommands(CLI::App& app, const bool* json, const std::string* bra
     *exit_code = RunOperation("get_backlinks", {{"slug", a->slug}}, *json, *brain_dir, PrintBacklinks);
   });
 
-  auto* timeline = app.add_subcommand("timeline", "Show a page's dated timeline, or add an entry to it");
-  timeline->add_option("SLUG", a->slug, "The page: slug, path, title or alias")->required();
+  auto* timeline = app.add_subcommand("timeline", "Show a page's dated timeline, add an entry, or show one timeline "
+                                                  "merged across pages");
+  timeline->add_option("SLUG", a->slug, "The page: slug, path, title or alias (none: every page's, merged)");
   timeline->add_option("DATE", a->date, "Add an entry of this date (2026-04-07, 2026-04 or 2026年4月7日)");
   timeline->add_option("SUMMARY", a->summary, "The entry: one line (required with DATE)");
   timeline->add_option("--source", a->source, "Where the entry comes from, e.g. [[meetings/2026-04-07]]");
-  timeline->footer("An entry is written into the page's Markdown as '- **DATE** | SUMMARY [Source: SOURCE]'.");
+  timeline->add_option("--entity", a->entity, "Merged: the entries of this page and of the pages linking to it "
+                                              "that name it");
+  timeline->add_option("--since", a->since, "Merged: from this date (2026-03, 2026-03-12)");
+  timeline->add_option("--until", a->until, "Merged: through this date (2026-06 takes all of June)");
+  timeline->footer("An entry is written into the page's Markdown as '- **DATE** | SUMMARY [Source: SOURCE]'.\n"
+                   "Without SLUG the entries of every page are merged by date (--entity, --since, --until narrow it).");
   timeline->callback([a, json, brain_dir, exit_code] {
     if (!a->date.empty() && a->summary.empty()) {
       *exit_code = Fail(Status::InvalidArgument("timeline: a DATE needs a SUMMARY"), *json);
+      return;
+    }
+    if (a->slug.empty() || !a->entity.empty() || !a->since.empty() || !a->until.empty()) {
+      if (!a->slug.empty()) {
+        *exit_code = Fail(Status::InvalidArgument("timeline: --entity, --since and --until merge every page's "
+                                                  "timeline; give no SLUG (--entity names the page)"), *json);
+        return;
+      }
+      Json args = Json::object();
+      if (!a->entity.empty()) args["entity"] = a->entity;
+      if (!a->since.empty()) args["since"] = a->since;
+      if (!a->until.empty()) args["until"] = a->until;
+      *exit_code = RunOperation("list_timeline", args, *json, *brain_dir, PrintMergedTimeline);
       return;
     }
     *exit_code = RunTimeline(*a, *json, *brain_dir);

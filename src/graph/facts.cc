@@ -166,4 +166,43 @@ Result<std::vector<Conflict>> AllConflicts(PageStore& store, const ReadScope& sc
   return Settle(std::move(facts), rules, as_of).conflicts;
 }
 
+Result<std::vector<DatedEntry>> MergedTimeline(PageStore& store, const ReadScope& scope, std::string_view entity,
+                                               std::string_view since, std::string_view until, size_t limit) {
+  std::vector<DatedEntry> out;
+  if (entity.empty()) {
+    ENGRAM_ASSIGN_OR_RETURN(out, store.TimelineBetween(scope, since, until, std::nullopt));
+  } else {
+    ENGRAM_ASSIGN_OR_RETURN(StoredPage page, store.GetPage(scope, entity));
+    ENGRAM_ASSIGN_OR_RETURN(out, store.TimelineBetween(scope, since, until, page.id));
+    // Names the entity goes by, folded: a linking page's line that says one is about it.
+    std::vector<std::string> names = {FoldName(page.slug), FoldName(page.title)};
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<std::string> aliases, store.PageAliases(page.id));
+    for (const std::string& a : aliases) {
+      if (CompactName(a).size() >= 2) names.push_back(FoldName(a));  // a one-letter alias would match anything
+    }
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<LinkRecord> inbound, store.Backlinks(scope, page.slug));
+    std::set<std::string> linking;
+    for (const LinkRecord& l : inbound) {
+      if (l.from_slug != page.slug) linking.insert(l.from_slug);
+    }
+    for (const std::string& slug : linking) {
+      auto from = store.GetPage(scope, slug);
+      if (!from.ok()) continue;  // gone, or hidden from the scope
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<DatedEntry> theirs, store.TimelineBetween(scope, since, until, from->id));
+      for (DatedEntry& e : theirs) {
+        const std::string text = FoldName(e.entry.summary + " " + e.entry.source);
+        if (std::any_of(names.begin(), names.end(),
+                        [&](const std::string& n) { return !n.empty() && text.find(n) != std::string::npos; })) {
+          out.push_back(std::move(e));
+        }
+      }
+    }
+    std::stable_sort(out.begin(), out.end(), [](const DatedEntry& a, const DatedEntry& b) {
+      return std::tie(a.entry.date, a.page_slug, a.entry.line) < std::tie(b.entry.date, b.page_slug, b.entry.line);
+    });
+  }
+  if (out.size() > limit) out.resize(limit);
+  return out;
+}
+
 }  // namespace engram::graph

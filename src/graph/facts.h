@@ -84,6 +84,14 @@ Result<FactSheet> FactsAbout(PageStore& store, const ReadScope& scope, std::stri
 Result<std::vector<Conflict>> AllConflicts(PageStore& store, const ReadScope& scope, const FactRules& rules,
                                            std::string_view as_of);
 
+// One timeline merged across pages, by date: every entry from `since`
+// through `until` ("" = open) — or, with `entity`, the entries of that page
+// and those of pages linking to it whose line names it (its slug, title or
+// an alias). At most `limit` entries, the earliest first; NotFound for an
+// entity the scope does not see.
+Result<std::vector<DatedEntry>> MergedTimeline(PageStore& store, const ReadScope& scope, std::string_view entity,
+                                               std::string_view since, std::string_view until, size_t limit);
+
 // A date as facts write them: "2026", "2026-03", "2026-03-12" (also the forms
 // a timeline line accepts, "2026年3月"), normalised; "" when it is not one.
 std::string NormalizeFactDate(std::string_view date);

@@ -107,6 +107,40 @@ void AddGraphTraversals(OperationTable& ops) {
              return Json{{"from", from.slug}, {"to", to.slug}, {"found", p.found}, {"hops", p.edges.size()},
                          {"path", edges}, {"truncated", p.truncated}};
            }});
+  ops.Add({"list_timeline",
+           "One timeline merged across pages, oldest first: every dated entry in a range, or with `entity` "
+           "the entries of that page and of pages linking to it whose line names it.",
+           Scope::kRead, false,
+           {{"entity", Type::kString, false, "a page: slug, path, title or alias", 0, 0, 1024, {}, {}},
+            {"since", Type::kString, false, "from this date (2026-03, 2026-03-12)", 0, 0, 64, {}, {}},
+            {"until", Type::kString, false, "through this date (2026-06: all of June)", 0, 0, 64, {}, {}},
+            Limit(100000, "entries (1-100000, default 1000)")},
+           [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
+             const ReadScope scope = ReadScopeOf(ctx);
+             std::string since, until, entity;
+             for (auto [name, out] : {std::pair<const char*, std::string*>{"since", &since}, {"until", &until}}) {
+               const std::string written = a.Str(name);
+               if (written.empty()) continue;
+               *out = graph::NormalizeFactDate(written);
+               if (out->empty()) {
+                 return Status::InvalidArgument(std::string(name) + ": '" + written +
+                                                "' is not a date (2026-03-12, 2026-03, 2026 or 2026年3月)");
+               }
+             }
+             if (!a.Str("entity").empty()) {
+               ENGRAM_ASSIGN_OR_RETURN(StoredPage page, ResolvePage(b.engine(), scope, a.Str("entity")));
+               entity = page.slug;
+             }
+             ENGRAM_ASSIGN_OR_RETURN(std::vector<DatedEntry> entries,
+                                     graph::MergedTimeline(b.engine(), scope, entity, since, until,
+                                                           static_cast<size_t>(a.Int("limit", 1000))));
+             Json list = Json::array();
+             for (const auto& e : entries) {
+               list.push_back({{"slug", e.page_slug}, {"title", e.page_title}, {"date", e.entry.date},
+                               {"summary", e.entry.summary}, {"source", e.entry.source}, {"line", e.entry.line}});
+             }
+             return Json{{"entity", entity}, {"since", since}, {"until", until}, {"timeline", list}};
+           }});
   ops.Add({"list_dead_links", "Links that reach no page: the linking page, the target as written, the sentence.",
            Scope::kRead, false, {},
            [](Brain& b, const OperationContext& ctx, const Args&) -> Result<Json> {

@@ -186,6 +186,8 @@ def cli_argv(op, a):
         argv = ["tag"] + take("slug") + take("tag")
     elif op == "add_link":
         argv = ["link"] + take("slug") + take("target") + take("type", "--type")
+    elif op == "list_timeline":
+        argv = ["timeline"] + take("entity", "--entity") + take("since", "--since") + take("until", "--until")
     elif op == "add_fact":
         if not isinstance(a.get("predicate"), str) or not isinstance(a.get("value"), str):
             return None
@@ -520,15 +522,15 @@ drive wait_ready
 # --- which adapters offer which operations ---
 via local admin - '{}'
 expect '" ".join(o["name"] for o in d["operations"])' \
-  "search context get_page list_pages put_page delete_page get_backlinks get_timeline add_timeline_entry add_link get_tags add_tag status sync import embed kb_create kb_list kb_upsert kb_delete kb_search kb_answer kb_check dialog_check kb_gov_upsert kb_gov_update kb_gov_online kb_gov_offline kb_gov_get kb_gov_find kb_audit kb_reindex resolve_entity get_facts add_fact list_conflicts traverse find_path list_dead_links list_orphans"
+  "search context get_page list_pages put_page delete_page get_backlinks get_timeline add_timeline_entry add_link get_tags add_tag status sync import embed kb_create kb_list kb_upsert kb_delete kb_search kb_answer kb_check dialog_check kb_gov_upsert kb_gov_update kb_gov_online kb_gov_offline kb_gov_get kb_gov_find kb_audit kb_reindex resolve_entity get_facts add_fact list_conflicts traverse find_path list_timeline list_dead_links list_orphans"
 expect '[o["name"] for o in d["operations"] if o["local_only"]]' "['sync', 'import']"
 expect '[o["name"] for o in d["operations"] if o["scope"] == "admin"]' "['sync', 'import', 'embed', 'kb_reindex']"
-READ_TOOLS="'context', 'dialog_check', 'find_path', 'get_backlinks', 'get_facts', 'get_page', 'get_tags', 'get_timeline', 'kb_answer', 'kb_audit', 'kb_check', 'kb_gov_find', 'kb_gov_get', 'kb_list', 'kb_search', 'list_conflicts', 'list_dead_links', 'list_orphans', 'list_pages', 'resolve_entity', 'search', 'status', 'traverse'"
-WRITE_TOOLS="'add_fact', 'add_link', 'add_tag', 'add_timeline_entry', 'context', 'delete_page', 'dialog_check', 'find_path', 'get_backlinks', 'get_facts', 'get_page', 'get_tags', 'get_timeline', 'kb_answer', 'kb_audit', 'kb_check', 'kb_create', 'kb_delete', 'kb_gov_find', 'kb_gov_get', 'kb_gov_offline', 'kb_gov_online', 'kb_gov_update', 'kb_gov_upsert', 'kb_list', 'kb_search', 'kb_upsert', 'list_conflicts', 'list_dead_links', 'list_orphans', 'list_pages', 'put_page', 'resolve_entity', 'search', 'status', 'traverse'"
+READ_TOOLS="'context', 'dialog_check', 'find_path', 'get_backlinks', 'get_facts', 'get_page', 'get_tags', 'get_timeline', 'kb_answer', 'kb_audit', 'kb_check', 'kb_gov_find', 'kb_gov_get', 'kb_list', 'kb_search', 'list_conflicts', 'list_dead_links', 'list_orphans', 'list_pages', 'list_timeline', 'resolve_entity', 'search', 'status', 'traverse'"
+WRITE_TOOLS="'add_fact', 'add_link', 'add_tag', 'add_timeline_entry', 'context', 'delete_page', 'dialog_check', 'find_path', 'get_backlinks', 'get_facts', 'get_page', 'get_tags', 'get_timeline', 'kb_answer', 'kb_audit', 'kb_check', 'kb_create', 'kb_delete', 'kb_gov_find', 'kb_gov_get', 'kb_gov_offline', 'kb_gov_online', 'kb_gov_update', 'kb_gov_upsert', 'kb_list', 'kb_search', 'kb_upsert', 'list_conflicts', 'list_dead_links', 'list_orphans', 'list_pages', 'list_timeline', 'put_page', 'resolve_entity', 'search', 'status', 'traverse'"
 via mcp write tools/list '{}'; expect d "[$WRITE_TOOLS]"  # stdio: the write scope
 via mcp-http read tools/list '{}'; expect d "[$READ_TOOLS]"
 via mcp-http write tools/list '{}'; expect d "[$WRITE_TOOLS]"
-via mcp-http admin tools/list '{}'; expect 'len(d)' 38
+via mcp-http admin tools/list '{}'; expect 'len(d)' 39
 expect '[t for t in d if t not in ['"$WRITE_TOOLS"']]' "['embed', 'kb_reindex']"  # admin adds embed; sync and import never
 
 # --- reads: every read operation through every adapter ---
@@ -577,6 +579,9 @@ reads() {  # reads SCOPE [ADAPTER...]
   compare "find_path" 0 "$s" find_path '{"from": "Alice Chen", "to": "张三"}' "$@"
   compare "list_dead_links" 0 "$s" list_dead_links '{}' "$@"
   compare "list_orphans" 0 "$s" list_orphans '{}' "$@"
+  compare "list_timeline" 0 "$s" list_timeline '{"since": "2026-03", "until": "2026年4月"}' "$@"
+  compare "list_timeline entity" 0 "$s" list_timeline '{"entity": "星河智能"}' "$@"
+  compare "list_timeline bad date" 1 "$s" list_timeline '{"since": "spring"}' "$@"
   for op in get_backlinks get_timeline get_tags get_facts; do
     compare "$op" 0 "$s" "$op" "$ZS" "$@"
     compare "$op (CJK slug)" 0 "$s" "$op" "$XH" "$@"

@@ -323,5 +323,44 @@ TEST_F(GraphStore, APublicWalkNeverStepsOntoAPrivatePage) {
   EXPECT_EQ(p->edges.size(), 2u);
 }
 
+TEST_F(GraphStore, OneTimelineMergedAcrossPagesByDateAndAboutAnEntity) {
+  Put("companies/acme.md", "---\ntitle: Acme Corp\naliases: [Acme, A]\n---\nAcme.\n\n## Timeline\n\n"
+                           "- **2026-03-12** | Series A closed\n- **2019** | Founded\n");
+  Put("people/li.md", "Li works at [[companies/acme]].\n\n## Timeline\n\n- **2026-03** | Joined Acme as CTO\n"
+                      "- **2026-04-01** | Gave a talk\n");
+  Put("notes/other.md", "## Timeline\n\n- **2026-03-20** | Acme mentioned on a page that does not link it\n");
+  Put("notes/secret.md", "---\nvisibility: private\n---\nAbout [[companies/acme]].\n\n## Timeline\n\n"
+                         "- **2026-03-15** | Acme's private news\n");
+  const ReadScope pub = ReadScope::Public(kDefaultSource);
+  auto brief = [](const std::vector<DatedEntry>& entries) {
+    std::vector<std::string> out;
+    for (const DatedEntry& e : entries) out.push_back(e.entry.date + " " + e.page_slug);
+    return out;
+  };
+  auto all = MergedTimeline(*engine_, pub, "", "", "", 100);
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  EXPECT_EQ(brief(*all), (std::vector<std::string>{"2019 companies/acme", "2026-03 people/li",
+                                                   "2026-03-12 companies/acme", "2026-03-20 notes/other",
+                                                   "2026-04-01 people/li"}));
+  // Through March (all of it), from the 5th of March: "2026-03" is in, at its own precision.
+  auto march = MergedTimeline(*engine_, pub, "", "2026-03-05", "2026-03", 100);
+  ASSERT_TRUE(march.ok());
+  EXPECT_EQ(brief(*march), (std::vector<std::string>{"2026-03 people/li", "2026-03-12 companies/acme",
+                                                     "2026-03-20 notes/other"}));
+  // About Acme: its own entries and the linking page's line that names it; not the page that does not link
+  // it, not the talk, not the private page for a public caller; "A" is too short an alias to count.
+  auto acme = MergedTimeline(*engine_, pub, "companies/acme", "", "", 100);
+  ASSERT_TRUE(acme.ok());
+  EXPECT_EQ(brief(*acme), (std::vector<std::string>{"2019 companies/acme", "2026-03 people/li",
+                                                    "2026-03-12 companies/acme"}));
+  auto owner = MergedTimeline(*engine_, ReadScope::All(kDefaultSource), "companies/acme", "", "", 100);
+  ASSERT_TRUE(owner.ok());
+  EXPECT_EQ(owner->size(), 4u);
+  auto limited = MergedTimeline(*engine_, pub, "", "", "", 2);
+  ASSERT_TRUE(limited.ok());
+  EXPECT_EQ(limited->size(), 2u);
+  EXPECT_EQ(MergedTimeline(*engine_, pub, "notes/secret", "", "", 10).status().code(), StatusCode::kNotFound);
+}
+
 }  // namespace
 }  // namespace engram::graph

@@ -152,6 +152,13 @@ struct ResolvedLink {
   std::string context;
 };
 
+// A timeline entry with the page it is on.
+struct DatedEntry {
+  std::string page_slug;
+  std::string page_title;
+  TimelineEntry entry;
+};
+
 // A fact as a page states it (PageFact), with that page and, for an entity
 // value, the page its link reaches now (resolved the way links are).
 struct FactRecord {
@@ -224,6 +231,13 @@ class PageStore {
   // sees, in source-page order.
   virtual Result<std::vector<LinkRecord>> Backlinks(const ReadScope& scope, std::string_view slug) = 0;
   virtual Result<std::vector<TimelineEntry>> Timeline(std::string_view source, std::string_view slug) = 0;
+  // Timeline entries of pages of scope.source the scope sees — of the page
+  // `page` only, when given — dated from `since` through `until` ("" = open;
+  // each compared at the precision the entry's date has, so "2026-03" is in
+  // since 2026-03-05, and until 2026-03 takes all of March), by date, page
+  // slug and line.
+  virtual Result<std::vector<DatedEntry>> TimelineBetween(const ReadScope& scope, std::string_view since,
+                                                          std::string_view until, std::optional<PageId> page) = 0;
   // The page links (attachments left out) of pages of scope.source the scope
   // sees — of the page `from` only, when given — each with the page it
   // reaches, by linking page slug then row order. One resolution per

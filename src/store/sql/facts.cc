@@ -1,6 +1,7 @@
 // Facts as pages state them, with their entity values resolved the way links
 // are (store/sql/links.cc): which page a value names depends on the pages
-// there are now, so it is decided when read.
+// there are now, so it is decided when read. And timeline entries across
+// pages, for the graph's one timeline.
 #include <map>
 
 #include "store/sql/sql_engine.h"
@@ -62,6 +63,25 @@ Result<std::vector<FactRecord>> SqlEngine::Facts(const ReadScope& scope, std::op
     r.value_slug = seen->second.first;
     r.value_title = seen->second.second;
   }
+  return out;
+}
+
+Result<std::vector<DatedEntry>> SqlEngine::TimelineBetween(const ReadScope& scope, std::string_view since,
+                                                           std::string_view until, std::optional<PageId> page) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      Stmt * q, S("SELECT p.slug, p.title, t.date, t.summary, t.source, t.line FROM timeline_entries t "
+                  "JOIN pages p ON p.id = t.page_id JOIN sources s ON s.id = p.source_id "
+                  "WHERE s.name = ?1 AND (?2 OR p.visibility = 'public') AND (?3 = 0 OR p.id = ?3) "
+                  "AND (?4 = '' OR t.date >= substr(?4, 1, length(t.date))) "
+                  "AND (?5 = '' OR substr(t.date, 1, length(?5)) <= ?5) "
+                  "ORDER BY t.date, p.slug, t.line"));
+  q->Bind(1, scope.source).Bind(2, int64_t{scope.include_private ? 1 : 0}).Bind(3, page ? page->value() : int64_t{0});
+  q->Bind(4, since).Bind(5, until);
+  std::vector<DatedEntry> out;
+  while (q->Step()) {
+    out.push_back({q->Text(0), q->Text(1), {q->Text(2), q->Text(3), q->Text(4), static_cast<int>(q->Int(5))}});
+  }
+  ENGRAM_RETURN_IF_ERROR(q->status());
   return out;
 }
 

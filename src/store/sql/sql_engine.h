@@ -107,6 +107,8 @@ class SqlEngine final : public Engine, public PostingStore {
   Result<std::vector<TimelineEntry>> Timeline(std::string_view source, std::string_view slug) override;
   Result<std::vector<FactRecord>> Facts(const ReadScope& scope, std::optional<PageId> page) override;
   Result<std::vector<ResolvedLink>> ResolvedLinks(const ReadScope& scope, std::optional<PageId> from) override;
+  Result<std::vector<DatedEntry>> TimelineBetween(const ReadScope& scope, std::string_view since,
+                                                  std::string_view until, std::optional<PageId> page) override;
 
   Result<std::vector<EmbeddingTask>> ChunksToEmbed(std::string_view model, bool all, ChunkId after_id,
                                                    size_t limit) override;
