@@ -38,27 +38,22 @@ Result<std::vector<FactRecord>> SqlEngine::Facts(const ReadScope& scope, std::op
   ENGRAM_RETURN_IF_ERROR(q->status());
   q->Reset();
   // Entity values: each distinct (target, folder) resolved once.
-  std::map<std::pair<std::string, std::string>, std::optional<int64_t>> reached;
+  LinkMemo memo;
   std::map<int64_t, std::pair<std::string, std::string>> shown;  // page id -> slug, title (if the scope sees it)
   for (FactRecord& r : out) {
     if (!r.fact.value_is_link) continue;
-    const std::string folder = text::FolderKey(r.page_path);
-    auto key = std::make_pair(r.fact.value, folder);
-    auto it = reached.find(key);
-    if (it == reached.end()) {
-      ENGRAM_ASSIGN_OR_RETURN(std::optional<int64_t> id, ResolveLink(source_id, r.fact.value, folder));
-      it = reached.emplace(key, id).first;
-    }
-    if (!it->second) continue;
-    auto seen = shown.find(*it->second);
+    ENGRAM_ASSIGN_OR_RETURN(const std::optional<int64_t> reached,
+                            ResolveLinkOnce(source_id, r.fact.value, text::FolderKey(r.page_path), &memo));
+    if (!reached) continue;
+    auto seen = shown.find(*reached);
     if (seen == shown.end()) {
       ENGRAM_ASSIGN_OR_RETURN(Stmt * pq, S("SELECT slug, title, visibility FROM pages WHERE id = ?"));
-      pq->Bind(1, *it->second);
+      pq->Bind(1, *reached);
       std::pair<std::string, std::string> names;
       if (pq->Step() && (scope.include_private || pq->Text(2) != "private")) names = {pq->Text(0), pq->Text(1)};
       ENGRAM_RETURN_IF_ERROR(pq->status());
       pq->Reset();
-      seen = shown.emplace(*it->second, std::move(names)).first;
+      seen = shown.emplace(*reached, std::move(names)).first;
     }
     r.value_slug = seen->second.first;
     r.value_title = seen->second.second;

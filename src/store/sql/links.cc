@@ -43,6 +43,15 @@ Result<std::optional<int64_t>> SqlEngine::ResolveLink(int64_t source_id, std::st
   return text::ChooseByName(target, from_folder, candidates);
 }
 
+Result<std::optional<int64_t>> SqlEngine::ResolveLinkOnce(int64_t source_id, const std::string& target,
+                                                          const std::string& from_folder, LinkMemo* memo) {
+  auto key = std::make_pair(target, from_folder);
+  if (auto it = memo->find(key); it != memo->end()) return it->second;
+  ENGRAM_ASSIGN_OR_RETURN(std::optional<int64_t> page, ResolveLink(source_id, target, from_folder));
+  memo->emplace(std::move(key), page);
+  return page;
+}
+
 Result<std::vector<SqlEngine::InboundLink>> SqlEngine::InboundLinks(int64_t source_id, std::string_view slug,
                                                                           std::string_view name_key) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(D(kInboundLinksSql, kPgInboundLinksSql)));
@@ -55,15 +64,9 @@ Result<std::vector<SqlEngine::InboundLink>> SqlEngine::InboundLinks(int64_t sour
   }
   ENGRAM_RETURN_IF_ERROR(q->status());
   q->Reset();
-  std::map<std::pair<std::string, std::string>, std::optional<int64_t>> resolved;  // (target, folder) -> page
+  LinkMemo memo;
   for (size_t i = 0; i < out.size(); ++i) {
-    auto key = std::make_pair(out[i].to_slug, folders[i]);
-    auto it = resolved.find(key);
-    if (it == resolved.end()) {
-      ENGRAM_ASSIGN_OR_RETURN(auto page, ResolveLink(source_id, key.first, key.second));
-      it = resolved.emplace(std::move(key), page).first;
-    }
-    out[i].reaches = it->second;
+    ENGRAM_ASSIGN_OR_RETURN(out[i].reaches, ResolveLinkOnce(source_id, out[i].to_slug, folders[i], &memo));
   }
   return out;
 }
@@ -118,25 +121,21 @@ Result<std::vector<ResolvedLink>> SqlEngine::ResolvedLinks(const ReadScope& scop
   }
   ENGRAM_RETURN_IF_ERROR(q->status());
   q->Reset();
-  std::map<std::pair<std::string, std::string>, std::optional<int64_t>> resolved;  // (target, folder) -> page
-  std::map<int64_t, std::pair<std::string, bool>> pages;                          // page -> slug, private
+  LinkMemo memo;
+  std::map<int64_t, std::pair<std::string, bool>> pages;  // page -> slug, private
   for (size_t i = 0; i < out.size(); ++i) {
-    auto key = std::make_pair(out[i].target, folders[i]);
-    auto it = resolved.find(key);
-    if (it == resolved.end()) {
-      ENGRAM_ASSIGN_OR_RETURN(auto page, ResolveLink(source_id, key.first, key.second));
-      it = resolved.emplace(std::move(key), page).first;
-    }
-    if (!it->second) continue;
-    auto p = pages.find(*it->second);
+    ENGRAM_ASSIGN_OR_RETURN(const std::optional<int64_t> reached,
+                            ResolveLinkOnce(source_id, out[i].target, folders[i], &memo));
+    if (!reached) continue;
+    auto p = pages.find(*reached);
     if (p == pages.end()) {
       ENGRAM_ASSIGN_OR_RETURN(Stmt * pq, S("SELECT slug, visibility FROM pages WHERE id = ?"));
-      pq->Bind(1, *it->second);
+      pq->Bind(1, *reached);
       std::pair<std::string, bool> row;
       if (pq->Step()) row = {pq->Text(0), pq->Text(1) == "private"};
       ENGRAM_RETURN_IF_ERROR(pq->status());
       pq->Reset();
-      p = pages.emplace(*it->second, std::move(row)).first;
+      p = pages.emplace(*reached, std::move(row)).first;
     }
     if (scope.Sees(p->second.second)) out[i].to_slug = p->second.first;
     else out[i].reaches_hidden = true;

@@ -291,6 +291,10 @@ class SqlEngine final : public Engine, public PostingStore {
   // The page a link target (slug form) written in a page of from_folder
   // reaches: exact path, page slug, relative to from_folder, then file name.
   Result<std::optional<int64_t>> ResolveLink(int64_t source_id, std::string_view target, std::string_view from_folder);
+  // ResolveLink once per distinct (target, folder) within one read; memo keeps the answers.
+  using LinkMemo = std::map<std::pair<std::string, std::string>, std::optional<int64_t>>;
+  Result<std::optional<int64_t>> ResolveLinkOnce(int64_t source_id, const std::string& target,
+                                                 const std::string& from_folder, LinkMemo* memo);
   struct VectorLogState;
   Result<VectorLogState> ReadVectorLogState();
   // The steps of CheckIntegrity. Totals are what the rows sum to, compared
