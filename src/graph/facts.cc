@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "common/files.h"
 #include "common/utf8.h"
 #include "graph/entities.h"
+#include "text/page_facts.h"
 #include "text/page_parser.h"
 
 namespace engram::graph {
@@ -25,8 +27,9 @@ bool Holds(const Fact& f, std::string_view at) {
 
 // Facts as read from the store, their text values named by a page's title or
 // alias resolved to that page when exactly one page has the name.
-Result<std::vector<Fact>> ReadFacts(PageStore& store, const ReadScope& scope, std::optional<PageId> page) {
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<FactRecord> rows, store.Facts(scope, page));
+Result<std::vector<Fact>> ReadFacts(PageStore& store, const ReadScope& scope, std::optional<PageId> page,
+                                    PageStore::FactSide side = PageStore::FactSide::kAbout) {
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<FactRecord> rows, store.Facts(scope, page, side));
   std::map<std::string, std::set<std::pair<std::string, std::string>>> by_name;  // lower name -> (slug, title)
   bool names_read = false;
   std::vector<Fact> out;
@@ -34,8 +37,9 @@ Result<std::vector<Fact>> ReadFacts(PageStore& store, const ReadScope& scope, st
   for (FactRecord& r : rows) {
     Fact f;
     f.id = r.id;
-    f.subject_slug = r.fact.subject.empty() ? r.page_slug : r.fact.subject;
-    f.subject_title = r.fact.subject.empty() ? r.page_title : r.fact.subject;
+    // A subject no page answers to stays as written.
+    f.subject_slug = r.subject_slug.empty() ? r.fact.subject : r.subject_slug;
+    f.subject_title = r.subject_slug.empty() ? r.fact.subject : r.subject_title;
     f.predicate = r.fact.predicate;
     f.valid_from = r.fact.valid_from;
     f.valid_until = r.fact.valid_until;
@@ -44,6 +48,7 @@ Result<std::vector<Fact>> ReadFacts(PageStore& store, const ReadScope& scope, st
     f.line = r.fact.line;
     f.origin = r.fact.origin;
     f.recorded_at = r.recorded_at;
+    f.entity_value = r.fact.value_is_link;
     if (r.fact.value_is_link) {
       f.value_slug = r.value_slug;
       f.value = r.value_slug.empty() ? r.fact.value : r.value_title;
@@ -100,7 +105,10 @@ FactSheet Settle(std::vector<Fact> facts, const FactRules& rules, std::string_vi
         open.superseded_by = end.id;
       }
     }
-    const bool single = rules.IsSingleValued(key.second);
+    // "founded: 2019" has one value; "founded [[x]]" and "founded [[y]]" are two companies.
+    const bool single = rules.IsSingleValued(key.second) &&
+                        !(text::IsDatePredicate(key.second) &&
+                          std::any_of(members.begin(), members.end(), [&](size_t i) { return facts[i].entity_value; }));
     if (single) {
       std::vector<size_t> dated;
       for (size_t i : members) {
@@ -158,6 +166,31 @@ Result<FactSheet> FactsAbout(PageStore& store, const ReadScope& scope, std::stri
   ENGRAM_ASSIGN_OR_RETURN(StoredPage page, store.GetPage(scope, slug));
   ENGRAM_ASSIGN_OR_RETURN(std::vector<Fact> facts, ReadFacts(store, scope, page.id));
   return Settle(std::move(facts), rules, as_of);
+}
+
+Result<std::vector<Fact>> FactsPointingAt(PageStore& store, const ReadScope& scope, std::string_view slug,
+                                          const FactRules& rules, std::string_view as_of) {
+  ENGRAM_ASSIGN_OR_RETURN(StoredPage page, store.GetPage(scope, slug));
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<Fact> naming, ReadFacts(store, scope, page.id, PageStore::FactSide::kValue));
+  std::set<std::string> subjects;
+  for (const Fact& f : naming) subjects.insert(f.subject_slug);
+  std::vector<Fact> out;
+  for (const std::string& subject : subjects) {
+    // Settled with everything else about its subject: a later value elsewhere closes it.
+    auto sheet = FactsAbout(store, scope, subject, rules, as_of);
+    if (!sheet.ok()) {
+      if (sheet.status().code() == StatusCode::kNotFound) continue;  // no page answers to the subject
+      return sheet.status();
+    }
+    for (Fact& f : sheet->facts) {
+      if (f.value_slug == page.slug) out.push_back(std::move(f));
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const Fact& a, const Fact& b) {
+    return std::tie(a.predicate, a.subject_slug, a.valid_from, a.line) <
+           std::tie(b.predicate, b.subject_slug, b.valid_from, b.line);
+  });
+  return out;
 }
 
 Result<std::vector<Conflict>> AllConflicts(PageStore& store, const ReadScope& scope, const FactRules& rules,

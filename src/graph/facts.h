@@ -43,6 +43,7 @@ struct Fact {
   std::string predicate;
   std::string value;          // the text, or the entity page's title
   std::string value_slug;     // the entity page, "" for a text value
+  bool entity_value = false;  // the value is written as a link (value_slug "" when no page answers)
   std::string valid_from;     // "" when not written
   std::string valid_until;    // as written, or where the next value began; "" = open
   int64_t superseded_by = 0;  // the fact that closed this one (0: none)
@@ -79,6 +80,12 @@ FactSheet Settle(std::vector<Fact> facts, const FactRules& rules, std::string_vi
 // it), settled at as_of.
 Result<FactSheet> FactsAbout(PageStore& store, const ReadScope& scope, std::string_view slug, const FactRules& rules,
                              std::string_view as_of);
+
+// The facts of other subjects whose entity value is the page `slug` ("who
+// founded X", "who works at X"), each settled with everything else known
+// about its subject at as_of. NotFound when the scope does not see the page.
+Result<std::vector<Fact>> FactsPointingAt(PageStore& store, const ReadScope& scope, std::string_view slug,
+                                          const FactRules& rules, std::string_view as_of);
 
 // Every conflict among the facts of pages the scope sees, at as_of.
 Result<std::vector<Conflict>> AllConflicts(PageStore& store, const ReadScope& scope, const FactRules& rules,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "text/note_date.h"
 #include "text/page_links.h"
 #include "text/page_parser.h"
+#include "text/page_relations.h"
 
 namespace engram::text {
 
@@ -206,6 +208,20 @@ class FactReader {
  private:
   Page* page_;
 };
+
+// The page's untyped link to target takes the type a sentence gave it,
+// unless a link of that type to target is already there.
+void RetypeLink(Page* page, const std::string& target, const std::string& type) {
+  for (const PageLink& l : page->links) {
+    if (l.target == target && l.type == type) return;
+  }
+  for (PageLink& l : page->links) {
+    if (l.target == target && l.type == kMentionsLinkType) {
+      l.type = type;
+      return;
+    }
+  }
+}
 
 // The file line of a top-level frontmatter key (1 when it cannot be told).
 int FieldLine(std::string_view raw, std::string_view key) {
@@ -458,6 +474,54 @@ void ReadTimelineFacts(const Page& page, FactReader* reader) {
   }
 }
 
+// Relations sentences state (text/page_relations.h), in compiled truth and
+// timeline lines outside code and facts sections. A timeline line's relation
+// holds from its entry's date, another from the note's own date when it has
+// one (a meeting note of 2026-03-12 says what held then); one the timeline
+// reader already took is not repeated. A relation whose subject is the page
+// also types the page's link.
+void ReadSentenceFacts(Page* page) {
+  std::map<int, std::string> dates;  // timeline line -> its entry's date
+  for (const TimelineEntry& e : page->timeline_entries) dates[e.line] = e.date;
+  const size_t stated = page->facts.size();
+  auto scan = [&](std::string_view text, int number) {
+    int section = 0;
+    bool in_code = false;
+    size_t i = 0;
+    while (i <= text.size()) {
+      const size_t nl = text.find('\n', i);
+      const std::string_view line = text.substr(i, nl == std::string_view::npos ? std::string_view::npos : nl - i);
+      const std::string_view t = common::TrimSpace(line);
+      bool facts = false;
+      const int level = HeadingLevel(t, &facts);
+      if (Begins(t, "```") || Begins(t, "~~~")) {
+        in_code = !in_code;
+      } else if (!in_code && level > 0) {
+        if (facts) section = level;
+        else if (section > 0 && level <= section) section = 0;
+      } else if (!in_code && section == 0 && line.find("[[") != std::string_view::npos) {
+        auto date = dates.find(number);
+        for (SentenceRelation& r : ReadSentenceRelations(line, page->path)) {
+          PageFact f{r.subject, r.type, r.object.empty() ? page->slug : r.object, true,
+                     date == dates.end() ? page->created.substr(0, 10) : date->second, "", number,
+                     "pattern:" + r.pattern};
+          const bool known = std::any_of(page->facts.begin(), page->facts.begin() + stated, [&](const PageFact& g) {
+            return g.line == f.line && g.subject == f.subject && g.predicate == f.predicate && g.value == f.value;
+          });
+          if (known || f.value.empty()) continue;
+          if (f.subject.empty()) RetypeLink(page, f.value, f.predicate);
+          page->facts.push_back(std::move(f));
+        }
+      }
+      if (nl == std::string_view::npos) break;
+      i = nl + 1;
+      ++number;
+    }
+  };
+  scan(page->compiled_truth, page->compiled_truth_line);
+  if (page->timeline_line > 0) scan(page->timeline, page->timeline_line);
+}
+
 }  // namespace
 
 bool IsFactPredicate(std::string_view predicate) {
@@ -473,6 +537,7 @@ void ReadPageFacts(const nlohmann::json& frontmatter, Page* page) {
   ReadFrontmatterFacts(frontmatter, &reader, *page);
   ReadFactLines(*page, &reader);
   ReadTimelineFacts(*page, &reader);
+  ReadSentenceFacts(page);
 }
 
 }  // namespace engram::text

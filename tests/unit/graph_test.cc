@@ -3,6 +3,7 @@
 // in the conformance run), and what a caller without private access sees.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -173,6 +174,38 @@ TEST_F(GraphStore, FactsAboutAPageResolveTheirEntitiesAndShowTheConflict) {
   all = AllConflicts(*engine_, ReadScope::All(kDefaultSource), FactRules(), "2026-06-01");
   ASSERT_TRUE(all.ok());
   EXPECT_TRUE(all->empty());
+}
+
+TEST_F(GraphStore, FactsStatedOnOtherPagesAreAboutTheirSubjectAndPointAtTheirValue) {
+  Put("companies/acme.md", "---\ntitle: Acme\ntype: company\n---\nA company.\n");
+  Put("companies/beta.md", "---\ntitle: Beta\ntype: company\n---\nAnother.\n");
+  Put("people/bob.md", "---\ntitle: Bob\ntype: person\n---\nFounded [[companies/acme]] in 2015.\n");
+  Put("meetings/m1.md", "---\ntype: meeting\ndate: 2025-06-01\n---\n[[bob]] also founded [[companies/beta]].\n"
+                        "[[people/ann]] works at [[companies/acme]].\n");
+  Put("people/ann.md", "---\ntitle: Ann\ntype: person\n---\nAnn.\n\n## Timeline\n\n"
+                       "- **2026-02** | Joined [[companies/beta]] as CFO\n");
+  const ReadScope all = ReadScope::All(kDefaultSource);
+  auto bob = FactsAbout(*engine_, all, "people/bob", FactRules(), "2026-06-01");
+  ASSERT_TRUE(bob.ok()) << bob.status().ToString();
+  std::vector<std::string> seen;
+  for (const Fact& f : bob->facts) {
+    seen.push_back(f.predicate + "=" + f.value_slug + " " + f.valid_from + " from " + f.source_slug);
+  }
+  std::sort(seen.begin(), seen.end());
+  EXPECT_EQ(seen, (std::vector<std::string>{"founded=companies/acme  from people/bob",
+                                            "founded=companies/beta 2025-06-01 from meetings/m1"}))
+      << "a dated note's sentence holds from the note's date";
+  EXPECT_TRUE(bob->conflicts.empty()) << "founding two companies is no conflict, unlike two founding dates";
+  // Who founded Acme; who works at Acme now (Ann moved on to Beta in 2026-02).
+  auto founders = FactsPointingAt(*engine_, all, "companies/acme", FactRules(), "2026-06-01");
+  ASSERT_TRUE(founders.ok()) << founders.status().ToString();
+  std::vector<std::string> pointing;
+  for (const Fact& f : *founders) pointing.push_back(f.subject_slug + " " + f.predicate + (f.holds ? " holds" : ""));
+  EXPECT_EQ(pointing, (std::vector<std::string>{"people/bob founded holds", "people/ann works_at"}));
+  auto before = FactsPointingAt(*engine_, all, "companies/acme", FactRules(), "2026-01-01");
+  ASSERT_TRUE(before.ok());
+  ASSERT_EQ(before->size(), 2u);
+  EXPECT_TRUE((*before)[1].holds) << "before she joined Beta, Ann worked at Acme";
 }
 
 TEST_F(GraphStore, APublicScopeSeesNeitherPrivateFactsNorPrivateEntities) {

@@ -133,6 +133,39 @@ TEST(PageFacts, TimelineLinesThatAreNoChange) {
 namespace engram::text {
 namespace {
 
+TEST(PageFacts, SentencesStateRelationsWithTheirPatternAndTypeThePagesLinks) {
+  auto r = ParsePage("people/ann.md",
+                     "---\ntype: person\n---\nShe works at [[companies/acme]].\n"
+                     "[[people/bob]] founded [[companies/beta]].\n"
+                     "Acquired by [[companies/bigco]] in 2020.\n"
+                     "```\n[[people/x]] works at [[companies/y]]\n```\n"
+                     "## Facts\n- reports_to: [[people/bob]]\n\n## Timeline\n\n"
+                     "- **2024-03** | Joined [[companies/acme]] as CTO\n"
+                     "- **2025-01** | Spoke at [[events/summit]]\n");
+  ASSERT_TRUE(r.ok());
+  std::vector<std::string> brief = Brief(r->facts);
+  std::vector<std::string> from_sentences;
+  for (const std::string& b : brief) {
+    if (b.find(":pattern:") != std::string::npos) from_sentences.push_back(b);
+  }
+  EXPECT_EQ(from_sentences, (std::vector<std::string>{
+                                "works_at=companies/acme[link]#4:pattern:en.works_at",
+                                "people/bob.founded=companies/beta[link]#5:pattern:en.founded",
+                                "companies/bigco.acquired=people/ann[link]#6:pattern:en.acquired.by",
+                                "attended=events/summit[link]@2025-01..#16:pattern:en.attended"}))
+      << "code is no statement; a facts section and a timeline change the timeline reader took are not repeated";
+  auto type_of = [&](const std::string& target) {
+    std::vector<std::string> types;
+    for (const PageLink& l : r->links) {
+      if (l.target == target) types.push_back(l.type);
+    }
+    return types;
+  };
+  EXPECT_EQ(type_of("companies/acme"), (std::vector<std::string>{"works_at"}));
+  EXPECT_EQ(type_of("events/summit"), (std::vector<std::string>{"attended"}));
+  EXPECT_EQ(type_of("companies/beta"), (std::vector<std::string>{"mentions"})) << "bob's relation, not the page's";
+}
+
 TEST(AddFact, WritesAFactLineThatReadsBackBeforeTheTimeline) {
   const std::string page = "---\ntitle: X\n---\n\nX works here.\n\n## Timeline\n\n- **2024-01-02** | Met\n";
   auto out = AddFact("people/x.md", page, "role", "CTO", "2026-03", "");

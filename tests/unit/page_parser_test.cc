@@ -178,10 +178,11 @@ TEST(PageParser, ExtractsLinksOfEveryForm) {
   ASSERT_NE(find("concepts/b-c"), nullptr);
   ASSERT_NE(find("companies/acme"), nullptr);
   EXPECT_EQ(find("companies/acme")->type, "works_at");
-  // Plain text in frontmatter names no page; a sentence's words type nothing.
+  // Plain text in frontmatter names no page; a sentence about the page types
+  // its link (text/page_relations.h), a plain mention stays "mentions".
   EXPECT_EQ(find("ideas/x"), nullptr);
   ASSERT_NE(find("companies/星河智能"), nullptr);
-  EXPECT_EQ(find("companies/星河智能")->type, "mentions");
+  EXPECT_EQ(find("companies/星河智能")->type, "works_at");
   EXPECT_EQ(find("people/zhang-san")->type, "mentions");
   EXPECT_EQ(p.links.size(), 5u);
 }

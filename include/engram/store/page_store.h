@@ -171,7 +171,9 @@ struct FactRecord {
   bool page_private = false;
   std::string recorded_at;  // the stating page's date (StoredPage::updated_at)
   PageFact fact;
-  std::string value_slug;   // the page an entity value reaches, if the scope sees it; else ""
+  std::string subject_slug;  // the page the fact is about: the stating page, or the one its subject reaches
+  std::string subject_title; // ("" slug: a subject no page the scope sees answers to)
+  std::string value_slug;    // the page an entity value reaches, if the scope sees it; else ""
   std::string value_title;
 };
 
@@ -243,10 +245,15 @@ class PageStore {
   // reaches, by linking page slug then row order. One resolution per
   // distinct (target, folder).
   virtual Result<std::vector<ResolvedLink>> ResolvedLinks(const ReadScope& scope, std::optional<PageId> from) = 0;
-  // The facts stated by pages of scope.source the scope sees — by the page
-  // `page` only, when given — in page-slug then line order. One read of the
-  // rows plus one link resolution per entity value.
-  virtual Result<std::vector<FactRecord>> Facts(const ReadScope& scope, std::optional<PageId> page) = 0;
+  // The facts stated by pages of scope.source the scope sees, in page-slug
+  // then line order. With `page`: kAbout gives the facts about it (stated on
+  // it with no other subject, or on any page with a subject that reaches
+  // it), kValue those whose entity value reaches it ("who founded X").
+  // Subjects and entity values are resolved once per distinct (target,
+  // folder); the name indexes find the candidates.
+  enum class FactSide { kAbout, kValue };
+  virtual Result<std::vector<FactRecord>> Facts(const ReadScope& scope, std::optional<PageId> page,
+                                                FactSide side) = 0;
 
   // Ids of the chunks whose page passes the filter, ascending.
   virtual Result<std::vector<ChunkId>> FilterChunks(const ChunkFilter& filter) = 0;

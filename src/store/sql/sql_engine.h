@@ -105,7 +105,7 @@ class SqlEngine final : public Engine, public PostingStore {
 
   Result<std::vector<LinkRecord>> Backlinks(const ReadScope& scope, std::string_view slug) override;
   Result<std::vector<TimelineEntry>> Timeline(std::string_view source, std::string_view slug) override;
-  Result<std::vector<FactRecord>> Facts(const ReadScope& scope, std::optional<PageId> page) override;
+  Result<std::vector<FactRecord>> Facts(const ReadScope& scope, std::optional<PageId> page, FactSide side) override;
   Result<std::vector<ResolvedLink>> ResolvedLinks(const ReadScope& scope, std::optional<PageId> from) override;
   Result<std::vector<DatedEntry>> TimelineBetween(const ReadScope& scope, std::string_view since,
                                                   std::string_view until, std::optional<PageId> page) override;
