@@ -484,6 +484,8 @@ void ReadSentenceFacts(Page* page) {
   std::map<int, std::string> dates;  // timeline line -> its entry's date
   for (const TimelineEntry& e : page->timeline_entries) dates[e.line] = e.date;
   const size_t stated = page->facts.size();
+  std::vector<std::string> self = page->aliases;
+  if (!page->title.empty()) self.push_back(page->title);
   auto scan = [&](std::string_view text, int number) {
     int section = 0;
     bool in_code = false;
@@ -501,7 +503,7 @@ void ReadSentenceFacts(Page* page) {
         else if (section > 0 && level <= section) section = 0;
       } else if (!in_code && section == 0 && line.find("[[") != std::string_view::npos) {
         auto date = dates.find(number);
-        for (SentenceRelation& r : ReadSentenceRelations(line, page->path)) {
+        for (SentenceRelation& r : ReadSentenceRelations(line, page->path, self)) {
           PageFact f{r.subject, r.type, r.object.empty() ? page->slug : r.object, true,
                      date == dates.end() ? page->created.substr(0, 10) : date->second, "", number,
                      "pattern:" + r.pattern};
@@ -510,6 +512,12 @@ void ReadSentenceFacts(Page* page) {
           });
           if (known || f.value.empty()) continue;
           if (f.subject.empty()) RetypeLink(page, f.value, f.predicate);
+          if (!r.role.empty()) {
+            PageFact role{f.subject, "role", r.role, false, f.valid_from, "", number, f.origin};
+            page->facts.push_back(std::move(f));
+            page->facts.push_back(std::move(role));
+            continue;
+          }
           page->facts.push_back(std::move(f));
         }
       }

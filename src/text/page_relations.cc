@@ -14,9 +14,7 @@ namespace engram::text {
 namespace {
 
 bool Starts(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-bool Ends(std::string_view s, std::string_view p) {
-  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
-}
+bool Ends(std::string_view s, std::string_view p) { return s.size() >= p.size() && s.substr(s.size() - p.size()) == p; }
 
 // A character that stops the patterns: inline code, an embed, a link that is
 // no page. Nothing is filler across it.
@@ -25,29 +23,32 @@ constexpr char kBlocker = '\x1f';
 // Words allowed between an English subject and its verb, or before the verb
 // of a sentence about the page ("She currently works at", "It is based in").
 constexpr std::array<std::string_view, 30> kEnFiller = {
-    "who",  "which", "that", "has",     "have",      "also",  "now",  "currently", "recently", "still", "already",
-    "since", "in",   "officially", "jointly", "together", "both", "he", "she", "they", "it", "the", "company",
-    "team", "firm",  "startup", "is", "are", "today", "yesterday"};
+    "who",     "which", "that",    "has",        "have",    "also",     "now",  "currently", "recently", "still",
+    "already", "since", "in",      "officially", "jointly", "together", "both", "he",        "she",      "they",
+    "it",      "the",   "company", "team",       "firm",    "startup",  "is",   "are",       "today",    "yesterday"};
 // Before a passive phrase ("[[x]] was founded by [[y]]").
 constexpr std::array<std::string_view, 7> kEnPassive = {"was", "were", "is", "are", "been", "has", "had"};
-constexpr std::array<std::string_view, 12> kMonths = {"january", "february", "march",     "april",   "may",
-                                                      "june",    "july",     "august",    "september", "october",
-                                                      "november", "december"};
+constexpr std::array<std::string_view, 12> kMonths = {"january",   "february", "march",    "april",
+                                                      "may",       "june",     "july",     "august",
+                                                      "september", "october",  "november", "december"};
 
 // The same for Chinese (Simplified and Traditional), longest first where one
 // begins another.
 constexpr std::array<std::string_view, 53> kZhFiller = {
     "该公司", "該公司", "这家公司", "這家公司", "该团队", "該團隊", "该机构", "該機構", "他们", "她们", "他們",
-    "她們", "目前", "现在", "現在", "当前", "當前", "如今", "已经", "已經", "一直", "正在", "同时", "同時",
-    "主要", "年初", "年底", "年中", "今年", "以来", "以來", "公司", "团队", "團隊", "也", "还", "還", "已",
-    "都", "均", "于", "於", "他", "她", "其", "在", "自", "起", "从", "從", "是", "，", ","};
+    "她們",   "目前",   "现在",     "現在",     "当前",   "當前",   "如今",   "已经",   "已經", "一直", "正在",
+    "同时",   "同時",   "主要",     "年初",     "年底",   "年中",   "今年",   "以来",   "以來", "公司", "团队",
+    "團隊",   "也",     "还",       "還",       "已",     "都",     "均",     "于",     "於",   "他",   "她",
+    "其",     "在",     "自",       "起",       "从",     "從",     "是",     "，",     ","};
 
 bool IsDateWordEn(std::string_view w) {
   if (w.empty()) return false;
   bool digit = false;
   for (char c : w) {
-    if (c >= '0' && c <= '9') digit = true;
-    else if (c != '-' && c != '/' && c != '.') return false;
+    if (c >= '0' && c <= '9')
+      digit = true;
+    else if (c != '-' && c != '/' && c != '.')
+      return false;
   }
   if (digit) return true;
   if (w.size() == 2 && w[0] == 'q' && w[1] >= '1' && w[1] <= '4') return true;
@@ -127,20 +128,20 @@ struct RoleHead {
   std::string_view type;
 };
 constexpr std::array<RoleHead, 36> kEnRoleHeads = {{
-    {"ceo", "works_at"}, {"cto", "works_at"}, {"cfo", "works_at"}, {"coo", "works_at"}, {"cpo", "works_at"},
-    {"cmo", "works_at"}, {"vp", "works_at"}, {"president", "works_at"}, {"director", "works_at"},
-    {"manager", "works_at"}, {"engineer", "works_at"}, {"head", "works_at"}, {"lead", "works_at"},
-    {"designer", "works_at"}, {"scientist", "works_at"}, {"researcher", "works_at"}, {"analyst", "works_at"},
-    {"partner", "works_at"}, {"principal", "works_at"}, {"intern", "works_at"}, {"chairman", "works_at"},
-    {"chairwoman", "works_at"}, {"chair", "works_at"}, {"officer", "works_at"}, {"architect", "works_at"},
-    {"developer", "works_at"}, {"employee", "works_at"}, {"founder", "founded"}, {"co-founder", "founded"},
-    {"cofounder", "founded"}, {"investor", "invested_in"}, {"advisor", "advises"}, {"adviser", "advises"},
-    {"student", "education"}, {"alumnus", "education"}, {"alumna", "education"},
+    {"ceo", "works_at"},       {"cto", "works_at"},        {"cfo", "works_at"},         {"coo", "works_at"},
+    {"cpo", "works_at"},       {"cmo", "works_at"},        {"vp", "works_at"},          {"president", "works_at"},
+    {"director", "works_at"},  {"manager", "works_at"},    {"engineer", "works_at"},    {"head", "works_at"},
+    {"lead", "works_at"},      {"designer", "works_at"},   {"scientist", "works_at"},   {"researcher", "works_at"},
+    {"analyst", "works_at"},   {"partner", "works_at"},    {"principal", "works_at"},   {"intern", "works_at"},
+    {"chairman", "works_at"},  {"chairwoman", "works_at"}, {"chair", "works_at"},       {"officer", "works_at"},
+    {"architect", "works_at"}, {"developer", "works_at"},  {"employee", "works_at"},    {"founder", "founded"},
+    {"co-founder", "founded"}, {"cofounder", "founded"},   {"investor", "invested_in"}, {"advisor", "advises"},
+    {"adviser", "advises"},    {"student", "education"},   {"alumnus", "education"},    {"alumna", "education"},
 }};
 constexpr std::array<std::string_view, 24> kEnRoleModifiers = {
-    "senior", "staff", "chief", "technology", "technical", "operating", "executive", "financial", "vice",
-    "general", "product", "engineering", "sales", "marketing", "research", "data", "software", "of", "and",
-    "&", "founding", "managing", "platform", "machine"};
+    "senior",   "staff",   "chief",   "technology",  "technical", "operating", "executive", "financial",
+    "vice",     "general", "product", "engineering", "sales",     "marketing", "research",  "data",
+    "software", "of",      "and",     "&",           "founding",  "managing",  "platform",  "machine"};
 
 // Which prepositions a role's type takes before its link.
 bool RolePreposition(std::string_view type, std::string_view prep) {
@@ -154,15 +155,24 @@ bool RolePreposition(std::string_view type, std::string_view prep) {
 
 constexpr std::array<RoleHead, 33> kZhRoleHeads = {{
     {"联合创始人", "founded"}, {"聯合創始人", "founded"}, {"共同创始人", "founded"}, {"创始人", "founded"},
-    {"創始人", "founded"}, {"顾问", "advises"}, {"顧問", "advises"}, {"投资人", "invested_in"},
-    {"投资方", "invested_in"}, {"投資人", "invested_in"}, {"股东", "invested_in"}, {"子公司", "part_of"},
-    {"一部分", "part_of"}, {"分公司", "part_of"}, {"员工", "works_at"}, {"員工", "works_at"},
-    {"工程师", "works_at"}, {"工程師", "works_at"}, {"经理", "works_at"}, {"經理", "works_at"},
-    {"总监", "works_at"}, {"總監", "works_at"}, {"总裁", "works_at"}, {"總裁", "works_at"},
-    {"合伙人", "works_at"}, {"研究员", "works_at"}, {"设计师", "works_at"}, {"实习生", "works_at"},
-    {"董事长", "works_at"}, {"负责人", "works_at"}, {"主管", "works_at"}, {"架构师", "works_at"},
+    {"創始人", "founded"},     {"顾问", "advises"},       {"顧問", "advises"},       {"投资人", "invested_in"},
+    {"投资方", "invested_in"}, {"投資人", "invested_in"}, {"股东", "invested_in"},   {"子公司", "part_of"},
+    {"一部分", "part_of"},     {"分公司", "part_of"},     {"员工", "works_at"},      {"員工", "works_at"},
+    {"工程师", "works_at"},    {"工程師", "works_at"},    {"经理", "works_at"},      {"經理", "works_at"},
+    {"总监", "works_at"},      {"總監", "works_at"},      {"总裁", "works_at"},      {"總裁", "works_at"},
+    {"合伙人", "works_at"},    {"研究员", "works_at"},    {"设计师", "works_at"},    {"实习生", "works_at"},
+    {"董事长", "works_at"},    {"负责人", "works_at"},    {"主管", "works_at"},      {"架构师", "works_at"},
     {"科学家", "works_at"},
 }};
+
+// A Chinese role as written, up to the clause's end: "创始人兼 CEO，2019 年…" -> "创始人兼 CEO".
+std::string ZhRoleText(std::string_view after) {
+  size_t end = after.size();
+  for (std::string_view stop : {"，", "。", "；", "、", ",", ";", "(", "（", "|"})
+    end = std::min(end, after.find(stop));
+  std::string_view role = common::TrimSpace(after.substr(0, end));
+  return role.size() > 40 ? "" : std::string(role);
+}
 
 // The type a Chinese role phrase after "的" says ("高级工程师", "CTO",
 // "联合创始人"); "" when it is none (or a past one: "前员工").
@@ -192,7 +202,9 @@ std::vector<RelationPattern> BuildPatterns() {
     p.push_back({id, type, true, before, "", inverted});
   };
   auto zh = [&](std::string_view id, std::string_view type, std::string_view before, std::string_view after = "",
-                bool inverted = false) { p.push_back({id, type, false, before, after, inverted}); };
+                bool inverted = false) {
+    p.push_back({id, type, false, before, after, inverted});
+  };
   // English. Inverted (passive) phrases first: "was founded by" ends with "founded by", not "founded".
   en("en.founded.by", "founded", "co-founded by", true);
   en("en.founded.by", "founded", "founded by", true);
@@ -466,6 +478,26 @@ std::string DropPassive(std::string lead) {
   return lead;
 }
 
+// The lead without the page's own name at its start ("张三目前" -> "目前");
+// "\x1f" (never filler) when it does not start with one.
+std::string WithoutSelfName(std::string_view lead, const std::vector<std::string>& self) {
+  const std::string_view t = common::TrimSpace(lead);
+  const std::string lower = common::AsciiLower(t);
+  size_t best = 0;
+  for (const std::string& name : self) {
+    const std::string n = common::AsciiLower(common::TrimSpace(name));
+    if (n.empty() || n.size() <= best || !Starts(lower, n)) continue;
+    // A whole word: "Bob" is not the start of "Bobby".
+    if (n.size() < lower.size() && std::isalnum(static_cast<unsigned char>(lower[n.size()])) &&
+        std::isalnum(static_cast<unsigned char>(n.back()))) {
+      continue;
+    }
+    best = n.size();
+  }
+  if (best == 0) return std::string(1, kBlocker);
+  return std::string(t.substr(best));
+}
+
 // ", who" / ", which" / ", that": a clause about the link before it.
 bool RelativeClause(std::string_view lead) {
   const std::string t = common::AsciiLower(lead);
@@ -488,14 +520,15 @@ bool RelativeClause(std::string_view lead) {
 // attached: the verb hangs on the link before whatever precedes it (an
 // appositive: "Dinner with [[bob]], partner at [[x]]").
 std::vector<std::string> Subjects(const std::vector<Seg>& s, size_t k, std::string_view lead, bool latin,
-                                  bool* found, bool attached = false) {
+                                  const std::vector<std::string>& self, bool* found, bool attached = false) {
   *found = false;
   std::vector<std::string> out;
   const size_t text_at = k > 0 && !s[k - 1].link ? k - 1 : k;  // the text segment before link k, if any
   const bool has_text = text_at != k;
   const size_t before_text = has_text ? text_at : k;  // index of the first segment before the lead
   if (before_text == 0) {
-    if (std::find(lead.begin(), lead.end(), kBlocker) != lead.end() || !Filler(lead, latin)) return out;
+    if (std::find(lead.begin(), lead.end(), kBlocker) != lead.end()) return out;
+    if (!Filler(lead, latin) && !Filler(WithoutSelfName(lead, self), latin)) return out;
     out.emplace_back();
     *found = true;
     return out;
@@ -511,8 +544,10 @@ std::vector<std::string> Subjects(const std::vector<Seg>& s, size_t k, std::stri
   // The subject opens its clause ("In 2019, [[a]] founded…"); after "If",
   // "据传", "Wondering whether" or a quote it is not a statement — unless a
   // relative pronoun hangs the verb on it ("Met [[bob]], who works at…").
-  const bool opens = j == 0 || (!s[j - 1].link && std::find(s[j - 1].text.begin(), s[j - 1].text.end(), kBlocker) ==
-                                                      s[j - 1].text.end() && Filler(s[j - 1].text, latin));
+  const bool opens =
+      j == 0 ||
+      (!s[j - 1].link && std::find(s[j - 1].text.begin(), s[j - 1].text.end(), kBlocker) == s[j - 1].text.end() &&
+       Filler(s[j - 1].text, latin));
   if (!opens && !attached && !RelativeClause(lead)) {
     out.clear();
     return out;
@@ -531,7 +566,8 @@ bool EndsPhrase(const std::vector<Seg>& s, size_t k) {
 }
 
 // "is the CTO of [[x]]", "[[bob]], partner at [[x]]", "- CTO at [[x]]".
-bool MatchEnRole(const std::vector<Seg>& s, size_t k, std::vector<SentenceRelation>* out) {
+bool MatchEnRole(const std::vector<Seg>& s, size_t k, const std::vector<std::string>& self,
+                 std::vector<SentenceRelation>* out) {
   if (k == 0 || s[k - 1].link) return false;
   const std::string lower = common::AsciiLower(s[k - 1].text);
   std::vector<std::string_view> words;
@@ -563,6 +599,16 @@ bool MatchEnRole(const std::vector<Seg>& s, size_t k, std::vector<SentenceRelati
     --w;
   }
   if (type.empty() || !RolePreposition(type, prep)) return false;
+  // The role as written ("Head of Research"), from the original text at the same offsets.
+  std::string role;
+  if (w + 1 < words.size()) {
+    const size_t from = static_cast<size_t>(words[w].data() - lower.data());
+    const size_t to =
+        static_cast<size_t>(words[words.size() - 2].data() - lower.data()) + words[words.size() - 2].size();
+    role = std::string(common::TrimSpace(std::string_view(s[k - 1].text).substr(from, to - from)));
+    while (!role.empty() && role.back() == ',') role.pop_back();
+  }
+  if (type != "works_at" && type != "founded") role.clear();
   const bool article = w > 0 && (words[w - 1] == "a" || words[w - 1] == "an" || words[w - 1] == "the");
   if (article) --w;
   // Before the role: "is" (and adverbs), a comma after a linked subject, or nothing.
@@ -590,28 +636,34 @@ bool MatchEnRole(const std::vector<Seg>& s, size_t k, std::vector<SentenceRelati
     return false;
   }
   bool found = false;
-  std::vector<std::string> subjects = Subjects(s, k, lead, true, &found, !is && lead == ",");
+  std::vector<std::string> subjects = Subjects(s, k, lead, true, self, &found, !is && lead == ",");
   if (!found) return false;
-  for (std::string& subj : subjects) out->push_back({std::move(subj), std::string(type), s[k].target, "en.role"});
+  for (std::string& subj : subjects) {
+    out->push_back({std::move(subj), std::string(type), s[k].target, "en.role", role});
+  }
   return true;
 }
 
 // "是[[x]]的CTO", "担任[[x]]的顾问", "是[[x]]的子公司".
-bool MatchZhRole(const std::vector<Seg>& s, size_t k, std::vector<SentenceRelation>* out) {
+bool MatchZhRole(const std::vector<Seg>& s, size_t k, const std::vector<std::string>& self,
+                 std::vector<SentenceRelation>* out) {
   if (k == 0 || s[k - 1].link || k + 1 >= s.size() || s[k + 1].link) return false;
-  std::string_view after = s[k + 1].text;
+  std::string_view after = common::TrimSpace(s[k + 1].text);
   if (!Starts(after, "的")) return false;
   const std::string_view type = ZhRoleType(after.substr(3));
   if (type.empty()) return false;
+  const std::string role = type == "works_at" || type == "founded" ? ZhRoleText(after.substr(3)) : "";
   for (std::string_view verb : {"担任", "擔任", "是", "为", "為"}) {
     size_t start = 0;
     if (!EndsWithPhrase(s[k - 1].text, verb, false, &start)) continue;
     if (verb != "是" && type != "works_at" && type != "advises") continue;  // "担任[[x]]的子公司" says nothing
     bool found = false;
     std::vector<std::string> subjects =
-        Subjects(s, k, std::string_view(s[k - 1].text).substr(0, start), false, &found);
+        Subjects(s, k, std::string_view(s[k - 1].text).substr(0, start), false, self, &found);
     if (!found) return false;
-    for (std::string& subj : subjects) out->push_back({std::move(subj), std::string(type), s[k].target, "zh.role"});
+    for (std::string& subj : subjects) {
+      out->push_back({std::move(subj), std::string(type), s[k].target, "zh.role", role});
+    }
     return true;
   }
   return false;
@@ -624,7 +676,8 @@ const std::vector<RelationPattern>& RelationPatterns() {
   return kPatterns;
 }
 
-std::vector<SentenceRelation> ReadSentenceRelations(std::string_view line, std::string_view page_path) {
+std::vector<SentenceRelation> ReadSentenceRelations(std::string_view line, std::string_view page_path,
+                                                    const std::vector<std::string>& self) {
   std::vector<SentenceRelation> out;
   if (line.find("[[") == std::string_view::npos) return out;
   std::string_view t = line;
@@ -645,22 +698,30 @@ std::vector<SentenceRelation> ReadSentenceRelations(std::string_view line, std::
         std::string lead = before.substr(0, start);
         if (p.inverted && p.latin) lead = DropPassive(lead);
         bool ok = false;
-        std::vector<std::string> subjects = Subjects(s, k, lead, p.latin, &ok);
+        std::vector<std::string> subjects = Subjects(s, k, lead, p.latin, self, &ok);
         if (!ok) break;  // the phrase is there but something else stands before it
+        // "在[[x]]担任CTO": the role follows.
+        const std::string role = p.after == "担任" || p.after == "擔任"
+                                     ? ZhRoleText(common::TrimSpace(common::TrimSpace(after).substr(p.after.size())))
+                                     : "";
         for (std::string& subj : subjects) {
-          if (p.inverted) found.push_back({s[k].target, std::string(p.type), std::move(subj), std::string(p.id)});
-          else found.push_back({std::move(subj), std::string(p.type), s[k].target, std::string(p.id)});
+          if (p.inverted)
+            found.push_back({s[k].target, std::string(p.type), std::move(subj), std::string(p.id)});
+          else
+            found.push_back({std::move(subj), std::string(p.type), s[k].target, std::string(p.id), role});
         }
         break;
       }
-      if (found.empty() && !MatchEnRole(s, k, &found)) MatchZhRole(s, k, &found);
+      if (found.empty() && !MatchEnRole(s, k, self, &found)) MatchZhRole(s, k, self, &found);
       // An object joined to the previous one: "invested in [[a]] and [[b]]".
       if (found.empty() && !last.empty() && k >= 2 && !s[k - 1].link && Coordination(s[k - 1].text) &&
           EndsPhrase(s, k)) {
         for (SentenceRelation r : last) {
           const bool inverted = r.subject == s[k - 2].target;
-          if (inverted) r.subject = s[k].target;
-          else r.object = s[k].target;
+          if (inverted)
+            r.subject = s[k].target;
+          else
+            r.object = s[k].target;
           found.push_back(std::move(r));
         }
       }

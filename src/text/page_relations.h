@@ -47,13 +47,17 @@ struct SentenceRelation {
   std::string type;
   std::string object;
   std::string pattern;  // RelationPattern::id, or "en.role"/"zh.role" for "is the CTO of [[x]]"
+  std::string role;     // the role the sentence gives the subject there ("CTO", "创始人兼 CEO"), "" when none
   bool operator==(const SentenceRelation&) const = default;
 };
 
 // The relations one body line states. page_path makes relative link
-// targets root-relative, as the page's links are. Headings, tables, Dataview
+// targets root-relative, as the page's links are. self_names are the names
+// the page goes by (title, aliases): a sentence whose subject is one of them
+// ("张三是[[x]]的创始人", "Bob works at [[y]]") speaks about the page. Headings, tables, Dataview
 // fields and embeds state none; a leading list marker, quote marker, task box
 // or timeline date ("**2026-03-01** |", "2026-03:") is skipped first.
-std::vector<SentenceRelation> ReadSentenceRelations(std::string_view line, std::string_view page_path);
+std::vector<SentenceRelation> ReadSentenceRelations(std::string_view line, std::string_view page_path,
+                                                    const std::vector<std::string>& self_names = {});
 
 }  // namespace engram::text

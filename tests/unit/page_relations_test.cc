@@ -121,8 +121,8 @@ TEST(SentenceRelations, WhatStatesNoRelation) {
 }
 
 TEST(SentenceRelations, EveryPatternNamesAKnownType) {
-  const std::set<std::string> types = {"works_at",   "founded", "invested_in", "attended", "reports_to",
-                                       "part_of",    "location", "acquired",   "advises",  "education"};
+  const std::set<std::string> types = {"works_at", "founded",  "invested_in", "attended", "reports_to",
+                                       "part_of",  "location", "acquired",    "advises",  "education"};
   for (const RelationPattern& p : RelationPatterns()) {
     EXPECT_TRUE(types.count(std::string(p.type))) << p.id;
     EXPECT_FALSE(p.before.empty()) << p.id;
@@ -140,8 +140,8 @@ std::vector<Case> LoadSet(const std::string& name) {
   const std::string path = std::string(ENGRAM_SOURCE_DIR) + "/tests/data/relations/" + name;
   std::ifstream in(path);
   EXPECT_TRUE(in.good()) << path;
-  const std::set<std::string> types = {"works_at",   "founded", "invested_in", "attended", "reports_to",
-                                       "part_of",    "location", "acquired",   "advises",  "education"};
+  const std::set<std::string> types = {"works_at", "founded",  "invested_in", "attended", "reports_to",
+                                       "part_of",  "location", "acquired",    "advises",  "education"};
   std::vector<Case> out;
   std::string line;
   int number = 0;
@@ -206,13 +206,14 @@ void MeasureSet(const std::string& name, size_t min_cases) {
       pr += ok;
       ++pp;
       if (!ok) {
-        ADD_FAILURE() << name << ":" << c.line << ": " << r.pattern << " read '" << (r.subject.empty() ? "@page" : r.subject)
-                      << " " << r.type << " " << r.object << "' from: " << c.sentence;
+        ADD_FAILURE() << name << ":" << c.line << ": " << r.pattern << " read '"
+                      << (r.subject.empty() ? "@page" : r.subject) << " " << r.type << " " << r.object
+                      << "' from: " << c.sentence;
       }
     }
   }
-  std::printf("%s: %zu sentences (en %d, zh %d), %d relations labelled\n", name.c_str(), cases.size(),
-              langs["en"], langs["zh"], expected);
+  std::printf("%s: %zu sentences (en %d, zh %d), %d relations labelled\n", name.c_str(), cases.size(), langs["en"],
+              langs["zh"], expected);
   std::printf("  %-22s %5s %9s\n", "pattern", "found", "precision");
   for (const auto& [pattern, counts] : by_pattern) {
     std::printf("  %-22s %5d %9.3f\n", pattern.c_str(), counts.second,
