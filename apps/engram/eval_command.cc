@@ -6,6 +6,7 @@
 
 #include "command_support.h"
 #include "engram/eval.h"
+#include "graph/eval.h"
 #include "output.h"
 
 namespace engram::cli {
@@ -18,7 +19,43 @@ struct EvalArgs {
   EvalOptions options;
   std::string mode = "keyword";
   std::string per_query;  // "": no per-query file
+  std::string graph;      // a graph gold set: run it on the current brain instead
 };
+
+// `eval --graph FILE`: the gold questions asked of the current brain's graph.
+int RunGraphEval(const EvalArgs& a, bool json, const std::string& brain_dir) {
+  auto brain = OpenBrain(brain_dir);
+  if (!brain.ok()) return Fail(brain.status(), json);
+  auto gold = graph::LoadGold(a.graph);
+  if (!gold.ok()) return Fail(gold.status(), json);
+  if (gold->empty()) return Fail(Status::InvalidArgument(a.graph + ": no questions"), json);
+  auto r = graph::RunGold((*brain)->engine(), ReadScopeOf(OperationContext()), *gold, graph::FactRules());
+  if (!r.ok()) return Fail(r.status(), json);
+  const double accuracy = static_cast<double>(r->correct) / static_cast<double>(r->total);
+  if (json) {
+    Json groups = Json::object(), misses = Json::array();
+    for (const auto& [group, counts] : r->by_group) groups[group] = {{"correct", counts.first}, {"total", counts.second}};
+    for (const auto& m : r->misses) {
+      misses.push_back({{"id", m.id}, {"question", m.question}, {"expect", m.expect}, {"got", m.got}});
+    }
+    Print({{"questions", r->total}, {"understood", r->understood}, {"correct", r->correct}, {"accuracy", accuracy},
+           {"by_group", groups}, {"misses", misses}});
+    return 0;
+  }
+  std::printf("graph: %zu questions, %zu read as graph questions, %zu answered right: accuracy %.3f\n", r->total,
+              r->understood, r->correct, accuracy);
+  for (const auto& [group, counts] : r->by_group) std::printf("  %-16s %zu / %zu\n", group.c_str(), counts.first, counts.second);
+  for (const auto& m : r->misses) {
+    std::string expect;
+    for (const auto& e : m.expect) expect += (expect.empty() ? "" : ", ") + e;
+    std::string got = m.got.empty() ? "(nothing)" : m.got;
+    while (!got.empty() && got.back() == '\n') got.pop_back();
+    for (size_t at = got.find('\n'); at != std::string::npos; at = got.find('\n', at + 1)) got.replace(at, 1, "; ");
+    std::printf("  miss %s: %s\n    want: %s\n    got:  %s\n", m.id.c_str(), m.question.c_str(), expect.c_str(),
+                got.c_str());
+  }
+  return 0;
+}
 
 Status WritePerQuery(const std::string& path, const EvalResult& r) {
   std::ofstream out(path, std::ios::trunc);
@@ -82,10 +119,14 @@ int RunEval(EvalArgs a, bool json, const std::string& brain_dir) {
 
 void AddEvalCommand(CLI::App& app, const bool* json, const std::string* brain_dir, int* exit_code) {
   auto a = std::make_shared<EvalArgs>();
-  auto* eval = app.add_subcommand("eval", "Measure retrieval quality on a BEIR-layout benchmark");
-  eval->add_option("--corpus", a->options.corpus, "corpus.jsonl ({\"_id\",\"title\",\"text\"} per line)")->required();
-  eval->add_option("--queries", a->options.queries, "queries.jsonl ({\"_id\",\"text\"} per line)")->required();
-  eval->add_option("--qrels", a->options.qrels, "qrels TSV (query-id, corpus-id, score; header line)")->required();
+  auto* eval = app.add_subcommand("eval", "Measure retrieval quality on a BEIR-layout benchmark, or the graph's answers");
+  eval->add_option("--corpus", a->options.corpus, "corpus.jsonl ({\"_id\",\"title\",\"text\"} per line)");
+  eval->add_option("--queries", a->options.queries, "queries.jsonl ({\"_id\",\"text\"} per line)");
+  eval->add_option("--qrels", a->options.qrels, "qrels TSV (query-id, corpus-id, score; header line)");
+  eval->add_option("--graph", a->graph,
+                   "Instead: ask the current brain's graph the questions of this gold set (JSONL: {\"id\", \"lang\",\n"
+                   "\"kind\", \"question\", \"expect\": [slugs, values or dates], \"as_of\"}) and print the accuracy\n"
+                   "per kind and language, then each miss (tests/data/graph_gold/vault.jsonl: the sample vault)");
   eval->add_option("--mode", a->mode, "Retrieval mode: keyword (default), hybrid or vector")
       ->check(CLI::IsMember({"keyword", "hybrid", "vector"}));
   eval->add_option("--embedder", a->options.embedder,
@@ -103,8 +144,20 @@ void AddEvalCommand(CLI::App& app, const bool* json, const std::string* brain_di
   eval->footer(
       "Indexes the corpus into a throwaway brain, runs every query present in the qrels with the top 100\n"
       "results (--depth), and prints nDCG@10, Recall@10, Recall@100, MRR@10, index time and query latency.\n"
-      "Uses the brain's config when run inside one (ENGRAM_SEARCH_BM25_K1 etc. also apply).");
-  eval->callback([a, json, brain_dir, exit_code] { *exit_code = RunEval(*a, *json, *brain_dir); });
+      "Uses the brain's config when run inside one (ENGRAM_SEARCH_BM25_K1 etc. also apply).\n"
+      "With --graph FILE it runs inside a brain instead: an answer is right when its items are exactly the\n"
+      "expected entities, values or dates (a value may say more: \"CEO\" names \"创始人兼 CEO\").");
+  eval->callback([a, json, brain_dir, exit_code] {
+    if (!a->graph.empty()) {
+      *exit_code = RunGraphEval(*a, *json, *brain_dir);
+      return;
+    }
+    if (a->options.corpus.empty() || a->options.queries.empty() || a->options.qrels.empty()) {
+      *exit_code = Fail(Status::InvalidArgument("eval needs --corpus, --queries and --qrels (or --graph FILE)"), *json);
+      return;
+    }
+    *exit_code = RunEval(*a, *json, *brain_dir);
+  });
 }
 
 }  // namespace engram::cli

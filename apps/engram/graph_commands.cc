@@ -85,6 +85,7 @@ void PrintAllConflicts(const Json& r) {
 
 struct GraphArgs {
   std::string name;
+  std::string into;   // entity merge: the page kept
   std::string other;
   std::string as_of;
   std::string add;    // "predicate: value" to state
@@ -201,7 +202,7 @@ void PrintOrphans(const Json& r) {
 
 void AddGraphCommands(CLI::App& app, const bool* json, const std::string* brain_dir, int* exit_code) {
   auto a = std::make_shared<GraphArgs>();
-  auto* entity = app.add_subcommand("entity", "Entities: which page a name means");
+  auto* entity = app.add_subcommand("entity", "Entities: which page a name means, and merging two pages of one");
   entity->require_subcommand(1);
   auto* resolve = entity->add_subcommand("resolve", "List the pages a name may mean, each with the reason");
   resolve->add_option("NAME", a->name, "A name as people write it: slug, file name, title or alias")->required();
@@ -212,6 +213,37 @@ void AddGraphCommands(CLI::App& app, const bool* json, const std::string* brain_
       "name is ambiguous and none is chosen.");
   resolve->callback([a, json, brain_dir, exit_code] {
     *exit_code = RunOperation("resolve_entity", {{"name", a->name}}, *json, *brain_dir, PrintCandidates);
+  });
+
+  auto* show = entity->add_subcommand("show", "Show one entity: names, current facts, typed links, conflicts");
+  show->add_option("NAME", a->name, "The entity: slug, path, title or alias")->required();
+  show->callback([a, json, brain_dir, exit_code] {
+    *exit_code = RunOperation("get_entity", {{"slug", a->name}}, *json, *brain_dir,
+                              [](const Json& r) { std::cout << Str(r, "card"); });
+  });
+
+  auto* merge = entity->add_subcommand("merge", "Merge the page FROM into the page INTO (one entity, two pages)");
+  merge->add_option("FROM", a->name, "The page merged away: slug, path, title or alias")->required();
+  merge->add_option("INTO", a->into, "The page kept")->required();
+  merge->footer(
+      "INTO gets FROM's title and aliases as aliases, FROM's text under '## Merged from …' (its frontmatter\n"
+      "as '- fact:' lines) and FROM's timeline entries; every link to FROM in every page (private ones too)\n"
+      "is rewritten to INTO, keeping its shown text; FROM becomes a redirect page (type: redirect) naming\n"
+      "INTO, so its name still resolves there. Each page written is its own commit on a git brain: `git\n"
+      "revert` undoes a merge. Refused: a page into itself, a public page into a private one, redirects.");
+  merge->callback([a, json, brain_dir, exit_code] {
+    *exit_code = RunOperation("merge_entities", {{"from", a->name}, {"into", a->into}}, *json, *brain_dir,
+                              [](const Json& r) {
+                                std::cout << "merged " << Str(r, "from") << " into " << Str(r, "into") << ": "
+                                          << r["links_rewritten"].get<size_t>() << " link(s) rewritten in "
+                                          << r["pages_rewritten"].size() << " page(s) written\n";
+                                for (const Json& p : r["pages_rewritten"]) std::cout << "  " << p.get<std::string>() << "\n";
+                                if (!r["aliases_added"].empty()) {
+                                  std::cout << "aliases added:";
+                                  for (const Json& x : r["aliases_added"]) std::cout << " " << x.get<std::string>();
+                                  std::cout << "\n";
+                                }
+                              });
   });
 
   auto* facts = app.add_subcommand("facts", "Show the facts about a page, with their sources and the time they hold");
@@ -278,6 +310,27 @@ void AddGraphCommands(CLI::App& app, const bool* json, const std::string* brain_
   dead->callback([json, brain_dir, exit_code] {
     *exit_code = RunOperation("list_dead_links", Json::object(), *json, *brain_dir, PrintDeadLinks);
   });
+  auto* related = app.add_subcommand("related", "List pages related to a page by shared links, co-mentions and tags");
+  related->add_option("SLUG", a->name, "The page: slug, path, title or alias")->required();
+  related->add_option("--limit", a->depth, "How many (1-100, default 10)");
+  related->footer("Score: one per page both link to and per page that links to both, a half per shared tag.");
+  related->callback([a, json, brain_dir, exit_code] {
+    Json args = {{"slug", a->name}};
+    if (a->depth != 1) args["limit"] = a->depth;
+    *exit_code = RunOperation("related", args, *json, *brain_dir, [](const Json& r) {
+      if (r["related"].empty()) std::cout << "nothing related\n";
+      for (const Json& p : r["related"]) {
+        std::cout << Str(p, "slug") << "  " << Str(p, "title") << "  score " << p["score"].get<double>() << "\n";
+        for (const char* why : {"shared_links", "co_mentions", "shared_tags"}) {
+          if (p[why].empty()) continue;
+          std::cout << "    " << why << ":";
+          for (const Json& x : p[why]) std::cout << " " << x.get<std::string>();
+          std::cout << "\n";
+        }
+      }
+    });
+  });
+
   auto* orphans = app.add_subcommand("orphans", "List pages no link reaches and that link to no page");
   orphans->callback([json, brain_dir, exit_code] {
     *exit_code = RunOperation("list_orphans", Json::object(), *json, *brain_dir, PrintOrphans);

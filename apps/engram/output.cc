@@ -134,6 +134,23 @@ std::string FormatSearch(const Json& r, bool explain) {
   std::ostringstream out;
   const Json& results = r["results"];
   const Json& meta = r["meta"];
+  if (r.contains("answer")) {  // the graph's answer to an entity question, before the text
+    const Json& a = r["answer"];
+    out << "From the graph (" << StringField(a, "kind") << ", as of " << StringField(a, "as_of") << "):\n";
+    for (const Json& it : a["items"]) {
+      out << "  " << (it["slug"].is_string() ? it["slug"].get<std::string>() + " | " : "") << StringField(it, "title");
+      const std::string from = StringField(it, "valid_from"), until = StringField(it, "valid_until");
+      if (StringField(it, "predicate") == "timeline") out << "  (" << from << ")";
+      else if (!from.empty() || !until.empty()) out << "  [" << from << ".." << until << "]";
+      if (it.contains("in_conflict")) out << "  (in conflict)";
+      if (it.contains("source")) {
+        out << "  — " << StringField(it["source"], "path") << ":" << it["source"]["line"].get<int64_t>();
+      }
+      out << "\n";
+    }
+    if (a.contains("note")) out << "  " << StringField(a, "note") << "\n";
+    out << "\n";
+  }
   if (results.empty()) {
     out << "No results for \"" << StringField(r, "query") << "\".\n";
     return out.str();

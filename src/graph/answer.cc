@@ -572,7 +572,8 @@ Result<std::string> EntityCard(PageStore& store, const ReadScope& scope, std::st
   std::string facts;
   std::set<std::string> shown;
   for (const Fact& f : sheet.facts) {
-    if (!f.holds || !shown.insert(f.predicate + "\n" + (f.value_slug.empty() ? f.value : f.value_slug)).second) {
+    if (!f.holds ||
+        !shown.insert(f.predicate + "\n" + (f.value_slug.empty() ? FoldName(f.value) : f.value_slug)).second) {
       continue;
     }
     if (shown.size() > 8) break;

@@ -1,5 +1,7 @@
 #include "graph/entities.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <array>
 
@@ -41,6 +43,17 @@ std::string CompactName(std::string_view name) {
   }
   return out;
 }
+
+namespace {
+
+// The slug a redirect page's frontmatter names in `merged_into`, "" when none.
+std::string MergedInto(const std::string& frontmatter_json) {
+  nlohmann::json fm = nlohmann::json::parse(frontmatter_json, nullptr, false);
+  if (!fm.is_object() || !fm.contains("merged_into") || !fm["merged_into"].is_string()) return "";
+  return fm["merged_into"].get<std::string>();
+}
+
+}  // namespace
 
 Result<std::vector<EntityCandidate>> ResolveEntity(PageStore& store, const ReadScope& scope, std::string_view name) {
   name = common::TrimSpace(name);
@@ -106,8 +119,18 @@ Result<std::vector<EntityCandidate>> ResolveEntity(PageStore& store, const ReadS
       EntityCandidate c{m.page->slug, m.page->title, "", false, m.reason};
       auto page = store.GetPage(scope, m.page->slug);
       if (page.ok()) c.type = page->type;
+      // A merged page (`entity merge`) is a redirect: the name means the page it was merged into.
+      if (page.ok() && c.type == "redirect") {
+        const std::string into = MergedInto(page->frontmatter_json);
+        auto target = into.empty() ? Result<StoredPage>(Status::NotFound("")) : store.GetPage(scope, into);
+        if (target.ok()) {
+          c = {target->slug, target->title, target->type, false, m.reason + ", merged into " + target->slug};
+        }
+      }
       c.is_entity = IsEntityType(c.type);
-      out.push_back(std::move(c));
+      if (std::none_of(out.begin(), out.end(), [&](const EntityCandidate& o) { return o.slug == c.slug; })) {
+        out.push_back(std::move(c));
+      }
     }
     break;
   }

@@ -6,7 +6,9 @@
 
 #include "engram/brain.h"
 #include "graph/entities.h"
+#include "graph/answer.h"
 #include "graph/facts.h"
+#include "graph/related.h"
 #include "graph/traverse.h"
 #include "ops/operation_params.h"
 #include "ops/operations.h"
@@ -87,6 +89,24 @@ void AddGraphTraversals(OperationTable& ops) {
              for (const auto& e : n.edges) edges.push_back(EdgeJson(e));
              return Json{{"root", page.slug}, {"depth", limits.depth}, {"nodes", nodes}, {"edges", edges},
                          {"truncated", n.truncated}};
+           }});
+  ops.Add({"related",
+           "Pages related to a page by what they share: the pages both link to, the pages that mention both, "
+           "and tags; best first, each with its reasons.",
+           Scope::kRead, false, {Slug("the page: slug, path, title or alias"), Limit(100, "pages (1-100, default 10)")},
+           [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
+             const ReadScope scope = ReadScopeOf(ctx);
+             ENGRAM_ASSIGN_OR_RETURN(StoredPage page, ResolvePage(b.engine(), scope, a.Str("slug")));
+             ENGRAM_ASSIGN_OR_RETURN(std::vector<graph::RelatedPage> found,
+                                     graph::Related(b.engine(), scope, page.slug,
+                                                    static_cast<size_t>(a.Int("limit", 10))));
+             Json list = Json::array();
+             for (const auto& r : found) {
+               list.push_back({{"slug", r.slug}, {"title", r.title}, {"score", r.score},
+                               {"shared_links", r.shared_links}, {"co_mentions", r.co_mentions},
+                               {"shared_tags", r.shared_tags}});
+             }
+             return Json{{"slug", page.slug}, {"related", list}};
            }});
   ops.Add({"find_path",
            "The shortest chain of links between two pages (either direction, at most 12 links), each link "
@@ -177,6 +197,52 @@ void AddGraphOperations(OperationTable& ops) {
                                {"reason", c.reason}});
              }
              return Json{{"name", a.Str("name")}, {"candidates", list}, {"ambiguous", found.size() > 1}};
+           }});
+  ops.Add({"get_entity",
+           "One entity at a glance: its names, current facts (each with its source line), typed links both "
+           "ways, open conflicts, and a short card of it all as text (what `context` opens with).",
+           Scope::kRead, false, {Slug("the entity: slug, path, title or alias")},
+           [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
+             const ReadScope scope = ReadScopeOf(ctx);
+             ENGRAM_ASSIGN_OR_RETURN(StoredPage page, ResolvePage(b.engine(), scope, a.Str("slug")));
+             ENGRAM_ASSIGN_OR_RETURN(graph::FactSheet sheet,
+                                     graph::FactsAbout(b.engine(), scope, page.slug, graph::FactRules(), ""));
+             Json facts = Json::array(), conflicts = Json::array(), out_links = Json::array(), in_links = Json::array();
+             for (const auto& f : sheet.facts) {
+               if (f.holds) facts.push_back(FactJson(f));
+             }
+             for (const auto& c : sheet.conflicts) conflicts.push_back(ConflictJson(c));
+             ENGRAM_ASSIGN_OR_RETURN(std::vector<ResolvedLink> outbound, b.engine().ResolvedLinks(scope, page.id));
+             for (const auto& l : outbound) {
+               if (l.type != "mentions" && !l.to_slug.empty()) out_links.push_back({{"type", l.type}, {"to", l.to_slug}});
+             }
+             ENGRAM_ASSIGN_OR_RETURN(std::vector<LinkRecord> inbound, b.engine().Backlinks(scope, page.slug));
+             for (const auto& l : inbound) {
+               if (l.type != "mentions") in_links.push_back({{"type", l.type}, {"from", l.from_slug}});
+             }
+             ENGRAM_ASSIGN_OR_RETURN(std::string card,
+                                     graph::EntityCard(b.engine(), scope, page.slug, graph::FactRules()));
+             return Json{{"slug", page.slug},   {"title", page.title},         {"type", page.type},
+                         {"entity", graph::IsEntityType(page.type)}, {"aliases", page.aliases},
+                         {"facts", facts},      {"links_out", out_links},      {"links_in", in_links},
+                         {"conflicts", conflicts}, {"card", card}};
+           }});
+  ops.Add({"merge_entities",
+           "Merge two pages about one entity: `into` gets `from`'s names as aliases, its text, timeline and "
+           "frontmatter facts; every link to `from` is rewritten to `into`; `from` becomes a redirect page. "
+           "Each page written is its own commit on a git brain. Local only: it rewrites private pages too.",
+           Scope::kWrite, true,
+           {{"from", Type::kString, true, "the page merged away: slug, path, title or alias", 0, 0, 1024, {}, {}},
+            {"into", Type::kString, true, "the page kept", 0, 0, 1024, {}, {}}},
+           [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
+             ENGRAM_ASSIGN_OR_RETURN(MergeReport r,
+                                     b.Module<PageModule>().MergeEntity(ctx, a.Str("from"), a.Str("into")));
+             return Json{{"from", r.from},
+                         {"into", r.into},
+                         {"pages_rewritten", r.pages_rewritten},
+                         {"links_rewritten", r.links_rewritten},
+                         {"aliases_added", r.aliases_added},
+                         {"commits", r.commits}};
            }});
   ops.Add({"get_facts",
            "The facts about a page (frontmatter fields, fact lines, timeline changes), each with its source "

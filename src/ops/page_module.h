@@ -18,6 +18,18 @@ namespace engram::ops {
 struct PageWriteLock;
 class GitWrites;
 
+// What `entity merge` did: the pages it rewrote (each write its own commit
+// on a git brain), the links it pointed at the kept page, the names that
+// became its aliases.
+struct MergeReport {
+  std::string from;                        // the merged page, now a redirect
+  std::string into;                        // the page kept
+  std::vector<std::string> pages_rewritten;
+  size_t links_rewritten = 0;
+  std::vector<std::string> aliases_added;
+  std::vector<std::string> commits;
+};
+
 class PageModule final : public BrainModule {
  public:
   explicit PageModule(Brain& brain) : brain_(brain) {}
@@ -43,6 +55,13 @@ class PageModule final : public BrainModule {
                             std::string_view type);
   Result<PutReport> AddFact(const OperationContext& ctx, std::string_view slug, std::string_view predicate,
                             std::string_view value, std::string_view valid_from, std::string_view valid_until);
+  // Merges the entity `from` into `into` (ops/entity_merge.cc): into gets
+  // from's names as aliases, its text as a section, its timeline and its
+  // frontmatter facts as fact lines; every link to from is rewritten to
+  // into; from becomes a redirect page naming into, so links written
+  // elsewhere later still arrive. Refused: a page into itself, a public page
+  // into a private one, a redirect either way.
+  Result<MergeReport> MergeEntity(const OperationContext& ctx, std::string_view from, std::string_view into);
 
  private:
   // Put with the page-write lock already held; operation names the write

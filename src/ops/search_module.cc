@@ -3,6 +3,7 @@
 // query vectors, and the LLM's query expansion.
 #include "ops/search_module.h"
 
+#include "graph/answer.h"
 #include "llm/chat_client.h"
 #include "llm/expansion.h"
 #include "ops/embedding_keys.h"
@@ -94,8 +95,32 @@ Result<SearchResponse> SearchModule::SearchStore(const OperationContext& ctx, st
   return r;
 }
 
+Result<std::optional<graph::GraphAnswer>> SearchModule::AnswerFromGraph(const OperationContext& ctx,
+                                                                         std::string_view query) {
+  const graph::GraphQuestion q = graph::ParseQuestion(query);
+  if (q.kind == graph::QuestionKind::kNone) return std::optional<graph::GraphAnswer>();
+  ENGRAM_ASSIGN_OR_RETURN(graph::GraphAnswer a,
+                          graph::Answer(brain_.engine(), ReadScopeOf(ctx), q, graph::FactRules()));
+  if (!a.answered) return std::optional<graph::GraphAnswer>();
+  return std::optional<graph::GraphAnswer>(std::move(a));
+}
+
 Result<ContextReport> SearchModule::Context(const OperationContext& ctx, std::string_view query, SearchOptions options,
-                                            const search::ContextOptions& context) {
+                                            const search::ContextOptions& given) {
+  // The graph first: an entity question's answer with its source lines, then
+  // a card for each entity the query names (at most two).
+  search::ContextOptions context = given;
+  ENGRAM_ASSIGN_OR_RETURN(std::optional<graph::GraphAnswer> answer, AnswerFromGraph(ctx, query));
+  if (answer) {
+    context.notes.push_back({std::string("answer from facts: ") + graph::QuestionKindName(answer->question.kind),
+                             graph::RenderAnswer(*answer)});
+  }
+  const ReadScope scope = ReadScopeOf(ctx);
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<std::string> named, graph::EntitiesNamedIn(brain_.engine(), scope, query, 2));
+  for (const std::string& slug : named) {
+    auto card = graph::EntityCard(brain_.engine(), scope, slug, graph::FactRules());
+    if (card.ok()) context.notes.push_back({"entity: " + slug, *card});
+  }
   auto r = Search(ctx, query, std::move(options));
   std::vector<SearchHit> hits;
   if (r.ok()) {

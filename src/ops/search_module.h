@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string_view>
 
 #include "engram/brain.h"
@@ -14,6 +15,9 @@ class ChatClient;
 }
 namespace search {
 struct ContextOptions;
+}
+namespace graph {
+struct GraphAnswer;
 }
 }  // namespace engram
 
@@ -29,6 +33,9 @@ class SearchModule final : public BrainModule {
   // with no searchable words gives an empty block.
   Result<ContextReport> Context(const OperationContext& ctx, std::string_view query, SearchOptions options,
                                 const search::ContextOptions& context);
+  // The graph's answer when the query is an entity question it answers
+  // (graph/answer.h: "who founded X", "X现在在哪里工作"), else nullopt.
+  Result<std::optional<graph::GraphAnswer>> AnswerFromGraph(const OperationContext& ctx, std::string_view query);
   // Search options filled from the brain's configuration.
   SearchOptions DefaultSearchOptions() const;
 

@@ -1,6 +1,7 @@
 // The search module's operations: search, and context for a prompt.
 #include <nlohmann/json.hpp>
 
+#include "graph/answer.h"
 #include "ops/operation_params.h"
 #include "ops/operations.h"
 #include "ops/render.h"
@@ -13,6 +14,30 @@ using Json = nlohmann::json;
 using Type = Param::Type;
 
 namespace {
+
+// The graph's answer to an entity question, each item with its source line.
+Json AnswerJson(const graph::GraphAnswer& a) {
+  Json items = Json::array();
+  for (const graph::AnswerItem& it : a.items) {
+    Json j = {{"title", it.title},
+              {"predicate", it.predicate},
+              {"subject", it.subject_slug},
+              {"valid_from", it.valid_from},
+              {"valid_until", it.valid_until},
+              {"holds", it.holds}};
+    j["slug"] = it.slug.empty() ? Json(nullptr) : Json(it.slug);
+    if (it.in_conflict) j["in_conflict"] = true;
+    if (!it.source_path.empty()) j["source"] = {{"path", it.source_path}, {"line", it.line}};
+    if (!it.evidence.empty()) j["evidence"] = it.evidence;
+    items.push_back(std::move(j));
+  }
+  Json j = {{"kind", graph::QuestionKindName(a.question.kind)}, {"entity", a.entity_slug},
+            {"entity_title", a.entity_title}, {"as_of", a.as_of}, {"items", items}};
+  if (!a.question.predicate.empty()) j["predicate"] = a.question.predicate;
+  if (!a.other_slug.empty()) j["other"] = a.other_slug;
+  if (!a.note.empty()) j["note"] = a.note;
+  return j;
+}
 
 Param Mode() {
   return {"mode", Type::kString, false, "keyword, vector or hybrid (default: hybrid when a model is configured)", 0, 0, 0,
@@ -58,7 +83,8 @@ SearchOptions SearchOptionsOf(Brain& brain, const Args& a) {
 void AddSearchOperations(OperationTable& ops) {
   ops.Add({"search",
            "Search the brain by keyword, meaning, entity and time; best chunks first with their page, "
-           "file and lines.",
+           "file and lines. An entity question (who founded X, where does Y work now, X的创始人是谁) also gets "
+           "`answer`: what the facts and relations say, each with its source line.",
            Scope::kRead,
            false,
            {Query(), Limit(1000, "results (1-1000, default 10)"), Mode(), Filters(),
@@ -66,7 +92,12 @@ void AddSearchOperations(OperationTable& ops) {
            [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
              const SearchOptions o = SearchOptionsOf(b, a);
              ENGRAM_ASSIGN_OR_RETURN(SearchResponse r, b.Module<SearchModule>().Search(ctx, a.Str("query"), o));
-             return ToJson(r, o.explain);
+             Json j = ToJson(r, o.explain);
+             // An entity question is answered from facts and relations first, then by the text.
+             ENGRAM_ASSIGN_OR_RETURN(std::optional<graph::GraphAnswer> answer,
+                                     b.Module<SearchModule>().AnswerFromGraph(ctx, a.Str("query")));
+             if (answer) j["answer"] = AnswerJson(*answer);
+             return j;
            }});
   ops.Add({"context",
            "Retrieve reference passages for a question as one <retrieved_context> block to put in a prompt "

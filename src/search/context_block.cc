@@ -1,5 +1,6 @@
 #include "search/context_block.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "common/utf8.h"
@@ -106,6 +107,20 @@ std::string RenderContext(const std::vector<SearchHit>& hits, const ContextOptio
     if (!add("[memory: " + EscapeContextText(name) + "]\n", EscapeContextText(options.memory))) {
       return kOpen + body + kClose;
     }
+  }
+  // The graph's notes take at most half the budget: the search results keep the rest.
+  size_t notes_left = options.max_chars / 2;
+  for (const auto& [label, text] : options.notes) {
+    const std::string header = "[" + EscapeContextText(label) + "]\n";
+    std::string entry = EscapeContextText(text);
+    if (!entry.empty() && entry.back() != '\n') entry += "\n";
+    const size_t size = CodePoints(header) + CodePoints(entry);
+    if (size > notes_left) {
+      if (notes_left < CodePoints(header) + 24) break;
+      entry = Prefix(entry, notes_left - CodePoints(header) - 2) + "…\n";
+    }
+    notes_left -= std::min(notes_left, CodePoints(header) + CodePoints(entry));
+    if (!add(header, entry)) return kOpen + body + kClose;
   }
   size_t n = 0;
   for (const SearchHit& h : hits) {

@@ -74,15 +74,15 @@ std::string WithFinalNewline(std::string_view s) {
 
 }  // namespace
 
-Result<std::string> AddTag(std::string_view path, std::string_view content, std::string_view tag) {
-  ENGRAM_RETURN_IF_ERROR(CheckMarkdown(path));
-  ENGRAM_RETURN_IF_ERROR(CheckTag(tag));
-  ENGRAM_ASSIGN_OR_RETURN(Page page, ParsePage(path, content));
-  for (const std::string& has : page.tags) {
-    if (TagKey(has) == TagKey(tag)) return std::string(content);  // tags match whatever their case
-  }
-  const std::string t(tag);
-  if (!page.has_frontmatter) return "---\ntags: [" + t + "]\n---\n\n" + std::string(content);
+namespace {
+
+// Appends item (already YAML) to the frontmatter list `key`: a flow list
+// "key: [a, b]" gets ", item"; a block list one more "- item" at its
+// indentation; a page without `key` gets "key: [item]", one without
+// frontmatter a new frontmatter. Another form of `key` is refused.
+Result<std::string> AppendToFrontmatterList(std::string_view path, std::string_view content, const Page& page,
+                                            std::string_view key, const std::string& item) {
+  if (!page.has_frontmatter) return "---\n" + std::string(key) + ": [" + item + "]\n---\n\n" + std::string(content);
   // The frontmatter's text: from the line after the opening fence.
   const size_t fm_at = content.find(page.frontmatter_raw);
   if (fm_at == std::string_view::npos) return Status::Internal("frontmatter not found in the page text");
@@ -92,8 +92,8 @@ Result<std::string> AddTag(std::string_view path, std::string_view content, std:
   bool done = false;
   for (size_t li = 0; li + 1 < starts.size() && !done; ++li) {
     std::string_view line = fm.substr(starts[li], starts[li + 1] - starts[li]);
-    if (line.substr(0, 4) != "tags") continue;
-    std::string_view rest = TrimView(line.substr(4));
+    if (line.substr(0, key.size()) != key) continue;
+    std::string_view rest = TrimView(line.substr(key.size()));
     if (rest.empty() || rest.front() != ':') continue;
     rest = TrimView(rest.substr(1));
     if (!rest.empty() && rest.back() == '\n') rest = TrimView(rest.substr(0, rest.size() - 1));
@@ -102,36 +102,153 @@ Result<std::string> AddTag(std::string_view path, std::string_view content, std:
       // Flow list: before the closing bracket.
       const size_t close = line_at + line.rfind(']');
       const bool empty = TrimView(rest.substr(1, rest.size() - 2)).empty();
-      edited = std::string(fm.substr(0, close)) + (empty ? "" : ", ") + t + std::string(fm.substr(close));
+      edited = std::string(fm.substr(0, close)) + (empty ? "" : ", ") + item + std::string(fm.substr(close));
       done = true;
     } else if (rest.empty()) {
       // Block list: after its last "- item" line, at the items' indentation.
       size_t end = li + 1;
       std::string indent = "  ";
       for (size_t k = li + 1; k + 1 < starts.size(); ++k) {
-        std::string_view item = fm.substr(starts[k], starts[k + 1] - starts[k]);
-        const size_t dash = item.find_first_not_of(" \t");
-        if (dash == std::string_view::npos || item[dash] != '-') break;
-        if (k == li + 1) indent = std::string(item.substr(0, dash));
+        std::string_view it = fm.substr(starts[k], starts[k + 1] - starts[k]);
+        const size_t dash = it.find_first_not_of(" \t");
+        if (dash == std::string_view::npos || it[dash] != '-') break;
+        if (k == li + 1) indent = std::string(it.substr(0, dash));
         end = k + 1;
       }
       const size_t at = end < starts.size() ? starts[end] : fm.size();
       std::string before(fm.substr(0, at));
       if (!before.empty() && before.back() != '\n') before.push_back('\n');
-      edited = before + indent + "- " + t + "\n" + std::string(fm.substr(at));
+      edited = before + indent + "- " + item + "\n" + std::string(fm.substr(at));
       done = true;
     } else {
-      return Status::InvalidArgument(std::string(path) + ": frontmatter 'tags' is written as '" + std::string(rest) +
-                                     "', not as a list; edit the file to add a tag");
+      return Status::InvalidArgument(std::string(path) + ": frontmatter '" + std::string(key) + "' is written as '" +
+                                     std::string(rest) + "', not as a list; edit the file to add to it");
     }
   }
-  if (!done) edited = WithFinalNewline(fm) + "tags: [" + t + "]\n";
-  std::string out = std::string(content.substr(0, fm_at)) + edited + std::string(content.substr(fm_at + fm.size()));
+  if (!done) edited = WithFinalNewline(fm) + std::string(key) + ": [" + item + "]\n";
+  return std::string(content.substr(0, fm_at)) + edited + std::string(content.substr(fm_at + fm.size()));
+}
+
+// A YAML scalar for a name: as it is when that reads back the same inside a
+// flow list, else double-quoted with JSON escapes.
+std::string YamlScalar(std::string_view name) {
+  const bool plain = !name.empty() && name.find_first_of(",:[]{}#&*!|>'\"%@`\\") == std::string_view::npos &&
+                     name.front() != ' ' && name.back() != ' ' && name.front() != '-' && name.front() != '?';
+  if (plain) return std::string(name);
+  std::string out = "\"";
+  for (char c : name) {
+    if (c == '"' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+Result<std::string> AddTag(std::string_view path, std::string_view content, std::string_view tag) {
+  ENGRAM_RETURN_IF_ERROR(CheckMarkdown(path));
+  ENGRAM_RETURN_IF_ERROR(CheckTag(tag));
+  ENGRAM_ASSIGN_OR_RETURN(Page page, ParsePage(path, content));
+  for (const std::string& has : page.tags) {
+    if (TagKey(has) == TagKey(tag)) return std::string(content);  // tags match whatever their case
+  }
+  ENGRAM_ASSIGN_OR_RETURN(std::string out, AppendToFrontmatterList(path, content, page, "tags", std::string(tag)));
   ENGRAM_ASSIGN_OR_RETURN(Page check, ParsePage(path, out));
   if (std::find(check.tags.begin(), check.tags.end(), tag) == check.tags.end()) {
     return Status::InvalidArgument(std::string(path) + ": the frontmatter's 'tags' has a form engram does not edit");
   }
   return out;
+}
+
+Result<std::string> AddAliases(std::string_view path, std::string_view content,
+                               const std::vector<std::string>& names) {
+  ENGRAM_RETURN_IF_ERROR(CheckMarkdown(path));
+  std::string out(content);
+  for (const std::string& name : names) {
+    const std::string_view n = TrimView(name);
+    if (n.empty()) continue;
+    ENGRAM_RETURN_IF_ERROR(CheckOneLine("alias", n, 200));
+    ENGRAM_ASSIGN_OR_RETURN(Page page, ParsePage(path, out));
+    const std::string key = common::ToLower(n);
+    bool known = common::ToLower(page.title) == key;
+    for (const std::string& a : page.aliases) known = known || common::ToLower(a) == key;
+    if (known) continue;
+    ENGRAM_ASSIGN_OR_RETURN(out, AppendToFrontmatterList(path, out, page, "aliases", YamlScalar(n)));
+    ENGRAM_ASSIGN_OR_RETURN(Page check, ParsePage(path, out));
+    if (std::find(check.aliases.begin(), check.aliases.end(), std::string(n)) == check.aliases.end()) {
+      return Status::InvalidArgument(std::string(path) + ": the frontmatter's 'aliases' has a form engram does not edit");
+    }
+  }
+  return out;
+}
+
+Result<std::string> RewriteLinks(std::string_view path, std::string_view content,
+                                 const std::function<bool(const std::string&)>& reaches, std::string_view to,
+                                 size_t* rewritten) {
+  ENGRAM_RETURN_IF_ERROR(CheckMarkdown(path));
+  std::string out;
+  out.reserve(content.size() + 64);
+  bool in_code = false;
+  size_t i = 0;
+  while (i < content.size()) {
+    size_t nl = content.find('\n', i);
+    nl = nl == std::string_view::npos ? content.size() : nl + 1;
+    const std::string_view line = content.substr(i, nl - i);
+    const std::string_view t = TrimView(line);
+    if (t.substr(0, 3) == "```" || t.substr(0, 3) == "~~~") in_code = !in_code;
+    if (in_code || line.find("[[") == std::string_view::npos) {
+      out.append(line);
+      i = nl;
+      continue;
+    }
+    size_t k = 0;
+    while (k < line.size()) {
+      if (line[k] == '`') {  // inline code is left as written
+        const size_t close = line.find('`', k + 1);
+        const size_t end = close == std::string_view::npos ? line.size() : close + 1;
+        out.append(line.substr(k, end - k));
+        k = end;
+        continue;
+      }
+      if (line.compare(k, 2, "[[") != 0) {
+        out.push_back(line[k++]);
+        continue;
+      }
+      const size_t close = line.find("]]", k + 2);
+      if (close == std::string_view::npos) {
+        out.append(line.substr(k));
+        break;
+      }
+      const std::string_view inner = line.substr(k + 2, close - k - 2);
+      const size_t bar = inner.find('|');
+      const std::string_view written = inner.substr(0, bar);
+      const size_t hash = written.find('#');
+      const std::string_view target = written.substr(0, hash);
+      PageRefCollector refs(path);
+      refs.AddFieldValue("link", "[[" + std::string(target) + "]]");
+      std::vector<PageLink> links = refs.TakeLinks();
+      if (links.size() == 1 && reaches(links[0].target)) {
+        const std::string label = bar == std::string_view::npos ? std::string(TrimView(target))
+                                                                : std::string(inner.substr(bar + 1));
+        out += "[[" + std::string(to) + (hash == std::string_view::npos ? "" : std::string(written.substr(hash))) +
+               "|" + label + "]]";
+        ++*rewritten;
+      } else {
+        out.append(line.substr(k, close + 2 - k));
+      }
+      k = close + 2;
+    }
+    i = nl;
+  }
+  return out;
+}
+
+Result<std::string> AppendSection(std::string_view path, std::string_view content, std::string_view text) {
+  ENGRAM_RETURN_IF_ERROR(CheckMarkdown(path));
+  ENGRAM_ASSIGN_OR_RETURN(Page page, ParsePage(path, content));
+  std::string block(TrimView(text));
+  if (block.empty()) return std::string(content);
+  return AppendToCompiledTruth(content, page, "\n" + block + "\n");
 }
 
 Result<std::string> AddTimelineEntry(std::string_view path, std::string_view content, std::string_view date,

@@ -6,6 +6,9 @@
 // JSON, not Markdown).
 #pragma once
 
+#include <functional>
+#include <vector>
+
 #include <string>
 #include <string_view>
 
@@ -20,6 +23,22 @@ namespace engram::text {
 // frontmatter. A tag is 1–64 bytes of letters, digits and - _ / . (any
 // script); another form of `tags` (a scalar, a nested map) is refused.
 Result<std::string> AddTag(std::string_view path, std::string_view content, std::string_view tag);
+
+// Adds each name the page does not go by yet (title or alias, any case) to
+// the frontmatter's `aliases`, as AddTag adds a tag (quoted when YAML needs it).
+Result<std::string> AddAliases(std::string_view path, std::string_view content,
+                               const std::vector<std::string>& names);
+
+// Rewrites every wiki link or embed whose target (slug form, as the page's
+// links store it) `reaches` says to point at `to`, keeping its heading and
+// its shown text ("[[Old Name]]" -> "[[to|Old Name]]"); links in code are
+// left alone. *rewritten counts them.
+Result<std::string> RewriteLinks(std::string_view path, std::string_view content,
+                                 const std::function<bool(const std::string&)>& reaches, std::string_view to,
+                                 size_t* rewritten);
+
+// Appends a block of Markdown (a section) at the end of the compiled truth.
+Result<std::string> AppendSection(std::string_view path, std::string_view content, std::string_view text);
 
 // Appends "- **DATE** | SUMMARY [Source: SOURCE]" to the page's timeline,
 // opening one with "<!-- timeline -->" when the page has none. date is any

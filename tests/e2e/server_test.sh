@@ -57,7 +57,7 @@ by = {m.get("id"): m for m in msgs if m.get("id") is not None}
 assert by[1]["result"]["protocolVersion"] == "2025-06-18"
 assert by[1]["result"]["serverInfo"]["name"] == "engram"
 names = {t["name"] for t in by[2]["result"]["tools"]}
-assert len(names) == 37, names                 # the write scope of stdio: no admin (embed) or local-only tool
+assert len(names) == 39, names                 # the write scope of stdio: no admin (embed) or local-only tool
 nulls = [m for m in msgs if m.get("id") is None]
 assert sorted(m["error"]["code"] for m in nulls) == [-32700, -32600], nulls
 assert by[4]["error"]["code"] == -32601

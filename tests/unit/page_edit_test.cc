@@ -3,6 +3,8 @@
 // cannot write faithfully.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "text/page_edit.h"
 #include "text/page_parser.h"
 
@@ -45,6 +47,37 @@ TEST(PageEdit, AddTagRefusals) {
   auto scalar = AddTag("notes/a.md", "---\ntags: solo\n---\nb\n", "x");
   ASSERT_FALSE(scalar.ok());
   EXPECT_NE(scalar.status().message().find("not as a list"), std::string::npos);
+}
+
+TEST(PageEdit, AddAliasesInEveryListFormQuotedWhenYamlNeedsIt) {
+  auto flow = AddAliases("a.md", "---\ntitle: Ann\naliases: [A]\n---\nx\n", {"Ann", "a", "Ann Lee (old)", "X: Y"});
+  ASSERT_TRUE(flow.ok()) << flow.status().ToString();
+  EXPECT_EQ(*flow, "---\ntitle: Ann\naliases: [A, Ann Lee (old), \"X: Y\"]\n---\nx\n")
+      << "the title and a known alias (any case) are not repeated";
+  auto block = AddAliases("a.md", "---\naliases:\n  - A\n---\nx\n", {"老张"});
+  ASSERT_TRUE(block.ok());
+  EXPECT_EQ(*block, "---\naliases:\n  - A\n  - 老张\n---\nx\n");
+  auto none = AddAliases("a.md", "x\n", {"B"});
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(*none, "---\naliases: [B]\n---\n\nx\n");
+  auto parsed = ParsePage("a.md", *flow);
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_NE(std::find(parsed->aliases.begin(), parsed->aliases.end(), "X: Y"), parsed->aliases.end());
+  EXPECT_FALSE(AddAliases("a.md", "---\naliases: A\n---\nx\n", {"B"}).ok()) << "a scalar is not edited";
+}
+
+TEST(PageEdit, RewriteLinksKeepsHeadingsAndShownTextAndLeavesCode) {
+  size_t n = 0;
+  const std::string in =
+      "---\nfounder: \"[[people/old]]\"\n---\nSee [[old]], [[people/old#Bio|Bio]] and ![[old]].\n"
+      "Not [[other]] nor `[[old]]`.\n```\n[[old]]\n```\n";
+  auto out = RewriteLinks("notes/a.md", in, [](const std::string& t) { return t == "old" || t == "people/old"; },
+                          "people/new", &n);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(*out,
+            "---\nfounder: \"[[people/new|people/old]]\"\n---\nSee [[people/new|old]], [[people/new#Bio|Bio]] and "
+            "![[people/new|old]].\nNot [[other]] nor `[[old]]`.\n```\n[[old]]\n```\n");
+  EXPECT_EQ(n, 4u);
 }
 
 TEST(PageEdit, AddTimelineEntry) {

@@ -1,0 +1,157 @@
+// `entity merge`: two pages about one entity become one, in the Markdown
+// (the truth) — see PageModule::MergeEntity. Every change is a page write
+// through the trust boundary and, on a git brain, its own commit.
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "common/files.h"
+#include "ops/page_module.h"
+#include "ops/page_names.h"
+#include "text/page_edit.h"
+#include "text/page_parser.h"
+
+namespace engram::ops {
+
+namespace {
+
+using Json = nlohmann::json;
+
+// Frontmatter fields that describe the note, not the entity: not moved.
+bool NoteField(const std::string& key) {
+  static const std::set<std::string> kNote = {"title", "type",    "aliases",     "alias",     "tags",   "tag",
+                                              "slug",  "visibility", "date",     "created",   "updated", "cssclasses",
+                                              "cssclass", "publish", "redirect", "merged_into", "merged_at"};
+  return kNote.count(key) > 0;
+}
+
+// What `from` says, as a section of `into`: its compiled truth (its own H1
+// dropped) and its frontmatter as fact lines.
+std::string MergedSection(const StoredPage& from, const std::string& date) {
+  std::string body(from.compiled_truth);
+  if (body.rfind("# ", 0) == 0) {
+    const size_t nl = body.find('\n');
+    body = nl == std::string::npos ? "" : body.substr(nl + 1);
+  }
+  std::string facts;
+  Json fm = Json::parse(from.frontmatter_json, nullptr, false);
+  if (fm.is_object()) {
+    for (const auto& [key, value] : fm.items()) {
+      if (NoteField(key)) continue;
+      auto line = [&](const Json& v) {
+        if (v.is_string() && v.get<std::string>().find('\n') == std::string::npos) {
+          facts += "- fact: " + key + ": " + v.get<std::string>() + "\n";
+        } else if (v.is_number() || v.is_boolean()) {
+          facts += "- fact: " + key + ": " + v.dump() + "\n";
+        }
+      };
+      if (value.is_array()) {
+        for (const Json& v : value) line(v);
+      } else {
+        line(value);
+      }
+    }
+  }
+  std::string out = "## Merged from " + from.title + " (" + date + ")\n\n";
+  if (!facts.empty()) out += facts + "\n";
+  out += body;
+  return out;
+}
+
+}  // namespace
+
+Result<MergeReport> PageModule::MergeEntity(const OperationContext& ctx, std::string_view from_name,
+                                            std::string_view into_name) {
+  const ReadScope scope = ReadScopeOf(ctx);
+  ENGRAM_ASSIGN_OR_RETURN(StoredPage from, ResolvePage(brain_.engine(), scope, from_name));
+  ENGRAM_ASSIGN_OR_RETURN(StoredPage into, ResolvePage(brain_.engine(), scope, into_name));
+  if (from.id == into.id) return Status::InvalidArgument("cannot merge " + from.slug + " into itself");
+  if (from.type == "redirect") return Status::InvalidArgument(from.slug + " is already merged (a redirect page)");
+  if (into.type == "redirect") {
+    return Status::InvalidArgument(into.slug + " is a redirect page; merge into the page it names");
+  }
+  if (into.is_private && !from.is_private) {
+    return Status::InvalidArgument("cannot merge public " + from.slug + " into private " + into.slug +
+                                   ": links on public pages would lead to a page their readers cannot see");
+  }
+  const std::string date = common::NowIso8601().substr(0, 10);
+  MergeReport report{from.slug, into.slug, {}, 0, {}, {}};
+  auto keep = [&](const PutReport& r) {
+    if (!r.changed) return;
+    report.pages_rewritten.push_back(r.slug);
+    if (!r.commit.empty()) report.commits.push_back(r.commit);
+  };
+  // Who links to `from`, before anything changes: every page, private ones too (their links must keep working).
+  const ReadScope all = ReadScope::All(scope.source);
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<LinkRecord> inbound, brain_.engine().Backlinks(all, from.slug));
+  std::set<std::string> linking;
+  for (const LinkRecord& l : inbound) {
+    if (l.from_slug != from.slug) linking.insert(l.from_slug);
+  }
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<PageNames> pages, brain_.engine().AllPageNames(all));
+  const PageNames into_names{into.slug, into.path, into.title, {}, into.is_private};
+  // 1. The page kept: from's names, text, facts and timeline.
+  // The names people gave it: its title and the aliases its frontmatter writes.
+  std::vector<std::string> names = {from.title};
+  Json fm = Json::parse(from.frontmatter_json, nullptr, false);
+  for (const char* key : {"aliases", "alias"}) {
+    if (!fm.is_object() || !fm.contains(key)) continue;
+    const Json& v = fm[key];
+    if (v.is_string()) names.push_back(v.get<std::string>());
+    for (const Json& x : v.is_array() ? v : Json::array()) {
+      if (x.is_string()) names.push_back(x.get<std::string>());
+    }
+  }
+  ENGRAM_ASSIGN_OR_RETURN(Page from_page, text::ParsePage(from.path, from.content));
+  ENGRAM_ASSIGN_OR_RETURN(PutReport kept, EditPage(ctx, into.slug, "merge", [&](const StoredPage& p) -> Result<std::string> {
+    ENGRAM_ASSIGN_OR_RETURN(Page before, text::ParsePage(p.path, p.content));
+    ENGRAM_ASSIGN_OR_RETURN(std::string out, text::AddAliases(p.path, p.content, names));
+    ENGRAM_ASSIGN_OR_RETURN(Page after, text::ParsePage(p.path, out));
+    for (const std::string& a : after.aliases) {
+      if (std::find(before.aliases.begin(), before.aliases.end(), a) == before.aliases.end()) {
+        report.aliases_added.push_back(a);
+      }
+    }
+    ENGRAM_ASSIGN_OR_RETURN(out, text::AppendSection(p.path, out, MergedSection(from, date)));
+    for (const TimelineEntry& e : from_page.timeline_entries) {
+      const bool known = std::any_of(after.timeline_entries.begin(), after.timeline_entries.end(),
+                                     [&](const TimelineEntry& t) { return t.date == e.date && t.summary == e.summary; });
+      if (known) continue;
+      ENGRAM_ASSIGN_OR_RETURN(out, text::AddTimelineEntry(p.path, out, e.date, e.summary, e.source));
+    }
+    return out;
+  }));
+  keep(kept);
+  // 2. Every link to `from`, in the pages that have one, now names `into`.
+  for (const std::string& slug : linking) {
+    auto page = brain_.engine().GetPage(all, slug);
+    if (!page.ok()) continue;
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<ResolvedLink> links, brain_.engine().ResolvedLinks(all, page->id));
+    std::set<std::string> targets;
+    for (const ResolvedLink& l : links) {
+      if (l.to_slug == from.slug) targets.insert(l.target);
+    }
+    size_t n = 0;
+    ENGRAM_ASSIGN_OR_RETURN(PutReport r, EditPage(ctx, slug, "merge", [&](const StoredPage& p) -> Result<std::string> {
+      const std::string to = VaultLinkText(pages, into_names, p.path);
+      return text::RewriteLinks(p.path, p.content, [&](const std::string& t) { return targets.count(t) > 0; }, to,
+                                &n);
+    }));
+    report.links_rewritten += n;
+    keep(r);
+  }
+  // 3. `from` becomes a redirect: its file stays, so a link to its name still arrives.
+  ENGRAM_ASSIGN_OR_RETURN(PutReport stub, EditPage(ctx, from.slug, "merge", [&](const StoredPage& p) -> Result<std::string> {
+    const std::string to = VaultLinkText(pages, into_names, p.path);
+    std::string title = from.title;
+    for (char& c : title) {
+      if (c == '"' || c == '\n' || c == '\\') c = ' ';
+    }
+    return "---\ntitle: \"" + title + "\"\ntype: redirect\nredirect: \"[[" + to + "]]\"\nmerged_into: " + into.slug +
+           "\nmerged_at: " + date + (from.is_private ? "\nvisibility: private" : "") + "\n---\n\nMerged into [[" + to +
+           "]] on " + date + ": what this page said is there now, and its names are aliases of it.\n";
+  }));
+  keep(stub);
+  return report;
+}
+
+}  // namespace engram::ops

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# End-to-end (issue 17, item 1): `engram entity merge` on a git brain, through
+# the real binary. The Markdown is the truth: links to the merged page are
+# rewritten in every page (private ones too, never in code) keeping their
+# shown text; the kept page gets the names as aliases, the text, the facts and
+# the timeline; the merged page becomes a redirect its names still resolve
+# through; each page written is its own commit. Bad merges are clear errors.
+source "$(dirname "$0")/lib.sh"
+E=$ENGRAM
+B="$WORK/brain"
+mkdir -p "$B/people" "$B/companies" "$B/notes"
+printf -- '---\ntitle: 张三\ntype: person\naliases: [Zhang San]\ncompany: "[[companies/xinghe]]"\n---\n# 张三\n\nFounder.\n' \
+  >"$B/people/zhang-san.md"
+printf -- '---\ntitle: San Zhang (old)\ntype: person\naliases: [老张]\nrole: CEO\n---\n# San Zhang\n\nRuns [[companies/xinghe]].\n\n<!-- timeline -->\n\n- **2019-03-01** | Founded Xinghe\n' \
+  >"$B/people/san-zhang.md"
+printf -- '---\ntitle: Xinghe\ntype: company\nfounder: "[[people/san-zhang]]"\n---\nLed by [[people/san-zhang|San]], see [[san-zhang#Bio]].\nSyntax: `[[san-zhang]]` stays.\n' \
+  >"$B/companies/xinghe.md"
+printf -- '---\nvisibility: private\n---\nDinner with [[people/san-zhang]].\n' >"$B/notes/dinner.md"
+printf -- '---\ntitle: Hidden\ntype: person\nvisibility: private\n---\nA private person.\n' >"$B/people/hidden.md"
+git -C "$B" init -q && git -C "$B" add -A && git -C "$B" -c user.email=t@t -c user.name=t commit -qm init
+git -C "$B" config user.email t@t && git -C "$B" config user.name t
+expect_exit 0 -- "$E" init "$B"
+expect_exit 0 -- "$E" --brain "$B" sync
+COMMITS=$(git -C "$B" rev-list --count HEAD)
+
+expect_exit 0 -- "$E" --brain "$B" --json entity merge people/san-zhang people/zhang-san
+expect_json "$OUT" 'd["links_rewritten"]' "4"
+expect_json "$OUT" 'sorted(d["pages_rewritten"])' "['companies/xinghe', 'notes/dinner', 'people/san-zhang', 'people/zhang-san']"
+expect_json "$OUT" 'd["aliases_added"]' "['San Zhang (old)', '老张']"
+expect_json "$OUT" 'len(d["commits"])' "4"
+[[ $(git -C "$B" rev-list --count HEAD) -eq $((COMMITS + 4)) ]] || fail "each page written is its own commit"
+X=$(cat "$B/companies/xinghe.md")
+expect_contains "$X" 'founder: "[[zhang-san|people/san-zhang]]"' "a frontmatter link, its shown text kept"
+expect_contains "$X" "[[zhang-san|San]]" "a link with its own text"
+expect_contains "$X" "[[zhang-san#Bio|san-zhang]]" "the heading kept"
+expect_contains "$X" '`[[san-zhang]]` stays' "code is not rewritten"
+expect_contains "$(cat "$B/notes/dinner.md")" "[[zhang-san|people/san-zhang]]" "a private page's link too"
+K=$(cat "$B/people/zhang-san.md")
+expect_contains "$K" "aliases: [Zhang San, San Zhang (old), 老张]" "the names became aliases"
+expect_contains "$K" "## Merged from San Zhang (old)" "the text moved"
+expect_contains "$K" "- fact: role: CEO" "the frontmatter facts moved"
+expect_contains "$K" "- **2019-03-01** | Founded Xinghe" "the timeline moved"
+S=$(cat "$B/people/san-zhang.md")
+expect_contains "$S" "type: redirect" "the merged page is a redirect"
+expect_contains "$S" "merged_into: people/zhang-san" "naming the page kept"
+
+# Its names lead to the page kept; the facts are there.
+expect_exit 0 -- "$E" --brain "$B" --json entity resolve "San Zhang (old)"
+expect_json "$OUT" '[c["slug"] for c in d["candidates"]]' "['people/zhang-san']"
+expect_exit 0 -- "$E" --brain "$B" --json entity resolve san-zhang
+expect_json "$OUT" 'd["candidates"][0]["reason"]' "file name, merged into people/zhang-san"
+expect_exit 0 -- "$E" --brain "$B" --json facts people/zhang-san
+expect_json "$OUT" '[f["value"] for f in d["facts"] if f["predicate"] == "role"]' "['CEO']"
+expect_exit 0 -- "$E" --brain "$B" --json search "Who founded Xinghe?"
+expect_json "$OUT" '[i["slug"] for i in d["answer"]["items"]]' "['people/zhang-san']"
+
+# Bad merges.
+expect_exit 2 -- "$E" --brain "$B" entity merge people/zhang-san "Zhang San"
+expect_contains "$ERR" "cannot merge people/zhang-san into itself" "into itself"
+expect_exit 2 -- "$E" --brain "$B" entity merge people/zhang-san people/hidden
+expect_contains "$ERR" "cannot merge public people/zhang-san into private people/hidden" "into a private page"
+expect_exit 2 -- "$E" --brain "$B" entity merge people/san-zhang people/hidden
+expect_contains "$ERR" "already merged" "a redirect"
+expect_exit 1 -- "$E" --brain "$B" entity merge people/nobody people/zhang-san
+expect_contains "$ERR" "people/nobody" "a page that is not there"
+[[ $(git -C "$B" rev-list --count HEAD) -eq $((COMMITS + 4)) ]] || fail "a refused merge writes nothing"
+finish
