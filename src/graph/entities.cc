@@ -4,8 +4,14 @@
 
 #include <algorithm>
 #include <array>
+#include <unordered_map>
+#include <tuple>
+#include <mutex>
+#include <memory>
+#include <map>
 
 #include "common/utf8.h"
+#include "engram/store/change_log.h"
 #include "text/analyzer.h"
 #include "text/page_links.h"
 #include "text/slug.h"
@@ -55,62 +61,109 @@ std::string MergedInto(const std::string& frontmatter_json) {
 
 }  // namespace
 
+namespace {
+
+// Every name of every page a scope sees, by the form each level compares:
+// 0 slug or path key, 1 file name, 2 title, 3 alias (lower case), 4 folded
+// title or alias, 5 the same without spaces or punctuation. Built from
+// AllPageNames once per store state (the store's generation) and scope, so
+// a resolution is a few hash look-ups, not a scan of every page.
+struct NameIndex {
+  std::vector<PageNames> pages;
+  std::array<std::unordered_map<std::string, std::vector<std::pair<uint32_t, std::string>>>, 6> levels;
+
+  void Add(size_t level, std::string key, uint32_t page, std::string reason) {
+    if (key.empty()) return;
+    auto& list = levels[level][std::move(key)];
+    for (const auto& [p, r] : list) {
+      if (p == page) return;  // a page once per level: its first reason
+    }
+    list.emplace_back(page, std::move(reason));
+  }
+};
+
+std::shared_ptr<const NameIndex> BuildIndex(std::vector<PageNames> pages) {
+  auto index = std::make_shared<NameIndex>();
+  index->pages = std::move(pages);
+  for (uint32_t i = 0; i < index->pages.size(); ++i) {
+    const PageNames& p = index->pages[i];
+    index->Add(0, p.slug, i, "slug");
+    index->Add(0, text::PathKey(p.path), i, "slug");
+    index->Add(1, common::ToLower(FileStem(p.path)), i, "file name");
+    index->Add(2, common::ToLower(p.title), i, "title");
+    for (const std::string& a : p.aliases) index->Add(3, common::ToLower(a), i, "alias '" + a + "'");
+    std::vector<std::pair<std::string, const char*>> names = {{p.title, "title"}};
+    for (const std::string& a : p.aliases) names.push_back({a, "alias"});
+    for (const auto& [n, what] : names) {
+      index->Add(4, FoldName(n), i, std::string(what) + " '" + n + "' (case, width or Traditional/Simplified)");
+    }
+    for (const auto& [n, what] : names) {
+      index->Add(5, CompactName(n), i, std::string(what) + " '" + n + "' (spelled without spaces or punctuation)");
+    }
+  }
+  return index;
+}
+
+// The index for a store's state and scope: cached per store instance,
+// source and private access, rebuilt when the store's generation moves.
+Result<std::shared_ptr<const NameIndex>> IndexFor(PageStore& store, const ReadScope& scope) {
+  auto* log = dynamic_cast<ChangeLog*>(&store);
+  if (log == nullptr) {
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<PageNames> pages, store.AllPageNames(scope));
+    return BuildIndex(std::move(pages));
+  }
+  ENGRAM_ASSIGN_OR_RETURN(const int64_t generation, log->Generation());
+  struct Cached {
+    int64_t generation = -1;
+    std::shared_ptr<const NameIndex> index;
+  };
+  static std::mutex mu;
+  static std::map<std::tuple<uint64_t, std::string, bool>, Cached> cache;
+  const auto key = std::make_tuple(store.instance_id(), scope.source, scope.include_private);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(key);
+    if (it != cache.end() && it->second.generation == generation) return it->second.index;
+  }
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<PageNames> pages, store.AllPageNames(scope));
+  std::shared_ptr<const NameIndex> index = BuildIndex(std::move(pages));
+  std::lock_guard<std::mutex> lock(mu);
+  if (cache.size() > 64) cache.clear();  // stores come and go (tests, migrations): keep the cache small
+  cache[key] = {generation, index};
+  return index;
+}
+
+}  // namespace
+
 Result<std::vector<EntityCandidate>> ResolveEntity(PageStore& store, const ReadScope& scope, std::string_view name) {
   name = common::TrimSpace(name);
   if (name.empty()) return Status::InvalidArgument("an entity name is empty");
   if (name.size() > 1024) return Status::InvalidArgument("an entity name is longer than 1,024 bytes");
   if (!common::IsValidUtf8(name)) return Status::InvalidArgument("an entity name is not valid UTF-8");
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<PageNames> pages, store.AllPageNames(scope));
+  ENGRAM_ASSIGN_OR_RETURN(std::shared_ptr<const NameIndex> index, IndexFor(store, scope));
   const std::string key = text::SlugFromPath(name);
   const std::string lower = common::ToLower(name);
-  const std::string folded = FoldName(name);
-  const std::string compact = CompactName(name);
   struct Match {
     const PageNames* page;
     std::string reason;
   };
-  // Levels: 0 slug/path, 1 file name, 2 title, 3 alias, 4 folded, 5 compact.
   std::array<std::vector<Match>, 6> levels;
-  for (const PageNames& p : pages) {
-    if (p.slug == name || p.slug == key || text::PathKey(p.path) == key) {
-      levels[0].push_back({&p, "slug"});
-      continue;
-    }
-    if (common::ToLower(FileStem(p.path)) == lower) {
-      levels[1].push_back({&p, "file name"});
-      continue;
-    }
-    if (common::ToLower(p.title) == lower) {
-      levels[2].push_back({&p, "title"});
-      continue;
-    }
-    auto alias = std::find_if(p.aliases.begin(), p.aliases.end(),
-                              [&](const std::string& a) { return common::ToLower(a) == lower; });
-    if (alias != p.aliases.end()) {
-      levels[3].push_back({&p, "alias '" + *alias + "'"});
-      continue;
-    }
-    std::vector<std::string> names = p.aliases;
-    names.insert(names.begin(), p.title);
-    const char* what = "title";
-    bool found = false;
-    for (const std::string& n : names) {
-      if (FoldName(n) == folded) {
-        levels[4].push_back({&p, std::string(what) + " '" + n + "' (case, width or Traditional/Simplified)"});
-        found = true;
-        break;
+  const std::array<std::vector<std::string>, 6> wanted = {
+      std::vector<std::string>{std::string(name), key}, {lower}, {lower}, {lower}, {FoldName(name)},
+      {CompactName(name)}};
+  for (size_t level = 0; level < levels.size(); ++level) {
+    for (const std::string& w : wanted[level]) {
+      if (w.empty()) continue;
+      auto it = index->levels[level].find(w);
+      if (it == index->levels[level].end()) continue;
+      for (const auto& [page, reason] : it->second) {
+        const PageNames* p = &index->pages[page];
+        if (std::none_of(levels[level].begin(), levels[level].end(), [&](const Match& m) { return m.page == p; })) {
+          levels[level].push_back({p, reason});
+        }
       }
-      what = "alias";
     }
-    if (found || compact.empty()) continue;
-    what = "title";
-    for (const std::string& n : names) {
-      if (CompactName(n) == compact) {
-        levels[5].push_back({&p, std::string(what) + " '" + n + "' (spelled without spaces or punctuation)"});
-        break;
-      }
-      what = "alias";
-    }
+    if (!levels[level].empty()) break;
   }
   std::vector<EntityCandidate> out;
   for (const auto& level : levels) {

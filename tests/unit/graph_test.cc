@@ -250,6 +250,33 @@ TEST_F(GraphStore, ANameResolvesToEveryPageOfItsStrongestMatchWithTheReason) {
   EXPECT_EQ(ResolveEntity(*engine_, all, std::string(2000, 'a')).status().code(), StatusCode::kInvalidArgument);
 }
 
+TEST_F(GraphStore, ResolutionSeesEveryWriteAndEveryStore) {
+  // Names are looked up in an index kept per store and generation: a write is seen at once…
+  const ReadScope all = ReadScope::All(kDefaultSource);
+  Put("people/a.md", "---\ntitle: Ann\ntype: person\n---\nx\n");
+  auto before = ResolveEntity(*engine_, all, "Annie");
+  ASSERT_TRUE(before.ok());
+  EXPECT_TRUE(before->empty());
+  Put("people/a.md", "---\ntitle: Ann\ntype: person\naliases: [Annie]\n---\nx\n");
+  auto after = ResolveEntity(*engine_, all, "annie");
+  ASSERT_TRUE(after.ok());
+  ASSERT_EQ(after->size(), 1u);
+  EXPECT_EQ((*after)[0].reason, "alias 'Annie'");
+  // …and another store with the same generation (at the same address, maybe) has its own names.
+  TempDir other_dir;
+  engine_.reset();
+  engine_ = OpenFresh(other_dir);
+  Put("people/b.md", "---\ntitle: Bob\ntype: person\n---\nx\n");
+  Put("people/c.md", "---\ntitle: Cy\ntype: person\n---\nx\n");
+  auto fresh = ResolveEntity(*engine_, all, "annie");
+  ASSERT_TRUE(fresh.ok());
+  EXPECT_TRUE(fresh->empty());
+  // A private page's names are in the owner's index only.
+  Put("people/d.md", "---\ntitle: Dee\ntype: person\nvisibility: private\n---\nx\n");
+  EXPECT_EQ(ResolveEntity(*engine_, ReadScope::Public(kDefaultSource), "Dee")->size(), 0u);
+  EXPECT_EQ(ResolveEntity(*engine_, all, "Dee")->size(), 1u);
+}
+
 TEST_F(GraphStore, TwoPagesClaimingOneAliasAreBothCandidates) {
   Put("people/li-wei.md", "---\ntype: person\naliases: [Wei]\n---\nx\n");
   Put("people/wang-wei.md", "---\ntype: person\naliases: [wei]\n---\nx\n");

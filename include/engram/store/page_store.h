@@ -15,6 +15,7 @@
 // store cannot be read or written, Corruption when what it holds is damaged.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -189,6 +190,11 @@ class PageStore {
  public:
   virtual ~PageStore() = default;
 
+  // Tells store objects apart for caches kept beside them (graph/entities.cc
+  // keys its name index on it and the generation): a new store never takes
+  // the id of one that was destroyed, even at the same address.
+  uint64_t instance_id() const { return instance_id_; }
+
   // Inserts or replaces a page (matched on source + slug). An overwrite keeps
   // the page id and snapshots the previous content as a version.
   virtual Result<PageId> PutPage(const PageWrite& write) = 0;
@@ -275,6 +281,10 @@ class PageStore {
 
  protected:
   PageStore() = default;
+
+ private:
+  inline static std::atomic<uint64_t> next_instance_id_{1};
+  const uint64_t instance_id_ = next_instance_id_.fetch_add(1, std::memory_order_relaxed);
 };
 
 }  // namespace engram
