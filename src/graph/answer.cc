@@ -485,54 +485,22 @@ namespace {
 Result<std::vector<std::string>> PagesNamedIn(PageStore& store, const ReadScope& scope, std::string_view query,
                                               size_t limit, bool entities_only) {
   std::vector<std::string> out;
-  const std::string folded = FoldName(query);
-  if (folded.empty() || limit == 0) return out;
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<PageNames> pages, store.AllPageNames(scope));
-  struct Hit {
-    size_t at, size;
-    const PageNames* page;
-  };
-  std::vector<Hit> hits;
-  for (const PageNames& p : pages) {
-    std::vector<std::string> names = {p.title};
-    names.insert(names.end(), p.aliases.begin(), p.aliases.end());
-    for (const std::string& n : names) {
-      const std::string f = FoldName(n);
-      size_t cjk = 0, other = 0, i = 0;
-      while (i < f.size()) {
-        const char32_t cp = common::DecodeUtf8(f, &i);
-        (cp >= 0x3400 && cp <= 0x9FFF ? cjk : other) += 1;
-      }
-      if (cjk < 2 && cjk + other < 4) continue;
-      size_t at = folded.find(f);
-      while (at != std::string::npos) {
-        const bool start_ok = at == 0 || !std::isalnum(static_cast<unsigned char>(folded[at - 1])) ||
-                              !std::isalnum(static_cast<unsigned char>(f.front()));
-        const size_t end = at + f.size();
-        const bool end_ok = end == folded.size() || !std::isalnum(static_cast<unsigned char>(folded[end])) ||
-                            !std::isalnum(static_cast<unsigned char>(f.back()));
-        if (start_ok && end_ok) {
-          hits.push_back({at, f.size(), &p});
-          break;
-        }
-        at = folded.find(f, at + 1);
-      }
-    }
-  }
-  std::stable_sort(hits.begin(), hits.end(), [](const Hit& a, const Hit& b) { return a.size > b.size; });
+  if (limit == 0) return out;
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<NameInText> hits, NamesInText(store, scope, query));
+  // The longest names first; a name inside a longer one found is not another page.
+  std::stable_sort(hits.begin(), hits.end(), [](const NameInText& a, const NameInText& b) {
+    return a.size != b.size ? a.size > b.size : a.slug < b.slug;
+  });
   std::vector<std::pair<size_t, size_t>> taken;
-  for (const Hit& h : hits) {
+  for (const NameInText& h : hits) {
     if (out.size() >= limit) break;
     const bool overlaps = std::any_of(taken.begin(), taken.end(), [&](const auto& t) {
       return h.at < t.first + t.second && t.first < h.at + h.size;
     });
-    if (overlaps || std::find(out.begin(), out.end(), h.page->slug) != out.end()) continue;
-    if (entities_only) {
-      auto page = store.GetPage(scope, h.page->slug);
-      if (!page.ok() || !IsEntityType(page->type)) continue;
-    }
+    if (overlaps || std::find(out.begin(), out.end(), h.slug) != out.end()) continue;
+    if (entities_only && !IsEntityType(h.type)) continue;
     taken.push_back({h.at, h.size});
-    out.push_back(h.page->slug);
+    out.push_back(h.slug);
   }
   return out;
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <unordered_map>
 #include <tuple>
 #include <mutex>
@@ -70,6 +71,8 @@ namespace {
 // a resolution is a few hash look-ups, not a scan of every page.
 struct NameIndex {
   std::vector<PageNames> pages;
+  std::unordered_map<std::string, uint32_t> by_slug;
+  std::vector<std::pair<std::string, std::vector<uint32_t>>> findable;  // folded names long enough to look for
   std::array<std::unordered_map<std::string, std::vector<std::pair<uint32_t, std::string>>>, 6> levels;
 
   void Add(size_t level, std::string key, uint32_t page, std::string reason) {
@@ -87,6 +90,7 @@ std::shared_ptr<const NameIndex> BuildIndex(std::vector<PageNames> pages) {
   index->pages = std::move(pages);
   for (uint32_t i = 0; i < index->pages.size(); ++i) {
     const PageNames& p = index->pages[i];
+    index->by_slug.emplace(p.slug, i);
     index->Add(0, p.slug, i, "slug");
     index->Add(0, text::PathKey(p.path), i, "slug");
     index->Add(1, common::ToLower(FileStem(p.path)), i, "file name");
@@ -100,6 +104,17 @@ std::shared_ptr<const NameIndex> BuildIndex(std::vector<PageNames> pages) {
     for (const auto& [n, what] : names) {
       index->Add(5, CompactName(n), i, std::string(what) + " '" + n + "' (spelled without spaces or punctuation)");
     }
+  }
+  for (const auto& [folded, list] : index->levels[4]) {
+    size_t cjk = 0, other = 0, i = 0;
+    while (i < folded.size()) {
+      const char32_t cp = common::DecodeUtf8(folded, &i);
+      (cp >= 0x3400 && cp <= 0x9FFF ? cjk : other) += 1;
+    }
+    if (cjk < 2 && cjk + other < 4) continue;  // one letter or a short word would be found everywhere
+    std::vector<uint32_t> pages;
+    for (const auto& [page, reason] : list) pages.push_back(page);
+    index->findable.emplace_back(folded, std::move(pages));
   }
   return index;
 }
@@ -134,6 +149,32 @@ Result<std::shared_ptr<const NameIndex>> IndexFor(PageStore& store, const ReadSc
 }
 
 }  // namespace
+
+Result<std::optional<PageNames>> PageNamed(PageStore& store, const ReadScope& scope, std::string_view slug) {
+  ENGRAM_ASSIGN_OR_RETURN(std::shared_ptr<const NameIndex> index, IndexFor(store, scope));
+  auto it = index->by_slug.find(std::string(slug));
+  if (it == index->by_slug.end()) return std::optional<PageNames>();
+  return std::optional<PageNames>(index->pages[it->second]);
+}
+
+Result<std::vector<NameInText>> NamesInText(PageStore& store, const ReadScope& scope, std::string_view text) {
+  std::vector<NameInText> out;
+  const std::string folded = FoldName(text);
+  if (folded.empty()) return out;
+  ENGRAM_ASSIGN_OR_RETURN(std::shared_ptr<const NameIndex> index, IndexFor(store, scope));
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  for (const auto& [name, pages] : index->findable) {
+    for (size_t at = folded.find(name); at != std::string::npos; at = folded.find(name, at + 1)) {
+      const size_t end = at + name.size();
+      const bool starts = at == 0 || !word(folded[at - 1]) || !word(name.front());
+      const bool ends = end == folded.size() || !word(folded[end]) || !word(name.back());
+      if (!starts || !ends) continue;
+      for (uint32_t p : pages) out.push_back({index->pages[p].slug, index->pages[p].type, at, name.size()});
+      break;
+    }
+  }
+  return out;
+}
 
 Result<std::vector<EntityCandidate>> ResolveEntity(PageStore& store, const ReadScope& scope, std::string_view name) {
   name = common::TrimSpace(name);

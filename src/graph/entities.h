@@ -11,6 +11,7 @@
 // caller.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,24 @@ struct EntityCandidate {
 // The pages `name` may mean, among those the scope sees (see above); empty
 // when none. InvalidArgument for an empty or over-long (> 1,024 bytes) name.
 Result<std::vector<EntityCandidate>> ResolveEntity(PageStore& store, const ReadScope& scope, std::string_view name);
+
+// The names, type and id of the page `slug` as the scope sees it, from the
+// same index ResolveEntity keeps (no page read); nullopt when the scope sees
+// no such page.
+Result<std::optional<PageNames>> PageNamed(PageStore& store, const ReadScope& scope, std::string_view slug);
+
+// A page's title or alias found in a text (folded): where, and which page.
+struct NameInText {
+  std::string slug;
+  std::string type;
+  size_t at = 0;    // byte offset in the folded text
+  size_t size = 0;  // bytes of the folded name
+};
+
+// Every title and alias (at least two CJK characters or four others, whole
+// words) of a page the scope sees that occurs in `text`, compared folded,
+// from the same cached index as ResolveEntity.
+Result<std::vector<NameInText>> NamesInText(PageStore& store, const ReadScope& scope, std::string_view text);
 
 // The form names are compared in at the folded level, and without spaces
 // and punctuation at the last.

@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "graph/entities.h"
+
 namespace engram::graph {
 
 namespace {
@@ -19,8 +21,9 @@ class Adjacency {
 
   Result<std::vector<Edge>> Of(const std::string& slug) {
     std::vector<Edge> out;
-    auto page = store_.GetPage(scope_, slug);
-    if (!page.ok()) return page.status();
+    // The page's id from the name index (graph/entities.h): no page read per step.
+    ENGRAM_ASSIGN_OR_RETURN(std::optional<PageNames> page, PageNamed(store_, scope_, slug));
+    if (!page) return Status::NotFound("no page " + slug);
     ENGRAM_ASSIGN_OR_RETURN(std::vector<ResolvedLink> outbound, store_.ResolvedLinks(scope_, page->id));
     for (ResolvedLink& l : outbound) {
       if (l.to_slug.empty() || (!relation_.empty() && l.type != relation_)) continue;
@@ -85,7 +88,8 @@ Result<Neighbourhood> Explore(PageStore& store, const ReadScope& scope, std::str
   }
   for (const auto& [s, d] : depth_of) {
     Node n{s, "", "", d};
-    if (auto p = store.GetPage(scope, s); p.ok()) {
+    ENGRAM_ASSIGN_OR_RETURN(std::optional<PageNames> p, PageNamed(store, scope, s));
+    if (p) {
       n.title = p->title;
       n.type = p->type;
     }
@@ -108,35 +112,58 @@ Result<Path> ShortestPath(PageStore& store, const ReadScope& scope, std::string_
     path.found = true;
     return path;
   }
+  // Breadth first from both ends, a whole level of the smaller side at a
+  // time: the levels met are as short as one search from `from` would find,
+  // and each side explores about the square root of what that would.
   const auto deadline = Clock::now() + limits.budget;
   Adjacency adjacency(store, scope, limits.relation);
-  std::map<std::string, std::pair<std::string, Edge>> came_from = {{a.slug, {"", {}}}};
-  std::map<std::string, int> hops = {{a.slug, 0}};
-  std::deque<std::string> queue = {a.slug};
-  while (!queue.empty() && !path.found) {
-    const std::string at = queue.front();
-    queue.pop_front();
-    if (hops[at] >= kMaxPathHops) continue;
-    if (Clock::now() > deadline || came_from.size() > limits.max_nodes) {
-      path.truncated = true;
-      break;
-    }
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<Edge> edges, adjacency.Of(at));
-    for (Edge& e : edges) {
-      const std::string next = Other(e, at);
-      if (came_from.count(next)) continue;
-      came_from[next] = {at, e};
-      hops[next] = hops[at] + 1;
-      if (next == b.slug) {
-        path.found = true;
-        break;
+  struct Side {
+    std::map<std::string, std::pair<std::string, Edge>> came_from;  // node -> (the node before it, the edge)
+    std::map<std::string, int> hops;
+    std::vector<std::string> frontier;
+    int depth = 0;
+  };
+  Side ends[2];
+  ends[0] = {{{a.slug, {"", {}}}}, {{a.slug, 0}}, {a.slug}, 0};
+  ends[1] = {{{b.slug, {"", {}}}}, {{b.slug, 0}}, {b.slug}, 0};
+  std::string meet;
+  while (meet.empty() && !ends[0].frontier.empty() && !ends[1].frontier.empty() &&
+         ends[0].depth + ends[1].depth < kMaxPathHops) {
+    Side& s = ends[0].frontier.size() <= ends[1].frontier.size() ? ends[0] : ends[1];
+    Side& other = &s == &ends[0] ? ends[1] : ends[0];
+    std::vector<std::string> next;
+    int best = -1;
+    for (const std::string& at : s.frontier) {
+      if (Clock::now() > deadline || s.came_from.size() + other.came_from.size() > limits.max_nodes) {
+        path.truncated = true;
+        return path;
       }
-      queue.push_back(next);
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<Edge> edges, adjacency.Of(at));
+      for (Edge& e : edges) {
+        const std::string n = Other(e, at);
+        if (s.came_from.count(n)) continue;
+        s.came_from[n] = {at, e};
+        s.hops[n] = s.depth + 1;
+        next.push_back(n);
+        // Met: the shortest total is the other side's nearest meeting node of this level.
+        auto o = other.hops.find(n);
+        if (o != other.hops.end() && (best < 0 || o->second < best)) {
+          best = o->second;
+          meet = n;
+        }
+      }
     }
+    s.frontier = std::move(next);
+    ++s.depth;
   }
-  if (path.found) {
-    for (std::string at = b.slug; at != a.slug; at = came_from[at].first) path.edges.push_back(came_from[at].second);
-    std::reverse(path.edges.begin(), path.edges.end());
+  if (meet.empty()) return path;
+  path.found = true;
+  for (std::string at = meet; at != a.slug; at = ends[0].came_from[at].first) {
+    path.edges.push_back(ends[0].came_from[at].second);
+  }
+  std::reverse(path.edges.begin(), path.edges.end());
+  for (std::string at = meet; at != b.slug; at = ends[1].came_from[at].first) {
+    path.edges.push_back(ends[1].came_from[at].second);
   }
   return path;
 }

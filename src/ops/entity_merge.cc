@@ -88,7 +88,7 @@ Result<MergeReport> PageModule::MergeEntity(const OperationContext& ctx, std::st
     if (l.from_slug != from.slug) linking.insert(l.from_slug);
   }
   ENGRAM_ASSIGN_OR_RETURN(std::vector<PageNames> pages, brain_.engine().AllPageNames(all));
-  const PageNames into_names{into.slug, into.path, into.title, {}, into.is_private};
+  const PageNames into_names{into.slug, into.path, into.title, {}, into.is_private, into.type, into.id};
   // 1. The page kept: from's names, text, facts and timeline.
   // The names people gave it: its title and the aliases its frontmatter writes.
   std::vector<std::string> names = {from.title};

@@ -68,7 +68,8 @@ Result<PutReport> PageModule::AddLink(const OperationContext& ctx, std::string_v
       if (written.size() > 3 && written.compare(written.size() - 3, 3, ".md") == 0) written.resize(written.size() - 3);
     } else if (to.ok()) {
       ENGRAM_ASSIGN_OR_RETURN(std::vector<PageNames> pages, brain_.engine().AllPageNames(ReadScope::All(kDefaultSource)));
-      written = VaultLinkText(pages, PageNames{to->slug, to->path, to->title, {}, to->is_private}, p.path);
+      const PageNames target{to->slug, to->path, to->title, {}, to->is_private, to->type, to->id};
+      written = VaultLinkText(pages, target, p.path);
     } else if (to.status().code() != StatusCode::kNotFound) {
       return to.status();
     }

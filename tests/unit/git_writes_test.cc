@@ -53,7 +53,9 @@ TEST(CommitMessage, ACallerNameCannotForgeLinesOrTrailers) {
   EXPECT_EQ(m.find("\nEngram-Operation: delete"), std::string::npos) << m;
 }
 
-PageNames Page(std::string slug, std::string path) { return PageNames{std::move(slug), std::move(path), "", {}, false}; }
+PageNames Page(std::string slug, std::string path) {
+  return PageNames{std::move(slug), std::move(path), "", {}, false, "", PageId()};
+}
 
 TEST(VaultLinkText, TheFileNameWhenUniqueElseTheShortestPathThatReachesIt) {
   std::vector<PageNames> pages = {

@@ -104,6 +104,8 @@ struct PageNames {
   std::string title;
   std::vector<std::string> aliases;
   bool is_private = false;
+  std::string type;  // AllPageNames fills these two; other uses may leave them
+  PageId id;
 };
 
 struct ListFilter {

@@ -29,14 +29,14 @@ Result<std::vector<PageId>> SqlEngine::PagesNamed(const ReadScope& scope, std::s
 
 Result<std::vector<PageNames>> SqlEngine::AllPageNames(const ReadScope& scope) {
   ENGRAM_ASSIGN_OR_RETURN(
-      Stmt * q, S("SELECT p.slug, p.path, p.title, p.visibility, a.alias FROM pages p "
+      Stmt * q, S("SELECT p.slug, p.path, p.title, p.visibility, a.alias, p.type, p.id FROM pages p "
                   "JOIN sources s ON s.id = p.source_id LEFT JOIN aliases a ON a.page_id = p.id "
                   "WHERE s.name = ?1 AND (?2 OR p.visibility = 'public') ORDER BY p.slug, a.alias"));
   q->Bind(1, scope.source).Bind(2, int64_t{scope.include_private ? 1 : 0});
   std::vector<PageNames> out;
   while (q->Step()) {
     if (out.empty() || out.back().slug != q->Text(0)) {
-      out.push_back({q->Text(0), q->Text(1), q->Text(2), {}, q->Text(3) == "private"});
+      out.push_back({q->Text(0), q->Text(1), q->Text(2), {}, q->Text(3) == "private", q->Text(5), PageId(q->Int(6))});
     }
     if (!q->IsNull(4)) out.back().aliases.push_back(q->Text(4));
   }

@@ -1,0 +1,27 @@
+// Fuzz target: the graph's readers of outside text — questions as people ask
+// them (graph/question.h) and sentences that state relations
+// (text/page_relations.h) — on any bytes, valid UTF-8 or not.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "graph/question.h"
+#include "text/page_relations.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view input(reinterpret_cast<const char*>(data), size);
+  const engram::graph::GraphQuestion q = engram::graph::ParseQuestion(input);
+  (void)engram::graph::QuestionKindName(q.kind);
+  static const std::vector<std::string> kSelf = {"Ann Lee", "张三"};
+  size_t start = 0;
+  while (start <= input.size()) {
+    size_t nl = input.find('\n', start);
+    if (nl == std::string_view::npos) nl = input.size();
+    for (const auto& r : engram::text::ReadSentenceRelations(input.substr(start, nl - start), "notes/x.md", kSelf)) {
+      if (r.type.empty()) __builtin_trap();  // every relation has a type
+    }
+    start = nl + 1;
+  }
+  return 0;
+}
