@@ -501,7 +501,20 @@ void ReadSentenceFacts(Page* page) {
       } else if (!in_code && level > 0) {
         if (facts) section = level;
         else if (section > 0 && level <= section) section = 0;
-      } else if (!in_code && section == 0 && line.find("[[") != std::string_view::npos) {
+      } else if (!in_code && section == 0) {
+        // A place named in plain text in a sentence about the page (not in a timeline line).
+        if (!dates.count(number)) {
+          for (SentencePlace& p : ReadSentencePlaces(line, self)) {
+            page->facts.push_back({"", "location", std::move(p.value), false, page->created.substr(0, 10), "",
+                                   number, "pattern:" + p.pattern});
+          }
+        }
+        if (line.find("[[") == std::string_view::npos) {
+          if (nl == std::string_view::npos) break;
+          i = nl + 1;
+          ++number;
+          continue;
+        }
         auto date = dates.find(number);
         for (SentenceRelation& r : ReadSentenceRelations(line, page->path, self)) {
           PageFact f{r.subject, r.type, r.object.empty() ? page->slug : r.object, true,

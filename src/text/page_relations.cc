@@ -81,6 +81,8 @@ bool ZhFiller(std::string_view text) {
       ++i;
       continue;
     }
+    // "其他公司" (other companies), "他人" (others) are someone else, though each character alone is filler.
+    if (Starts(rest, "其他") || Starts(rest, "其它") || Starts(rest, "他人")) return false;
     size_t used = 0;
     for (std::string_view w : kZhFiller) {
       if (Starts(rest, w)) {
@@ -729,6 +731,116 @@ std::vector<SentenceRelation> ReadSentenceRelations(std::string_view line, std::
         if (r.subject != r.object) out.push_back(r);
       }
       last = std::move(found);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// "Seattle", "New York", "St. Louis": capitalised words up to a comma, a
+// full stop or a word in lower case; at most four.
+std::string EnglishPlace(std::string_view after) {
+  std::string out;
+  size_t i = 0, words = 0;
+  while (i < after.size() && words < 4) {
+    while (i < after.size() && after[i] == ' ') ++i;
+    size_t j = i;
+    while (j < after.size() && (std::isalpha(static_cast<unsigned char>(after[j])) || after[j] == '-' ||
+                                after[j] == '.' || after[j] == '\'')) {
+      ++j;
+    }
+    std::string_view word = after.substr(i, j - i);
+    if (word.empty() || !(word[0] >= 'A' && word[0] <= 'Z')) break;
+    const bool last = word.back() == '.' && word.size() > 3;  // "Seattle." ends the sentence; "St." does not
+    if (last) word.remove_suffix(1);
+    if (!out.empty()) out.push_back(' ');
+    out.append(word);
+    ++words;
+    i = j;
+    if (last || (i < after.size() && after[i] != ' ')) break;
+  }
+  return out;
+}
+
+// Two to six Chinese characters up to "的" or punctuation: "北京", "深圳南山区".
+std::string ChinesePlace(std::string_view after, bool needs_de) {
+  size_t i = 0, n = 0;
+  while (i < after.size()) {
+    size_t next = i;
+    const char32_t cp = common::DecodeUtf8(after, &next);
+    if (cp < 0x4E00 || cp > 0x9FFF || after.substr(i, next - i) == "的") break;
+    i = next;
+    ++n;
+  }
+  if (n < 2 || n > 6) return "";
+  const std::string_view rest = after.substr(i);
+  if (Starts(rest, "的")) return std::string(after.substr(0, i));
+  if (needs_de) return "";
+  for (std::string_view stop : {"，", "。", "；", ",", ".", ";", "、"}) {
+    if (Starts(rest, stop)) return std::string(after.substr(0, i));
+  }
+  return rest.empty() ? std::string(after.substr(0, i)) : "";
+}
+
+}  // namespace
+
+std::vector<SentencePlace> ReadSentencePlaces(std::string_view line, const std::vector<std::string>& self) {
+  std::vector<SentencePlace> out;
+  // Most lines say none of the phrases: a cheap look first.
+  bool maybe = false;
+  for (std::string_view w : {"ed in ", "es in ", "位于", "总部", "坐落", "常驻", "住在", "定居"}) {
+    maybe = maybe || line.find(w) != std::string_view::npos;
+  }
+  if (!maybe) return out;
+  std::string_view t = line;
+  if (!StripLineLead(&t)) return out;
+  const std::string clean = CleanLine(t);
+  if (clean.find(kBlocker) != std::string::npos) return out;
+  // One sentence at a time; a question states nothing.
+  size_t start = 0;
+  while (start < clean.size()) {
+    size_t end = clean.size();
+    for (std::string_view stop : {"。", "；", "！", "？", "; ", "! ", "? ", ". "}) end = std::min(end, clean.find(stop, start));
+    const std::string_view sentence = std::string_view(clean).substr(start, end - start);
+    const bool asks = end < clean.size() && (clean.compare(end, 3, "？") == 0 || clean[end] == '?');
+    start = end == clean.size() ? end : end + (static_cast<unsigned char>(clean[end]) >= 0x80 ? 3 : 2);
+    if (asks) continue;
+    const std::string lower = common::AsciiLower(sentence);
+    bool done = false;
+    for (std::string_view phrase : {"is headquartered in ", "headquartered in ", "is based in ", "based in ",
+                                    "is located in ", "located in ", "lives in "}) {
+      const size_t at = lower.find(phrase);
+      if (at == std::string::npos || (at > 0 && lower[at - 1] != ' ')) continue;
+      const std::string_view lead = sentence.substr(0, at);
+      if (lead.find("[[") != std::string_view::npos) break;  // a linked subject: a relation, not the page
+      if (!EnFiller(common::AsciiLower(lead)) && !EnFiller(common::AsciiLower(WithoutSelfName(lead, self)))) break;
+      std::string place = EnglishPlace(sentence.substr(at + phrase.size()));
+      if (!place.empty()) out.push_back({std::move(place), "en.location.text"});
+      done = true;
+      break;
+    }
+    if (done) continue;
+    for (std::string_view phrase : {"总部位于", "总部设在", "总部在", "位于", "坐落于", "常驻", "住在", "定居在"}) {
+      const size_t at = sentence.find(phrase);
+      if (at == std::string_view::npos) continue;
+      std::string lead(common::TrimSpace(sentence.substr(0, at)));
+      if (lead.find("[[") != std::string::npos) break;
+      // "X是一家位于深圳的公司", "X的总部在北京": the page's name, then "是一家…的" or "的".
+      bool needs_de = false;
+      for (std::string_view tail : {"是一家", "是一个", "是一所", "是"}) {
+        if (Ends(lead, tail)) {
+          lead.resize(lead.size() - tail.size());
+          needs_de = true;
+          break;
+        }
+      }
+      if (!needs_de && Ends(lead, "的") && Starts(phrase, "总部")) lead.resize(lead.size() - 3);
+      const std::string rest = WithoutSelfName(lead, self);
+      if (!ZhFiller(lead) && !ZhFiller(rest)) break;
+      std::string place = ChinesePlace(sentence.substr(at + phrase.size()), needs_de);
+      if (!place.empty()) out.push_back({std::move(place), "zh.location.text"});
+      break;
     }
   }
   return out;

@@ -60,4 +60,16 @@ struct SentenceRelation {
 std::vector<SentenceRelation> ReadSentenceRelations(std::string_view line, std::string_view page_path,
                                                     const std::vector<std::string>& self_names = {});
 
+// A place a sentence about the page names in plain text, with no link:
+// "Headquartered in Seattle, it …", "Northwind is based in New York.",
+// "青松资本是一家总部在北京的风险投资机构", "星河智能是一家位于深圳的…公司". Only for
+// the page itself (its name, a pronoun or nothing before the verb), only a
+// capitalised place name (English) or two to six Chinese characters ended
+// by "的" or punctuation; pattern is "en.location.text" / "zh.location.text".
+struct SentencePlace {
+  std::string value;
+  std::string pattern;
+};
+std::vector<SentencePlace> ReadSentencePlaces(std::string_view line, const std::vector<std::string>& self_names);
+
 }  // namespace engram::text

@@ -156,9 +156,10 @@ TEST(GraphGold, SampleVault) {
     std::printf("  miss %s: %s\n    want:%s\n    got: %s", m.id.c_str(), m.question.c_str(), expect.c_str(),
                 m.got.empty() ? "(nothing)\n" : m.got.c_str());
   }
-  // Measured 0.918 (112 of 122) when this floor was set; the first run of the
-  // answerer on the set, before its phrasings were learned from it, was 0.648.
-  EXPECT_GE(static_cast<double>(r->correct) / r->total, 0.9);
+  // Measured 0.943 (115 of 122) when this floor was last raised (0.918 before
+  // places named in plain text became facts); the first run of the answerer
+  // on the set, before its phrasings were learned from it, was 0.648.
+  EXPECT_GE(static_cast<double>(r->correct) / r->total, 0.93);
 }
 
 }  // namespace
