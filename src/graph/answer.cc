@@ -321,7 +321,8 @@ Status AnswerWhen(PageStore& store, const ReadScope& scope, const GraphQuestion&
     it.predicate = "timeline";
     it.subject_slug = e->page_slug;
     it.valid_from = e->entry.date;
-    it.source_path = e->page_slug;
+    ENGRAM_ASSIGN_OR_RETURN(std::optional<PageNames> names, PageNamed(store, scope, e->page_slug));
+    it.source_path = names ? names->path : e->page_slug;  // the file the line is in
     it.line = e->entry.line;
     it.evidence = e->entry.source;
     a->items.push_back(std::move(it));

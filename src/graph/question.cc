@@ -790,15 +790,6 @@ void TakeChineseTime(std::string* q, GraphQuestion* out) {
   }
 }
 
-bool HasCjk(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    const char32_t cp = common::DecodeUtf8(s, &i);
-    if (cp >= 0x3400 && cp <= 0x9FFF) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 const char* QuestionKindName(QuestionKind kind) {
@@ -854,7 +845,6 @@ GraphQuestion ParseQuestion(std::string_view query) {
     if (!Match(t->text, lower, q, &slots)) continue;
     out.kind = t->kind;
     out.predicate = std::string(t->predicate);
-    out.chinese = HasCjk(t->text);
     if (!slots.empty()) out.entity = slots[0];
     // "what happened in 2026": the period bounds the timeline.
     if (t->kind == QuestionKind::kWhen && !out.period.empty() && out.since.empty() && out.until.empty()) {
@@ -878,7 +868,6 @@ GraphQuestion ParseQuestion(std::string_view query) {
   };
   out.text = q;
   out.names_in_query = true;
-  out.chinese = HasCjk(q);
   if (has({"conflict", "contradict", "disagree", "inconsistent", "consistent", "矛盾", "冲突", "衝突", "不一致"})) {
     out.kind = QuestionKind::kConflict;
   } else if (has({"connected", "connection", "related to", "relationship", "link between", "联系", "關係", "关系",

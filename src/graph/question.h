@@ -37,7 +37,6 @@ struct GraphQuestion {
   std::string since;      // kWhen
   std::string until;
   std::string topic;  // kWhen: the event asked about ("become COO", "升任COO"), "" = everything
-  bool chinese = false;
   // No template read it, but its words say the kind ("…矛盾…", "…since 2026-03"):
   // the answerer finds the pages it names in `text` (the question without its
   // time words) instead of `entity` / `other`.

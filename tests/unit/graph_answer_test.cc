@@ -103,6 +103,8 @@ TEST_F(GraphAnswerStore, RelationsBothWaysCurrentAndPastFactsAndDatedLines) {
   GraphAnswer when = Ask("When did Ann become CTO?");
   ASSERT_EQ(when.items.size(), 1u) << RenderAnswer(when);
   EXPECT_EQ(when.items[0].valid_from, "2024-01-15");
+  EXPECT_EQ(when.items[0].source_path, "people/ann.md") << "the file the line is in, not the slug";
+  EXPECT_EQ(when.items[0].line, 11);
   GraphAnswer unknown = Ask("Who founded Globex?");
   EXPECT_FALSE(unknown.answered);
   EXPECT_EQ(unknown.note, "no page is named 'Globex'");
