@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
     if (q % 3 == 1 && !p->aliases.empty()) name = p->aliases[0];
     if (q % 3 == 2) name = engram::common::ToLower(name);
     const auto t0 = Clock::now();
-    auto r = engram::graph::ResolveEntity(store, scope, name);
+    auto r = engram::graph::ResolveEntity(store, scope, name, engram::graph::GraphRules());
     ms.push_back(Ms(t0, Clock::now()));
     if (r.ok() && !r->empty()) ++resolved;
   }

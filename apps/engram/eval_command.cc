@@ -29,7 +29,8 @@ int RunGraphEval(const EvalArgs& a, bool json, const std::string& brain_dir) {
   auto gold = graph::LoadGold(a.graph);
   if (!gold.ok()) return Fail(gold.status(), json);
   if (gold->empty()) return Fail(Status::InvalidArgument(a.graph + ": no questions"), json);
-  auto r = graph::RunGold((*brain)->engine(), ReadScopeOf(OperationContext()), *gold, graph::FactRules());
+  auto r = graph::RunGold((*brain)->engine(), ReadScopeOf(OperationContext()), *gold,
+                          graph::GraphRules{(*brain)->options().graph});
   if (!r.ok()) return Fail(r.status(), json);
   const double accuracy = static_cast<double>(r->correct) / static_cast<double>(r->total);
   if (json) {

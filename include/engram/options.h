@@ -94,6 +94,17 @@ struct QuarantineOptions {
   Status Validate() const;
 };
 
+// [graph] the knowledge graph (src/graph): which page types are entities, and
+// which predicates hold one value at a time (a newer fact closes the older;
+// two that hold at once and disagree are a conflict).
+struct GraphOptions {
+  std::vector<std::string> entity_types = {"person",  "company", "organization", "project", "concept",
+                                           "place",   "product", "event",        "meeting"};
+  std::vector<std::string> single_valued = {"role", "works_at", "location", "status",
+                                            "born", "died",     "founded",  "reports_to"};
+  Status Validate() const;
+};
+
 // [embedding] none: keyword search only; bert: the local runtime on a model
 // (a name from `engram model list`, installed with `engram model pull`, or a
 // model directory); openai: an OpenAI-compatible server; hash: feature hashing.
@@ -159,6 +170,7 @@ struct BrainOptions {
   VectorSettings vector;
   ScopeOptions scope;
   QuarantineOptions quarantine;
+  GraphOptions graph;
   EmbeddingOptions embedding;
   GitOptions git;
   StoreOptions store;

@@ -56,7 +56,7 @@ std::vector<std::string> Words(std::string_view text) {
 }
 
 Result<std::vector<std::string>> PagesNamedIn(PageStore& store, const ReadScope& scope, std::string_view query,
-                                              size_t limit, bool entities_only);
+                                              size_t limit, const GraphRules* entities_only);
 
 struct Resolved {
   std::string slug, title, note;
@@ -64,13 +64,14 @@ struct Resolved {
 
 // The one page a name means: the strongest candidates, entities preferred;
 // a note when none or more than one.
-Result<Resolved> ResolveOne(PageStore& store, const ReadScope& scope, std::string_view name, bool described = true) {
+Result<Resolved> ResolveOne(PageStore& store, const ReadScope& scope, std::string_view name, const GraphRules& rules,
+                            bool described = true) {
   std::vector<std::string> tries = {std::string(name)};
   const std::string lower = common::AsciiLower(name);
   if (lower.rfind("the ", 0) == 0) tries.push_back(std::string(name.substr(4)));
   for (const std::string& n : tries) {
     if (n.empty()) continue;
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<EntityCandidate> found, ResolveEntity(store, scope, n));
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<EntityCandidate> found, ResolveEntity(store, scope, n, rules));
     if (found.size() > 1) {
       std::vector<EntityCandidate> entities;
       for (const EntityCandidate& c : found) {
@@ -89,7 +90,7 @@ Result<Resolved> ResolveOne(PageStore& store, const ReadScope& scope, std::strin
   // A description around a name ("《台灣客戶需求》这篇笔记", "the Northwind kickoff meeting"): the
   // page whose title or alias is the longest name inside it, else the one whose title shares
   // the most words with it (two at least, and half its title).
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<std::string> inside, PagesNamedIn(store, scope, name, 1, false));
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<std::string> inside, PagesNamedIn(store, scope, name, 1, nullptr));
   if (!inside.empty()) {
     auto page = store.GetPage(scope, inside[0]);
     if (page.ok()) return Resolved{page->slug, page->title, ""};
@@ -181,7 +182,7 @@ int TopicScore(const std::vector<std::string>& words, std::string_view line) {
   return score;
 }
 
-Status AnswerFact(PageStore& store, const ReadScope& scope, const GraphQuestion& q, const FactRules& rules,
+Status AnswerFact(PageStore& store, const ReadScope& scope, const GraphQuestion& q, const GraphRules& rules,
                   GraphAnswer* a) {
   ENGRAM_ASSIGN_OR_RETURN(FactSheet sheet, FactsAbout(store, scope, a->entity_slug, rules, a->as_of));
   std::vector<AnswerItem> past;
@@ -246,7 +247,7 @@ Status AnswerFact(PageStore& store, const ReadScope& scope, const GraphQuestion&
   return Status::Ok();
 }
 
-Status AnswerInverse(PageStore& store, const ReadScope& scope, const GraphQuestion& q, const FactRules& rules,
+Status AnswerInverse(PageStore& store, const ReadScope& scope, const GraphQuestion& q, const GraphRules& rules,
                      GraphAnswer* a) {
   ENGRAM_ASSIGN_OR_RETURN(std::vector<Fact> pointing, FactsPointingAt(store, scope, a->entity_slug, rules, a->as_of));
   for (const Fact& f : pointing) {
@@ -262,7 +263,7 @@ Status AnswerInverse(PageStore& store, const ReadScope& scope, const GraphQuesti
   return Status::Ok();
 }
 
-Status AnswerConflict(PageStore& store, const ReadScope& scope, const GraphQuestion& q, const FactRules& rules,
+Status AnswerConflict(PageStore& store, const ReadScope& scope, const GraphQuestion& q, const GraphRules& rules,
                       GraphAnswer* a) {
   std::vector<Conflict> conflicts;
   if (a->entity_slug.empty()) {
@@ -335,7 +336,7 @@ Status AnswerWhen(PageStore& store, const ReadScope& scope, const GraphQuestion&
 
 }  // namespace
 
-Result<GraphAnswer> Answer(PageStore& store, const ReadScope& scope, const GraphQuestion& q, const FactRules& rules) {
+Result<GraphAnswer> Answer(PageStore& store, const ReadScope& scope, const GraphQuestion& q, const GraphRules& rules) {
   GraphAnswer a;
   a.question = q;
   a.as_of = q.as_of.empty() ? common::NowIso8601().substr(0, 10) : q.as_of;
@@ -343,7 +344,7 @@ Result<GraphAnswer> Answer(PageStore& store, const ReadScope& scope, const Graph
   GraphQuestion asked = q;
   if (q.names_in_query) {
     // Read from cue words: the pages its text names stand in for the slots.
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<std::string> named, PagesNamedIn(store, scope, q.text, 2, false));
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<std::string> named, PagesNamedIn(store, scope, q.text, 2, nullptr));
     if (named.empty()) {
       a.note = "the question names no page";
       if (q.kind != QuestionKind::kWhen || (q.since.empty() && q.until.empty())) return a;
@@ -385,7 +386,7 @@ Result<GraphAnswer> Answer(PageStore& store, const ReadScope& scope, const Graph
       }
       cuts.push_back(q.entity.size());
       for (auto it = cuts.rbegin(); it != cuts.rend(); ++it) {
-        ENGRAM_ASSIGN_OR_RETURN(Resolved tried, ResolveOne(store, scope, q.entity.substr(0, *it), false));
+        ENGRAM_ASSIGN_OR_RETURN(Resolved tried, ResolveOne(store, scope, q.entity.substr(0, *it), rules, false));
         if (!tried.slug.empty()) {
           r = tried;
           asked.topic = *it < q.entity.size() ? q.entity.substr(*it + 1) : "";
@@ -394,7 +395,7 @@ Result<GraphAnswer> Answer(PageStore& store, const ReadScope& scope, const Graph
         if (r.note.empty() || it == cuts.rbegin()) r.note = tried.note;
       }
       if (r.slug.empty()) {  // no leading words name a page: one the words name, and they all say the event
-        ENGRAM_ASSIGN_OR_RETURN(std::vector<std::string> named, PagesNamedIn(store, scope, q.entity, 1, false));
+        ENGRAM_ASSIGN_OR_RETURN(std::vector<std::string> named, PagesNamedIn(store, scope, q.entity, 1, nullptr));
         if (!named.empty()) {
           auto page = store.GetPage(scope, named[0]);
           if (page.ok()) r = Resolved{page->slug, page->title, ""};
@@ -402,7 +403,7 @@ Result<GraphAnswer> Answer(PageStore& store, const ReadScope& scope, const Graph
         }
       }
     } else {
-      ENGRAM_ASSIGN_OR_RETURN(r, ResolveOne(store, scope, q.entity));
+      ENGRAM_ASSIGN_OR_RETURN(r, ResolveOne(store, scope, q.entity, rules));
     }
     if (r.slug.empty()) {
       a.note = r.note;
@@ -425,7 +426,7 @@ Result<GraphAnswer> Answer(PageStore& store, const ReadScope& scope, const Graph
       ENGRAM_RETURN_IF_ERROR(AnswerConflict(store, scope, asked, rules, &a));
       break;
     case QuestionKind::kPath: {
-      ENGRAM_ASSIGN_OR_RETURN(Resolved other, ResolveOne(store, scope, q.other));
+      ENGRAM_ASSIGN_OR_RETURN(Resolved other, ResolveOne(store, scope, q.other, rules));
       if (other.slug.empty()) {
         a.note = other.note;
         return a;
@@ -477,14 +478,14 @@ std::string RenderAnswer(const GraphAnswer& a) {
 }
 
 Result<std::vector<std::string>> EntitiesNamedIn(PageStore& store, const ReadScope& scope, std::string_view query,
-                                                 size_t limit) {
-  return PagesNamedIn(store, scope, query, limit, true);
+                                                 size_t limit, const GraphRules& rules) {
+  return PagesNamedIn(store, scope, query, limit, &rules);
 }
 
 namespace {
 
 Result<std::vector<std::string>> PagesNamedIn(PageStore& store, const ReadScope& scope, std::string_view query,
-                                              size_t limit, bool entities_only) {
+                                              size_t limit, const GraphRules* entities_only) {
   std::vector<std::string> out;
   if (limit == 0) return out;
   ENGRAM_ASSIGN_OR_RETURN(std::vector<NameInText> hits, NamesInText(store, scope, query));
@@ -499,7 +500,7 @@ Result<std::vector<std::string>> PagesNamedIn(PageStore& store, const ReadScope&
       return h.at < t.first + t.second && t.first < h.at + h.size;
     });
     if (overlaps || std::find(out.begin(), out.end(), h.slug) != out.end()) continue;
-    if (entities_only && !IsEntityType(h.type)) continue;
+    if (entities_only != nullptr && !entities_only->IsEntityType(h.type)) continue;
     taken.push_back({h.at, h.size});
     out.push_back(h.slug);
   }
@@ -532,7 +533,7 @@ std::string Gist(std::string_view text, size_t max) {
 }  // namespace
 
 Result<std::string> EntityCard(PageStore& store, const ReadScope& scope, std::string_view slug,
-                               const FactRules& rules) {
+                               const GraphRules& rules) {
   ENGRAM_ASSIGN_OR_RETURN(StoredPage page, store.GetPage(scope, slug));
   std::string out = page.slug + " | " + page.title + " | " + page.type + "\n";
   const std::string gist = Gist(page.compiled_truth, 200);

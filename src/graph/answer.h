@@ -47,19 +47,19 @@ struct GraphAnswer {
 
 // Answers q for the scope (private pages never answer a public scope).
 // Errors only for store failures; a name no page has is a note.
-Result<GraphAnswer> Answer(PageStore& store, const ReadScope& scope, const GraphQuestion& q, const FactRules& rules);
+Result<GraphAnswer> Answer(PageStore& store, const ReadScope& scope, const GraphQuestion& q, const GraphRules& rules);
 
 // The answer as lines of text: "companies/x | 星河智能 — founded (people/zhang-san.md:7)".
 std::string RenderAnswer(const GraphAnswer& answer);
 
-// The entity pages a query names by title or alias (folded; a name of at
+// The entity pages (rules.IsEntityType) a query names by title or alias (folded; a name of at
 // least two CJK characters or four other characters), longest names first,
 // at most `limit`.
 Result<std::vector<std::string>> EntitiesNamedIn(PageStore& store, const ReadScope& scope, std::string_view query,
-                                                 size_t limit);
+                                                 size_t limit, const GraphRules& rules);
 
 // A short card about one entity: type and title, the first sentences of its
 // compiled truth, current facts, top relations both ways, open conflicts.
-Result<std::string> EntityCard(PageStore& store, const ReadScope& scope, std::string_view slug, const FactRules& rules);
+Result<std::string> EntityCard(PageStore& store, const ReadScope& scope, std::string_view slug, const GraphRules& rules);
 
 }  // namespace engram::graph

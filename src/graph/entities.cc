@@ -21,9 +21,6 @@ namespace engram::graph {
 
 namespace {
 
-constexpr std::array<std::string_view, 9> kEntityTypes = {
-    "person", "company", "organization", "project", "concept", "place", "product", "event", "meeting"};
-
 std::string_view FileStem(std::string_view path) {
   const size_t slash = path.rfind('/');
   std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
@@ -32,10 +29,6 @@ std::string_view FileStem(std::string_view path) {
 }
 
 }  // namespace
-
-bool IsEntityType(std::string_view type) {
-  return std::find(kEntityTypes.begin(), kEntityTypes.end(), type) != kEntityTypes.end();
-}
 
 std::string FoldName(std::string_view name) { return text::FoldText(common::TrimSpace(name)); }
 
@@ -176,7 +169,8 @@ Result<std::vector<NameInText>> NamesInText(PageStore& store, const ReadScope& s
   return out;
 }
 
-Result<std::vector<EntityCandidate>> ResolveEntity(PageStore& store, const ReadScope& scope, std::string_view name) {
+Result<std::vector<EntityCandidate>> ResolveEntity(PageStore& store, const ReadScope& scope, std::string_view name,
+                                                   const GraphRules& rules) {
   name = common::TrimSpace(name);
   if (name.empty()) return Status::InvalidArgument("an entity name is empty");
   if (name.size() > 1024) return Status::InvalidArgument("an entity name is longer than 1,024 bytes");
@@ -221,7 +215,7 @@ Result<std::vector<EntityCandidate>> ResolveEntity(PageStore& store, const ReadS
           c = {target->slug, target->title, target->type, false, m.reason + ", merged into " + target->slug};
         }
       }
-      c.is_entity = IsEntityType(c.type);
+      c.is_entity = rules.IsEntityType(c.type);
       if (std::none_of(out.begin(), out.end(), [&](const EntityCandidate& o) { return o.slug == c.slug; })) {
         out.push_back(std::move(c));
       }

@@ -1,8 +1,7 @@
 // Entities and identity resolution: which page a name means.
 //
 // Every page is a node of the graph; a page of an entity type (person,
-// company, project, concept, place, product, event, organization) is an
-// entity. A name resolves through, strongest first: the slug or path, the
+// company, project, ... : [graph] entity_types, graph/rules.h) is an entity. A name resolves through, strongest first: the slug or path, the
 // file name, the title, an alias, the title or an alias folded (Unicode case,
 // full/half width, Traditional/Simplified Chinese), and the folded spelling
 // without spaces or punctuation ("zhangsan", "Zhang-San" for an alias "Zhang
@@ -18,23 +17,22 @@
 
 #include "engram/status.h"
 #include "engram/store/page_store.h"
+#include "graph/rules.h"
 
 namespace engram::graph {
-
-// Page types that are entities by default.
-bool IsEntityType(std::string_view type);
 
 struct EntityCandidate {
   std::string slug;
   std::string title;
   std::string type;
-  bool is_entity = false;  // of an entity type
+  bool is_entity = false;  // of an entity type (rules.IsEntityType)
   std::string reason;      // "slug", "file name", "title", "alias 'Xinghe AI'", ...
 };
 
 // The pages `name` may mean, among those the scope sees (see above); empty
 // when none. InvalidArgument for an empty or over-long (> 1,024 bytes) name.
-Result<std::vector<EntityCandidate>> ResolveEntity(PageStore& store, const ReadScope& scope, std::string_view name);
+Result<std::vector<EntityCandidate>> ResolveEntity(PageStore& store, const ReadScope& scope, std::string_view name,
+                                                   const GraphRules& rules);
 
 // The names, type and id of the page `slug` as the scope sees it, from the
 // same index ResolveEntity keeps (no page read); nullopt when the scope sees

@@ -80,7 +80,7 @@ bool AnswerMatches(const GraphAnswer& answer, const std::vector<std::string>& ex
 }
 
 Result<GoldResult> RunGold(PageStore& store, const ReadScope& scope, const std::vector<GoldQuestion>& questions,
-                           const FactRules& rules) {
+                           const GraphRules& rules) {
   GoldResult r;
   for (const GoldQuestion& g : questions) {
     GraphQuestion q = ParseQuestion(g.question);

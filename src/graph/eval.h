@@ -47,6 +47,6 @@ struct GoldResult {
 };
 
 Result<GoldResult> RunGold(PageStore& store, const ReadScope& scope, const std::vector<GoldQuestion>& questions,
-                           const FactRules& rules);
+                           const GraphRules& rules);
 
 }  // namespace engram::graph

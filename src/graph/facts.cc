@@ -75,10 +75,6 @@ Result<std::vector<Fact>> ReadFacts(PageStore& store, const ReadScope& scope, st
 
 }  // namespace
 
-bool FactRules::IsSingleValued(std::string_view predicate) const {
-  return std::find(single_valued.begin(), single_valued.end(), predicate) != single_valued.end();
-}
-
 std::string NormalizeFactDate(std::string_view date) {
   date = common::TrimSpace(date);
   size_t used = 0;
@@ -87,7 +83,7 @@ std::string NormalizeFactDate(std::string_view date) {
   return d;
 }
 
-FactSheet Settle(std::vector<Fact> facts, const FactRules& rules, std::string_view as_of) {
+FactSheet Settle(std::vector<Fact> facts, const GraphRules& rules, std::string_view as_of) {
   const std::string at = as_of.empty() ? common::NowIso8601().substr(0, 10) : std::string(as_of);
   std::map<std::pair<std::string, std::string>, std::vector<size_t>> groups;  // (subject, predicate) -> facts
   for (size_t i = 0; i < facts.size(); ++i) groups[{facts[i].subject_slug, facts[i].predicate}].push_back(i);
@@ -161,7 +157,7 @@ FactSheet Settle(std::vector<Fact> facts, const FactRules& rules, std::string_vi
   return sheet;
 }
 
-Result<FactSheet> FactsAbout(PageStore& store, const ReadScope& scope, std::string_view slug, const FactRules& rules,
+Result<FactSheet> FactsAbout(PageStore& store, const ReadScope& scope, std::string_view slug, const GraphRules& rules,
                              std::string_view as_of) {
   ENGRAM_ASSIGN_OR_RETURN(StoredPage page, store.GetPage(scope, slug));
   ENGRAM_ASSIGN_OR_RETURN(std::vector<Fact> facts, ReadFacts(store, scope, page.id));
@@ -169,7 +165,7 @@ Result<FactSheet> FactsAbout(PageStore& store, const ReadScope& scope, std::stri
 }
 
 Result<std::vector<Fact>> FactsPointingAt(PageStore& store, const ReadScope& scope, std::string_view slug,
-                                          const FactRules& rules, std::string_view as_of) {
+                                          const GraphRules& rules, std::string_view as_of) {
   ENGRAM_ASSIGN_OR_RETURN(StoredPage page, store.GetPage(scope, slug));
   ENGRAM_ASSIGN_OR_RETURN(std::vector<Fact> naming, ReadFacts(store, scope, page.id, PageStore::FactSide::kValue));
   std::set<std::string> subjects;
@@ -193,7 +189,7 @@ Result<std::vector<Fact>> FactsPointingAt(PageStore& store, const ReadScope& sco
   return out;
 }
 
-Result<std::vector<Conflict>> AllConflicts(PageStore& store, const ReadScope& scope, const FactRules& rules,
+Result<std::vector<Conflict>> AllConflicts(PageStore& store, const ReadScope& scope, const GraphRules& rules,
                                            std::string_view as_of) {
   ENGRAM_ASSIGN_OR_RETURN(std::vector<Fact> facts, ReadFacts(store, scope, std::nullopt));
   return Settle(std::move(facts), rules, as_of).conflicts;

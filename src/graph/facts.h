@@ -27,14 +27,10 @@
 
 #include "engram/status.h"
 #include "engram/store/page_store.h"
+#include "graph/rules.h"
 
 namespace engram::graph {
 
-struct FactRules {
-  std::vector<std::string> single_valued = {"role",  "works_at", "location", "status",
-                                            "born",  "died",     "founded",  "reports_to"};
-  bool IsSingleValued(std::string_view predicate) const;
-};
 
 struct Fact {
   int64_t id = 0;
@@ -74,21 +70,21 @@ struct FactSheet {
 
 // Settles facts of any subjects (see above) at as_of ("" = today, UTC).
 // Pure: the unit tests' oracle works on it directly.
-FactSheet Settle(std::vector<Fact> facts, const FactRules& rules, std::string_view as_of);
+FactSheet Settle(std::vector<Fact> facts, const GraphRules& rules, std::string_view as_of);
 
 // The facts about the page `slug` (NotFound when the scope does not see
 // it), settled at as_of.
-Result<FactSheet> FactsAbout(PageStore& store, const ReadScope& scope, std::string_view slug, const FactRules& rules,
+Result<FactSheet> FactsAbout(PageStore& store, const ReadScope& scope, std::string_view slug, const GraphRules& rules,
                              std::string_view as_of);
 
 // The facts of other subjects whose entity value is the page `slug` ("who
 // founded X", "who works at X"), each settled with everything else known
 // about its subject at as_of. NotFound when the scope does not see the page.
 Result<std::vector<Fact>> FactsPointingAt(PageStore& store, const ReadScope& scope, std::string_view slug,
-                                          const FactRules& rules, std::string_view as_of);
+                                          const GraphRules& rules, std::string_view as_of);
 
 // Every conflict among the facts of pages the scope sees, at as_of.
-Result<std::vector<Conflict>> AllConflicts(PageStore& store, const ReadScope& scope, const FactRules& rules,
+Result<std::vector<Conflict>> AllConflicts(PageStore& store, const ReadScope& scope, const GraphRules& rules,
                                            std::string_view as_of);
 
 // One timeline merged across pages, by date: every entry from `since`

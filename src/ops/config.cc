@@ -136,6 +136,8 @@ const std::vector<ListSetting>& ListSettings() {
       {"quarantine", "name_keywords", ENGRAM_FIELD(quarantine.name_keywords), false},
       {"quarantine", "allow", ENGRAM_FIELD(quarantine.allow), false},
       {"quarantine", "disable", ENGRAM_FIELD(quarantine.disable), false},
+      {"graph", "entity_types", ENGRAM_FIELD(graph.entity_types), false},
+      {"graph", "single_valued", ENGRAM_FIELD(graph.single_valued), false},
       {"server", "allowed_hosts", ENGRAM_FIELD(server.allowed_hosts), true},
       {"server", "allowed_origins", ENGRAM_FIELD(server.allowed_origins), true},
   };
@@ -278,6 +280,15 @@ name_keywords = []
 allow = []
 # Rule ids switched off, e.g. ["cn_mobile"] or ["name:secret"].
 disable = []
+
+[graph]
+# Page types (frontmatter `type`) that are entities: listed first when a name
+# resolves, given entity cards in `context`, answered about by graph questions.
+entity_types = ["person", "company", "organization", "project", "concept", "place", "product", "event", "meeting"]
+# Predicates that hold one value at a time: a newer fact closes the older one
+# (valid_until), and two facts that hold at once and disagree are a conflict
+# (`engram conflicts`). Others (e.g. invested_in) collect every value.
+single_valued = ["role", "works_at", "location", "status", "born", "died", "founded", "reports_to"]
 
 [embedding]
 # What turns text into vectors for semantic search:

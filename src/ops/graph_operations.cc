@@ -23,6 +23,9 @@ using Type = Param::Type;
 
 namespace {
 
+// The graph's rules from the brain's [graph] settings.
+graph::GraphRules RulesOf(const Brain& b) { return graph::GraphRules{b.options().graph}; }
+
 Json FactJson(const graph::Fact& f) {
   Json j = {{"subject", f.subject_slug}, {"predicate", f.predicate}, {"value", f.value},
             {"valid_from", f.valid_from}, {"valid_until", f.valid_until}, {"holds", f.holds},
@@ -190,7 +193,7 @@ void AddGraphOperations(OperationTable& ops) {
            Scope::kRead, false, {{"name", Type::kString, true, "a name as people write it", 0, 0, 1024, {}, {}}},
            [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
              ENGRAM_ASSIGN_OR_RETURN(std::vector<graph::EntityCandidate> found,
-                                     graph::ResolveEntity(b.engine(), ReadScopeOf(ctx), a.Str("name")));
+                                     graph::ResolveEntity(b.engine(), ReadScopeOf(ctx), a.Str("name"), RulesOf(b)));
              Json list = Json::array();
              for (const auto& c : found) {
                list.push_back({{"slug", c.slug}, {"title", c.title}, {"type", c.type}, {"entity", c.is_entity},
@@ -206,7 +209,7 @@ void AddGraphOperations(OperationTable& ops) {
              const ReadScope scope = ReadScopeOf(ctx);
              ENGRAM_ASSIGN_OR_RETURN(StoredPage page, ResolvePage(b.engine(), scope, a.Str("slug")));
              ENGRAM_ASSIGN_OR_RETURN(graph::FactSheet sheet,
-                                     graph::FactsAbout(b.engine(), scope, page.slug, graph::FactRules(), ""));
+                                     graph::FactsAbout(b.engine(), scope, page.slug, RulesOf(b), ""));
              Json facts = Json::array(), conflicts = Json::array(), out_links = Json::array(), in_links = Json::array();
              for (const auto& f : sheet.facts) {
                if (f.holds) facts.push_back(FactJson(f));
@@ -221,9 +224,9 @@ void AddGraphOperations(OperationTable& ops) {
                if (l.type != "mentions") in_links.push_back({{"type", l.type}, {"from", l.from_slug}});
              }
              ENGRAM_ASSIGN_OR_RETURN(std::string card,
-                                     graph::EntityCard(b.engine(), scope, page.slug, graph::FactRules()));
+                                     graph::EntityCard(b.engine(), scope, page.slug, RulesOf(b)));
              return Json{{"slug", page.slug},   {"title", page.title},         {"type", page.type},
-                         {"entity", graph::IsEntityType(page.type)}, {"aliases", page.aliases},
+                         {"entity", RulesOf(b).IsEntityType(page.type)}, {"aliases", page.aliases},
                          {"facts", facts},      {"links_out", out_links},      {"links_in", in_links},
                          {"conflicts", conflicts}, {"card", card}};
            }});
@@ -254,7 +257,7 @@ void AddGraphOperations(OperationTable& ops) {
              const ReadScope scope = ReadScopeOf(ctx);
              ENGRAM_ASSIGN_OR_RETURN(StoredPage page, ResolvePage(b.engine(), scope, a.Str("slug")));
              ENGRAM_ASSIGN_OR_RETURN(graph::FactSheet sheet,
-                                     graph::FactsAbout(b.engine(), scope, page.slug, graph::FactRules(), as_of));
+                                     graph::FactsAbout(b.engine(), scope, page.slug, RulesOf(b), as_of));
              Json facts = Json::array(), conflicts = Json::array();
              for (const auto& f : sheet.facts) facts.push_back(FactJson(f));
              for (const auto& c : sheet.conflicts) conflicts.push_back(ConflictJson(c));
@@ -286,7 +289,7 @@ void AddGraphOperations(OperationTable& ops) {
            [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
              ENGRAM_ASSIGN_OR_RETURN(std::string as_of, AsOf(a));
              ENGRAM_ASSIGN_OR_RETURN(std::vector<graph::Conflict> found,
-                                     graph::AllConflicts(b.engine(), ReadScopeOf(ctx), graph::FactRules(), as_of));
+                                     graph::AllConflicts(b.engine(), ReadScopeOf(ctx), RulesOf(b), as_of));
              Json list = Json::array();
              for (const auto& c : found) list.push_back(ConflictJson(c));
              return Json{{"as_of", as_of}, {"conflicts", list}};

@@ -50,6 +50,22 @@ Status QuarantineOptions::Validate() const {
   return Status::Ok();
 }
 
+Status GraphOptions::Validate() const {
+  for (const auto& [key, names] : {std::pair{"graph.entity_types", &entity_types},
+                                   std::pair{"graph.single_valued", &single_valued}}) {
+    for (const std::string& n : *names) {
+      const bool plain = !n.empty() && n.size() <= 64 && std::none_of(n.begin(), n.end(), [](char c) {
+        return static_cast<unsigned char>(c) <= ' ' || c == '"' || c == '[' || c == ']';
+      });
+      if (!plain) {
+        return Status::InvalidArgument(std::string(key) + ": \"" + n.substr(0, 80) +
+                                       "\" is not a name (1 to 64 bytes, no spaces, quotes or brackets)");
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 Status EmbeddingOptions::Validate() const {
   if (provider != "none" && provider != "bert" && provider != "openai" && provider != "hash") {
     return Status::InvalidArgument("embedding.provider must be \"none\", \"bert\", \"openai\" or \"hash\", not \"" +
@@ -109,6 +125,7 @@ Status BrainOptions::Validate() const {
   ENGRAM_RETURN_IF_ERROR(quarantine.Validate());
   ENGRAM_RETURN_IF_ERROR(scope.Validate());
   ENGRAM_RETURN_IF_ERROR(server.Validate());
+  ENGRAM_RETURN_IF_ERROR(graph.Validate());
   return chunker.Validate();
 }
 

@@ -99,8 +99,8 @@ Result<std::optional<graph::GraphAnswer>> SearchModule::AnswerFromGraph(const Op
                                                                          std::string_view query) {
   const graph::GraphQuestion q = graph::ParseQuestion(query);
   if (q.kind == graph::QuestionKind::kNone) return std::optional<graph::GraphAnswer>();
-  ENGRAM_ASSIGN_OR_RETURN(graph::GraphAnswer a,
-                          graph::Answer(brain_.engine(), ReadScopeOf(ctx), q, graph::FactRules()));
+  ENGRAM_ASSIGN_OR_RETURN(graph::GraphAnswer a, graph::Answer(brain_.engine(), ReadScopeOf(ctx), q,
+                                                              graph::GraphRules{brain_.options().graph}));
   if (!a.answered) return std::optional<graph::GraphAnswer>();
   return std::optional<graph::GraphAnswer>(std::move(a));
 }
@@ -116,9 +116,11 @@ Result<ContextReport> SearchModule::Context(const OperationContext& ctx, std::st
                              graph::RenderAnswer(*answer)});
   }
   const ReadScope scope = ReadScopeOf(ctx);
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<std::string> named, graph::EntitiesNamedIn(brain_.engine(), scope, query, 2));
+  ENGRAM_ASSIGN_OR_RETURN(
+      std::vector<std::string> named,
+      graph::EntitiesNamedIn(brain_.engine(), scope, query, 2, graph::GraphRules{brain_.options().graph}));
   for (const std::string& slug : named) {
-    auto card = graph::EntityCard(brain_.engine(), scope, slug, graph::FactRules());
+    auto card = graph::EntityCard(brain_.engine(), scope, slug, graph::GraphRules{brain_.options().graph});
     if (card.ok()) context.notes.push_back({"entity: " + slug, *card});
   }
   auto r = Search(ctx, query, std::move(options));

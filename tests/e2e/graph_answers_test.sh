@@ -77,4 +77,18 @@ expect_exit 2 -- "$E" --brain "$B" eval --graph "$WORK/bad2.jsonl"
 expect_contains "$ERR" "bad2.jsonl:1: 'expect' is not a list" "a bad field is named"
 expect_exit 2 -- "$E" --brain "$B" eval
 expect_contains "$ERR" "eval needs --corpus, --queries and --qrels (or --graph FILE)" "eval without a set"
+
+# [graph] settings: which predicates hold one value, which page types are entities.
+expect_exit 0 -- "$E" --brain "$B" conflicts
+expect_not_contains "$OUT" "invested_by" "two investors are no conflict by default"
+expect_exit 0 -- "$E" --brain "$B" config set graph.single_valued '["invested_by", "location"]'
+expect_exit 0 -- "$E" --brain "$B" conflicts
+expect_contains "$OUT" "星河智能 (companies/星河智能): invested_by has 2 values at once" "a configured single value"
+expect_exit 0 -- "$E" --brain "$B" --json entity resolve 张三
+expect_json "$OUT" 'd["candidates"][0]["entity"]' "True"
+expect_exit 0 -- "$E" --brain "$B" config set graph.entity_types '["company"]'
+expect_exit 0 -- "$E" --brain "$B" --json entity resolve 张三
+expect_json "$OUT" 'd["candidates"][0]["entity"]' "False"
+expect_exit 2 -- "$E" --brain "$B" config set graph.entity_types '["team", "bad type"]'
+expect_contains "$ERR" 'graph.entity_types: "bad type" is not a name' "a bad type is named"
 finish

@@ -101,6 +101,13 @@ TEST(Config, EachSectionValidatesItself) {
   QuarantineOptions q;
   q.disable = {"no_such_rule"};
   EXPECT_NE(q.Validate().message().find("quarantine.disable"), std::string::npos);
+  GraphOptions gr;
+  EXPECT_TRUE(gr.Validate().ok());
+  gr.single_valued = {"role", "works at"};
+  EXPECT_NE(gr.Validate().message().find("graph.single_valued: \"works at\""), std::string::npos);
+  gr = GraphOptions();
+  gr.entity_types = {""};
+  EXPECT_NE(gr.Validate().message().find("graph.entity_types"), std::string::npos);
   ServerOptions v;
   v.allowed_origins = {"example.com"};
   EXPECT_NE(v.Validate().message().find("server.allowed_origins"), std::string::npos);

@@ -74,7 +74,7 @@ class GraphAnswerStore : public ::testing::Test {
     ASSERT_TRUE(engine_->PutPage(Prepare(path, content)).ok()) << path;
   }
   GraphAnswer Ask(const std::string& q) {
-    auto a = Answer(*engine_, ReadScope::All(kDefaultSource), ParseQuestion(q), FactRules());
+    auto a = Answer(*engine_, ReadScope::All(kDefaultSource), ParseQuestion(q), GraphRules());
     EXPECT_TRUE(a.ok()) << a.status().ToString();
     return a.ok() ? *a : GraphAnswer{};
   }
@@ -116,10 +116,10 @@ TEST_F(GraphAnswerStore, CardsForTheEntitiesAQueryNames) {
       "Acme builds warehouse robots. It was founded in 2015.\n");
   Put("people/ann.md", "---\ntitle: Ann Lee\ntype: person\nrole: CTO\ncompany: \"[[companies/acme]]\"\n---\nAnn.\n");
   Put("notes/acme-ideas.md", "---\ntitle: Acme\n---\nA note, not an entity.\n");
-  auto named = EntitiesNamedIn(*engine_, ReadScope::All(kDefaultSource), "what does ann lee do at acme robotics", 3);
+  auto named = EntitiesNamedIn(*engine_, ReadScope::All(kDefaultSource), "what does ann lee do at acme robotics", 3, GraphRules());
   ASSERT_TRUE(named.ok());
   EXPECT_EQ(*named, (std::vector<std::string>{"companies/acme", "people/ann"}));
-  auto card = EntityCard(*engine_, ReadScope::All(kDefaultSource), "people/ann", FactRules());
+  auto card = EntityCard(*engine_, ReadScope::All(kDefaultSource), "people/ann", GraphRules());
   ASSERT_TRUE(card.ok());
   EXPECT_EQ(*card,
             "people/ann | Ann Lee | person\nAnn.\nFacts: role: CTO; works_at: Acme Robotics\n"
@@ -145,7 +145,7 @@ TEST(GraphGold, SampleVault) {
   auto gold = LoadGold(std::string(ENGRAM_SOURCE_DIR) + "/tests/data/graph_gold/vault.jsonl");
   ASSERT_TRUE(gold.ok()) << gold.status().ToString();
   ASSERT_GE(gold->size(), 100u);
-  auto r = RunGold(*engine, ReadScope::All(kDefaultSource), *gold, FactRules());
+  auto r = RunGold(*engine, ReadScope::All(kDefaultSource), *gold, GraphRules());
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   std::printf("graph gold (sample vault): %zu questions, %zu understood, %zu right (%.3f)\n", r->total, r->understood,
               r->correct, static_cast<double>(r->correct) / r->total);

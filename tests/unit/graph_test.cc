@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "graph/answer.h"
 #include "graph/entities.h"
 #include "graph/facts.h"
 #include "graph/traverse.h"
@@ -46,7 +47,7 @@ const Fact& ById(const FactSheet& s, int64_t id) {
 TEST(GraphSettle, ANewerValueClosesTheOlderOneWhichIsKept) {
   FactSheet s = Settle({F(1, "role", "Engineer", "2019-02"), F(2, "role", "Staff Engineer", "2021-06"),
                         F(3, "role", "CTO", "2024-01")},
-                       FactRules(), "2026-01-01");
+                       GraphRules(), "2026-01-01");
   ASSERT_EQ(s.facts.size(), 3u);
   EXPECT_EQ(ById(s, 1).valid_until, "2021-06");
   EXPECT_EQ(ById(s, 1).superseded_by, 2);
@@ -57,7 +58,7 @@ TEST(GraphSettle, ANewerValueClosesTheOlderOneWhichIsKept) {
   EXPECT_TRUE(ById(s, 3).holds);
   EXPECT_TRUE(s.conflicts.empty());
   // As of mid-2022 the second held.
-  FactSheet then = Settle(s.facts, FactRules(), "2022-07-01");
+  FactSheet then = Settle(s.facts, GraphRules(), "2022-07-01");
   EXPECT_TRUE(ById(then, 2).holds);
   EXPECT_FALSE(ById(then, 3).holds);
 }
@@ -65,7 +66,7 @@ TEST(GraphSettle, ANewerValueClosesTheOlderOneWhichIsKept) {
 TEST(GraphSettle, TheSameValueRestatedIsNoChange) {
   FactSheet s = Settle({F(1, "works_at", "Acme", "2019", "", "companies/acme"),
                         F(2, "works_at", "ACME", "2020", "", "companies/acme"), F(3, "works_at", "Globex", "2023")},
-                       FactRules(), "2026-01-01");
+                       GraphRules(), "2026-01-01");
   EXPECT_EQ(ById(s, 1).superseded_by, 3) << "closed by the next other value, not by its restatement";
   EXPECT_EQ(ById(s, 2).superseded_by, 3);
   EXPECT_TRUE(ById(s, 3).holds);
@@ -74,29 +75,29 @@ TEST(GraphSettle, TheSameValueRestatedIsNoChange) {
 TEST(GraphSettle, LeavingClosesTheOpenFactOfThatValueOnly) {
   FactSheet s = Settle({F(1, "works_at", "Acme", "2019-02-01", "", "companies/acme"),
                         F(2, "works_at", "Acme", "", "2023-01-15", "companies/acme")},
-                       FactRules(), "2026-01-01");
+                       GraphRules(), "2026-01-01");
   EXPECT_EQ(ById(s, 1).valid_until, "2023-01-15");
   EXPECT_EQ(ById(s, 1).superseded_by, 2);
   EXPECT_FALSE(ById(s, 1).holds);
   EXPECT_TRUE(s.conflicts.empty());
   // Leaving another company closes nothing of this one.
-  FactSheet other = Settle({F(1, "works_at", "Acme", "2019"), F(2, "works_at", "Globex", "", "2020")}, FactRules(),
+  FactSheet other = Settle({F(1, "works_at", "Acme", "2019"), F(2, "works_at", "Globex", "", "2020")}, GraphRules(),
                            "2026-01-01");
   EXPECT_EQ(ById(other, 1).valid_until, "");
 }
 
 TEST(GraphSettle, TwoValuesThatHoldAtOnceAreAConflictAndBothAreShown) {
   // The frontmatter (undated) says CEO; the timeline says CTO since 2026-03.
-  FactSheet s = Settle({F(1, "role", "CEO"), F(2, "role", "CTO", "2026-03")}, FactRules(), "2026-06-01");
+  FactSheet s = Settle({F(1, "role", "CEO"), F(2, "role", "CTO", "2026-03")}, GraphRules(), "2026-06-01");
   ASSERT_EQ(s.conflicts.size(), 1u);
   EXPECT_EQ(s.conflicts[0].predicate, "role");
   ASSERT_EQ(s.conflicts[0].facts.size(), 2u);
   EXPECT_TRUE(ById(s, 1).in_conflict);
   EXPECT_TRUE(ById(s, 2).in_conflict);
   // Before the timeline's date only one value held.
-  EXPECT_TRUE(Settle(s.facts, FactRules(), "2026-01-01").conflicts.empty());
+  EXPECT_TRUE(Settle(s.facts, GraphRules(), "2026-01-01").conflicts.empty());
   // Values compare folded: "ceo" is "CEO".
-  EXPECT_TRUE(Settle({F(1, "role", "CEO"), F(2, "role", "ceo", "2026-03")}, FactRules(), "2026-06-01")
+  EXPECT_TRUE(Settle({F(1, "role", "CEO"), F(2, "role", "ceo", "2026-03")}, GraphRules(), "2026-06-01")
                   .conflicts.empty());
 }
 
@@ -104,24 +105,24 @@ TEST(GraphSettle, AnUndatedFactThatRestatesADatedOneHoldsFromItsStart) {
   // Frontmatter "role: COO"; timeline: head of operations from 2020, COO from 2024.
   const std::vector<Fact> facts = {F(1, "role", "COO"), F(2, "role", "head of operations", "2020-02-01"),
                                    F(3, "role", "COO", "2024-01-15")};
-  EXPECT_TRUE(Settle(facts, FactRules(), "2022-01-01").conflicts.empty()) << "COO did not hold in 2022";
-  FactSheet now = Settle(facts, FactRules(), "2026-01-01");
+  EXPECT_TRUE(Settle(facts, GraphRules(), "2022-01-01").conflicts.empty()) << "COO did not hold in 2022";
+  FactSheet now = Settle(facts, GraphRules(), "2026-01-01");
   EXPECT_TRUE(now.conflicts.empty());
   EXPECT_TRUE(ById(now, 1).holds);
   EXPECT_EQ(ById(now, 1).valid_from, "") << "what the page wrote is shown as written";
   // An undated value no dated fact restates holds from an unknown start: a stale frontmatter is a conflict.
-  EXPECT_EQ(Settle({F(1, "role", "CTO"), F(2, "role", "CEO", "2025")}, FactRules(), "2026-01-01").conflicts.size(),
+  EXPECT_EQ(Settle({F(1, "role", "CTO"), F(2, "role", "CEO", "2025")}, GraphRules(), "2026-01-01").conflicts.size(),
             1u);
 }
 
 TEST(GraphSettle, MultiValuedPredicatesNeverCloseOrConflict) {
-  FactSheet s = Settle({F(1, "invested_by", "A", "2020"), F(2, "invested_by", "B", "2024")}, FactRules(),
+  FactSheet s = Settle({F(1, "invested_by", "A", "2020"), F(2, "invested_by", "B", "2024")}, GraphRules(),
                        "2026-01-01");
   EXPECT_TRUE(ById(s, 1).holds);
   EXPECT_TRUE(ById(s, 2).holds);
   EXPECT_TRUE(s.conflicts.empty());
-  FactRules rules;
-  rules.single_valued = {"invested_by"};  // the list is the caller's to configure
+  GraphRules rules;
+  rules.options.single_valued = {"invested_by"};  // the list is the brain's to configure ([graph] single_valued)
   EXPECT_FALSE(Settle(s.facts, rules, "2026-01-01").facts.front().holds);
 }
 
@@ -150,7 +151,7 @@ TEST_F(GraphStore, FactsAboutAPageResolveTheirEntitiesAndShowTheConflict) {
       "---\ntitle: Li Wei\ntype: person\nrole: CEO\ncompany: \"[[companies/globex]]\"\n---\n\nLi Wei.\n\n"
       "## Timeline\n\n- **2019-02** | Joined Acme Corp as Engineer\n- **2026-03** | Promoted to CTO\n"
       "- **2026-04** | Left [[acme]]\n");
-  auto sheet = FactsAbout(*engine_, ReadScope::All(kDefaultSource), "people/li-wei", FactRules(), "2026-06-01");
+  auto sheet = FactsAbout(*engine_, ReadScope::All(kDefaultSource), "people/li-wei", GraphRules(), "2026-06-01");
   ASSERT_TRUE(sheet.ok()) << sheet.status().ToString();
   std::vector<std::string> seen;
   for (const Fact& f : sheet->facts) {
@@ -165,13 +166,13 @@ TEST_F(GraphStore, FactsAboutAPageResolveTheirEntitiesAndShowTheConflict) {
   ASSERT_EQ(sheet->conflicts.size(), 1u) << "CEO (frontmatter) and CTO (timeline) both hold";
   EXPECT_EQ(sheet->conflicts[0].predicate, "role");
   // Every conflict of the brain: the same one.
-  auto all = AllConflicts(*engine_, ReadScope::All(kDefaultSource), FactRules(), "2026-06-01");
+  auto all = AllConflicts(*engine_, ReadScope::All(kDefaultSource), GraphRules(), "2026-06-01");
   ASSERT_TRUE(all.ok()) << all.status().ToString();
   ASSERT_EQ(all->size(), 1u);
   EXPECT_EQ((*all)[0].subject_slug, "people/li-wei");
   // Fixing the Markdown resolves it.
   Put("people/li-wei.md", "---\ntitle: Li Wei\ntype: person\nrole: CTO\n---\n\nLi Wei.\n");
-  all = AllConflicts(*engine_, ReadScope::All(kDefaultSource), FactRules(), "2026-06-01");
+  all = AllConflicts(*engine_, ReadScope::All(kDefaultSource), GraphRules(), "2026-06-01");
   ASSERT_TRUE(all.ok());
   EXPECT_TRUE(all->empty());
 }
@@ -185,7 +186,7 @@ TEST_F(GraphStore, FactsStatedOnOtherPagesAreAboutTheirSubjectAndPointAtTheirVal
   Put("people/ann.md", "---\ntitle: Ann\ntype: person\n---\nAnn.\n\n## Timeline\n\n"
                        "- **2026-02** | Joined [[companies/beta]] as CFO\n");
   const ReadScope all = ReadScope::All(kDefaultSource);
-  auto bob = FactsAbout(*engine_, all, "people/bob", FactRules(), "2026-06-01");
+  auto bob = FactsAbout(*engine_, all, "people/bob", GraphRules(), "2026-06-01");
   ASSERT_TRUE(bob.ok()) << bob.status().ToString();
   std::vector<std::string> seen;
   for (const Fact& f : bob->facts) {
@@ -197,12 +198,12 @@ TEST_F(GraphStore, FactsStatedOnOtherPagesAreAboutTheirSubjectAndPointAtTheirVal
       << "a dated note's sentence holds from the note's date";
   EXPECT_TRUE(bob->conflicts.empty()) << "founding two companies is no conflict, unlike two founding dates";
   // Who founded Acme; who works at Acme now (Ann moved on to Beta in 2026-02).
-  auto founders = FactsPointingAt(*engine_, all, "companies/acme", FactRules(), "2026-06-01");
+  auto founders = FactsPointingAt(*engine_, all, "companies/acme", GraphRules(), "2026-06-01");
   ASSERT_TRUE(founders.ok()) << founders.status().ToString();
   std::vector<std::string> pointing;
   for (const Fact& f : *founders) pointing.push_back(f.subject_slug + " " + f.predicate + (f.holds ? " holds" : ""));
   EXPECT_EQ(pointing, (std::vector<std::string>{"people/bob founded holds", "people/ann works_at"}));
-  auto before = FactsPointingAt(*engine_, all, "companies/acme", FactRules(), "2026-01-01");
+  auto before = FactsPointingAt(*engine_, all, "companies/acme", GraphRules(), "2026-01-01");
   ASSERT_TRUE(before.ok());
   ASSERT_EQ(before->size(), 2u);
   EXPECT_TRUE((*before)[1].holds) << "before she joined Beta, Ann worked at Acme";
@@ -212,15 +213,15 @@ TEST_F(GraphStore, APublicScopeSeesNeitherPrivateFactsNorPrivateEntities) {
   Put("people/secret.md", "---\ntype: person\nvisibility: private\nrole: Spy\n---\nHidden.\n");
   Put("people/boss.md", "---\ntype: person\nreports_to: \"[[people/secret]]\"\n---\nVisible.\n");
   const ReadScope pub = ReadScope::Public(kDefaultSource);
-  EXPECT_EQ(FactsAbout(*engine_, pub, "people/secret", FactRules(), "").status().code(), StatusCode::kNotFound);
-  auto boss = FactsAbout(*engine_, pub, "people/boss", FactRules(), "");
+  EXPECT_EQ(FactsAbout(*engine_, pub, "people/secret", GraphRules(), "").status().code(), StatusCode::kNotFound);
+  auto boss = FactsAbout(*engine_, pub, "people/boss", GraphRules(), "");
   ASSERT_TRUE(boss.ok()) << boss.status().ToString();
   ASSERT_EQ(boss->facts.size(), 1u);
   EXPECT_EQ(boss->facts[0].value_slug, "") << "a private page is not resolved for a public caller";
-  auto owner = FactsAbout(*engine_, ReadScope::All(kDefaultSource), "people/boss", FactRules(), "");
+  auto owner = FactsAbout(*engine_, ReadScope::All(kDefaultSource), "people/boss", GraphRules(), "");
   ASSERT_TRUE(owner.ok());
   EXPECT_EQ(owner->facts[0].value_slug, "people/secret");
-  auto names = ResolveEntity(*engine_, pub, "secret");
+  auto names = ResolveEntity(*engine_, pub, "secret", GraphRules());
   ASSERT_TRUE(names.ok());
   EXPECT_TRUE(names->empty());
 }
@@ -232,7 +233,7 @@ TEST_F(GraphStore, ANameResolvesToEveryPageOfItsStrongestMatchWithTheReason) {
   Put("companies/xinghe.md", "---\ntitle: 星河智能\ntype: company\naliases: [Xinghe AI]\n---\nx\n");
   const ReadScope all = ReadScope::All(kDefaultSource);
   auto reason = [&](const std::string& name) {
-    auto r = ResolveEntity(*engine_, all, name);
+    auto r = ResolveEntity(*engine_, all, name, GraphRules());
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     std::string out;
     for (const auto& c : *r) out += (out.empty() ? "" : " | ") + c.slug + " by " + c.reason;
@@ -246,19 +247,20 @@ TEST_F(GraphStore, ANameResolvesToEveryPageOfItsStrongestMatchWithTheReason) {
   // The file name of the note and the alias of the person are different levels: the file name wins.
   EXPECT_EQ(reason("wei"), "notes/wei by file name");
   EXPECT_EQ(reason("nobody"), "");
-  EXPECT_EQ(ResolveEntity(*engine_, all, "  ").status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(ResolveEntity(*engine_, all, std::string(2000, 'a')).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ResolveEntity(*engine_, all, "  ", GraphRules()).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ResolveEntity(*engine_, all, std::string(2000, 'a'), GraphRules()).status().code(),
+            StatusCode::kInvalidArgument);
 }
 
 TEST_F(GraphStore, ResolutionSeesEveryWriteAndEveryStore) {
   // Names are looked up in an index kept per store and generation: a write is seen at once…
   const ReadScope all = ReadScope::All(kDefaultSource);
   Put("people/a.md", "---\ntitle: Ann\ntype: person\n---\nx\n");
-  auto before = ResolveEntity(*engine_, all, "Annie");
+  auto before = ResolveEntity(*engine_, all, "Annie", GraphRules());
   ASSERT_TRUE(before.ok());
   EXPECT_TRUE(before->empty());
   Put("people/a.md", "---\ntitle: Ann\ntype: person\naliases: [Annie]\n---\nx\n");
-  auto after = ResolveEntity(*engine_, all, "annie");
+  auto after = ResolveEntity(*engine_, all, "annie", GraphRules());
   ASSERT_TRUE(after.ok());
   ASSERT_EQ(after->size(), 1u);
   EXPECT_EQ((*after)[0].reason, "alias 'Annie'");
@@ -268,24 +270,49 @@ TEST_F(GraphStore, ResolutionSeesEveryWriteAndEveryStore) {
   engine_ = OpenFresh(other_dir);
   Put("people/b.md", "---\ntitle: Bob\ntype: person\n---\nx\n");
   Put("people/c.md", "---\ntitle: Cy\ntype: person\n---\nx\n");
-  auto fresh = ResolveEntity(*engine_, all, "annie");
+  auto fresh = ResolveEntity(*engine_, all, "annie", GraphRules());
   ASSERT_TRUE(fresh.ok());
   EXPECT_TRUE(fresh->empty());
   // A private page's names are in the owner's index only.
   Put("people/d.md", "---\ntitle: Dee\ntype: person\nvisibility: private\n---\nx\n");
-  EXPECT_EQ(ResolveEntity(*engine_, ReadScope::Public(kDefaultSource), "Dee")->size(), 0u);
-  EXPECT_EQ(ResolveEntity(*engine_, all, "Dee")->size(), 1u);
+  EXPECT_EQ(ResolveEntity(*engine_, ReadScope::Public(kDefaultSource), "Dee", GraphRules())->size(), 0u);
+  EXPECT_EQ(ResolveEntity(*engine_, all, "Dee", GraphRules())->size(), 1u);
 }
 
 TEST_F(GraphStore, TwoPagesClaimingOneAliasAreBothCandidates) {
   Put("people/li-wei.md", "---\ntype: person\naliases: [Wei]\n---\nx\n");
   Put("people/wang-wei.md", "---\ntype: person\naliases: [wei]\n---\nx\n");
-  auto r = ResolveEntity(*engine_, ReadScope::All(kDefaultSource), "Wei");
+  auto r = ResolveEntity(*engine_, ReadScope::All(kDefaultSource), "Wei", GraphRules());
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r->size(), 2u);
   EXPECT_EQ((*r)[0].slug, "people/li-wei");
   EXPECT_EQ((*r)[1].slug, "people/wang-wei");
   EXPECT_TRUE((*r)[0].is_entity);
+}
+
+TEST_F(GraphStore, EntityTypesAreTheBrainsToConfigure) {
+  Put("teams/alpha.md", "---\ntype: team\naliases: [Core]\n---\nx\n");
+  Put("people/kim.md", "---\ntype: person\n---\nx\n");
+  Put("notes/core-notes.md", "---\naliases: [core]\n---\nx\n");
+  const ReadScope all = ReadScope::All(kDefaultSource);
+  auto entities = [&](const GraphRules& rules, const std::string& name) {
+    auto r = ResolveEntity(*engine_, all, name, rules);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    std::string out;
+    for (const auto& c : *r) out += (out.empty() ? "" : " ") + c.slug + (c.is_entity ? "*" : "");
+    return out;
+  };
+  // By default a team is no entity: of the two pages with the alias, the note sorts first.
+  EXPECT_EQ(entities(GraphRules(), "Core"), "notes/core-notes teams/alpha");
+  GraphRules teams;
+  teams.options.entity_types = {"team"};
+  EXPECT_EQ(entities(teams, "Core"), "teams/alpha* notes/core-notes");
+  // …and a person is no longer one when the list leaves it out.
+  EXPECT_EQ(entities(teams, "people/kim"), "people/kim");
+  EXPECT_EQ(entities(GraphRules(), "people/kim"), "people/kim*");
+  auto named = EntitiesNamedIn(*engine_, all, "what does core do", 3, teams);
+  ASSERT_TRUE(named.ok());
+  EXPECT_EQ(*named, std::vector<std::string>{"teams/alpha"});
 }
 
 TEST_F(GraphStore, AWalkFollowsLinksBothWaysToItsDepthThroughCyclesAndSelfLinks) {
