@@ -85,7 +85,10 @@ void PrintAllConflicts(const Json& r) {
 
 struct GraphArgs {
   std::string name;
-  std::string into;   // entity merge: the page kept
+  std::string into;   // entity merge: the page kept; entity split: the new page
+  std::vector<std::string> names;     // entity split: aliases moved
+  std::vector<std::string> sections;  // entity split: headings moved
+  std::string title;                  // entity split: the new page's title
   std::string other;
   std::string as_of;
   std::string add;    // "predicate: value" to state
@@ -202,7 +205,8 @@ void PrintOrphans(const Json& r) {
 
 void AddGraphCommands(CLI::App& app, const bool* json, const std::string* brain_dir, int* exit_code) {
   auto a = std::make_shared<GraphArgs>();
-  auto* entity = app.add_subcommand("entity", "Entities: which page a name means, and merging two pages of one");
+  auto* entity =
+      app.add_subcommand("entity", "Entities: which page a name means, merging two pages of one, splitting one of two");
   entity->require_subcommand(1);
   auto* resolve = entity->add_subcommand("resolve", "List the pages a name may mean, each with the reason");
   resolve->add_option("NAME", a->name, "A name as people write it: slug, file name, title or alias")->required();
@@ -244,6 +248,33 @@ void AddGraphCommands(CLI::App& app, const bool* json, const std::string* brain_
                                   std::cout << "\n";
                                 }
                               });
+  });
+
+  auto* split = entity->add_subcommand("split", "Split a page about two entities in two, or undo a merge");
+  split->add_option("PAGE", a->name, "The page split (slug, path, title or alias), or a page `merge` made a redirect")
+      ->required();
+  split->add_option("NEW", a->into, "The new page's slug (people/li-wei-tencent); none when PAGE is a redirect");
+  split->add_option("--name", a->names, "An alias of PAGE that names the other entity (repeatable): it moves to NEW");
+  split->add_option("--section", a->sections, "A heading of PAGE ('## At Tencent') whose section moves (repeatable)");
+  split->add_option("--title", a->title, "NEW's title (default: the first --name)");
+  split->footer(
+      "NEW gets PAGE's type, the aliases and sections named, and a line 'Split from [[PAGE]]'; PAGE loses\n"
+      "them. Links to PAGE whose shown text is one of the moved names ([[people/li-wei|Li Wei (Tencent)]])\n"
+      "now reach NEW; other links are left as they are. Named a redirect that `entity merge` left, it undoes\n"
+      "the merge: the redirect gets back its title, type and names, the text under '## Merged from …' leaves\n"
+      "the page kept, and links shown as its names or its slug reach it again (timeline entries the merge\n"
+      "copied stay on the page kept). Each page written is its own commit on a git brain.");
+  split->callback([a, json, brain_dir, exit_code] {
+    Json args = {{"page", a->name}, {"names", a->names}, {"sections", a->sections}};
+    if (!a->into.empty()) args["into"] = a->into;
+    if (!a->title.empty()) args["title"] = a->title;
+    *exit_code = RunOperation("split_entity", args, *json, *brain_dir, [](const Json& r) {
+      std::cout << (r["restored"].get<bool>() ? "restored " : "split ") << Str(r, "into") << " from "
+                << Str(r, "from") << ": " << r["names_moved"].size() << " name(s), "
+                << r["sections_moved"].get<size_t>() << " section(s) moved, " << r["links_rewritten"].get<size_t>()
+                << " link(s) rewritten\n";
+      for (const Json& p : r["pages_rewritten"]) std::cout << "  " << p.get<std::string>() << "\n";
+    });
   });
 
   auto* facts = app.add_subcommand("facts", "Show the facts about a page, with their sources and the time they hold");

@@ -20,7 +20,8 @@ using Json = nlohmann::json;
 bool NoteField(const std::string& key) {
   static const std::set<std::string> kNote = {"title", "type",    "aliases",     "alias",     "tags",   "tag",
                                               "slug",  "visibility", "date",     "created",   "updated", "cssclasses",
-                                              "cssclass", "publish", "redirect", "merged_into", "merged_at"};
+                                              "cssclass", "publish", "redirect", "merged_into", "merged_at",
+                                              "merged_type", "merged_names"};
   return kNote.count(key) > 0;
 }
 
@@ -133,8 +134,8 @@ Result<MergeReport> PageModule::MergeEntity(const OperationContext& ctx, std::st
     size_t n = 0;
     ENGRAM_ASSIGN_OR_RETURN(PutReport r, EditPage(ctx, slug, "merge", [&](const StoredPage& p) -> Result<std::string> {
       const std::string to = VaultLinkText(pages, into_names, p.path);
-      return text::RewriteLinks(p.path, p.content, [&](const std::string& t) { return targets.count(t) > 0; }, to,
-                                &n);
+      return text::RewriteLinks(
+          p.path, p.content, [&](const std::string& t, const std::string&) { return targets.count(t) > 0; }, to, &n);
     }));
     report.links_rewritten += n;
     keep(r);
@@ -146,9 +147,14 @@ Result<MergeReport> PageModule::MergeEntity(const OperationContext& ctx, std::st
     for (char& c : title) {
       if (c == '"' || c == '\n' || c == '\\') c = ' ';
     }
+    // What `entity split` needs to undo the merge: the names and the type the page had.
+    std::string merged_names;
+    for (size_t i = 1; i < names.size(); ++i) merged_names += (i > 1 ? ", " : "") + Json(names[i]).dump();
     return "---\ntitle: \"" + title + "\"\ntype: redirect\nredirect: \"[[" + to + "]]\"\nmerged_into: " + into.slug +
-           "\nmerged_at: " + date + (from.is_private ? "\nvisibility: private" : "") + "\n---\n\nMerged into [[" + to +
-           "]] on " + date + ": what this page said is there now, and its names are aliases of it.\n";
+           "\nmerged_at: " + date + "\nmerged_type: " + Json(from.type).dump() + "\nmerged_names: [" + merged_names +
+           "]" + (from.is_private ? "\nvisibility: private" : "") + "\n---\n\nMerged into [[" + to + "]] on " + date +
+           ": what this page said is there now, and its names are aliases of it. `engram entity split " + from.slug +
+           "` undoes it.\n";
   }));
   keep(stub);
   return report;

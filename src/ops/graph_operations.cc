@@ -247,6 +247,30 @@ void AddGraphOperations(OperationTable& ops) {
                          {"aliases_added", r.aliases_added},
                          {"commits", r.commits}};
            }});
+  ops.Add({"split_entity",
+           "Split a page about two entities: a new page `into` gets the aliases (`names`) and sections "
+           "(`sections`, by heading) named, and links to `page` shown as a moved name reach it. Given a "
+           "redirect page that merge_entities left (and no `into`), undoes that merge. Each page written is "
+           "its own commit on a git brain. Local only: it rewrites private pages too.",
+           Scope::kWrite, true,
+           {{"page", Type::kString, true, "the page split, or a merged page to restore", 0, 0, 1024, {}, {}},
+            {"into", Type::kString, false, "the new page's slug", 0, 0, 1024, {}, {}},
+            {"names", Type::kStrings, false, "aliases of `page` that name the other entity", 0, 50, 200, {}, {}},
+            {"sections", Type::kStrings, false, "headings of `page` whose sections move", 0, 50, 200, {}, {}},
+            {"title", Type::kString, false, "the new page's title (default: the first name)", 0, 0, 200, {}, {}}},
+           [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
+             SplitRequest request{a.Str("page"), a.Str("into"), a.Strings("names"), a.Strings("sections"),
+                                  a.Str("title")};
+             ENGRAM_ASSIGN_OR_RETURN(SplitReport r, b.Module<PageModule>().SplitEntity(ctx, request));
+             return Json{{"from", r.from},
+                         {"into", r.into},
+                         {"restored", r.restored},
+                         {"names_moved", r.names_moved},
+                         {"sections_moved", r.sections_moved},
+                         {"pages_rewritten", r.pages_rewritten},
+                         {"links_rewritten", r.links_rewritten},
+                         {"commits", r.commits}};
+           }});
   ops.Add({"get_facts",
            "The facts about a page (frontmatter fields, fact lines, timeline changes), each with its source "
            "line and the time it holds: a newer value of a single-valued predicate (role, works_at, "

@@ -30,6 +30,27 @@ struct MergeReport {
   std::vector<std::string> commits;
 };
 
+// `entity split`: what moves from one page to a new one, or the merged page
+// (a redirect) to restore.
+struct SplitRequest {
+  std::string page;                   // the page split (slug, path, title or alias), or a redirect merge left
+  std::string into;                   // the new page's slug; "" when `page` is a redirect (it is restored)
+  std::vector<std::string> names;     // aliases of `page` that name the other entity
+  std::vector<std::string> sections;  // headings (## …) of `page` whose sections are about it
+  std::string title;                  // the new page's title ("" = the first name)
+};
+
+struct SplitReport {
+  std::string from;                   // the page that keeps its slug
+  std::string into;                   // the page made or restored
+  bool restored = false;              // a merge was undone
+  std::vector<std::string> names_moved;
+  size_t sections_moved = 0;
+  std::vector<std::string> pages_rewritten;
+  size_t links_rewritten = 0;
+  std::vector<std::string> commits;
+};
+
 class PageModule final : public BrainModule {
  public:
   explicit PageModule(Brain& brain) : brain_(brain) {}
@@ -62,6 +83,12 @@ class PageModule final : public BrainModule {
   // elsewhere later still arrive. Refused: a page into itself, a public page
   // into a private one, a redirect either way.
   Result<MergeReport> MergeEntity(const OperationContext& ctx, std::string_view from, std::string_view into);
+  // Splits a page about two entities (ops/entity_split.cc): a new page gets
+  // the aliases and sections named, and the links to the page shown as one
+  // of those names. Named a redirect that `merge` left, it undoes the merge:
+  // the redirect gets back its title, its names and the section merge
+  // appended, and the links shown as its names or slug reach it again.
+  Result<SplitReport> SplitEntity(const OperationContext& ctx, const SplitRequest& request);
 
  private:
   // Put with the page-write lock already held; operation names the write

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "common/utf8.h"
@@ -13,6 +14,8 @@
 namespace engram::text {
 
 namespace {
+
+using Json = nlohmann::json;
 
 std::string_view TrimView(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -182,9 +185,119 @@ Result<std::string> AddAliases(std::string_view path, std::string_view content,
   return out;
 }
 
+Result<std::string> RemoveAliases(std::string_view path, std::string_view content,
+                                  const std::vector<std::string>& names) {
+  ENGRAM_RETURN_IF_ERROR(CheckMarkdown(path));
+  ENGRAM_ASSIGN_OR_RETURN(Page page, ParsePage(path, content));
+  if (names.empty()) return std::string(content);
+  if (!page.has_frontmatter) return Status::InvalidArgument(std::string(path) + " has no frontmatter aliases");
+  const size_t fm_at = content.find(page.frontmatter_raw);
+  if (fm_at == std::string_view::npos) return Status::Internal("frontmatter not found in the page text");
+  const std::string_view fm = content.substr(fm_at, page.frontmatter_raw.size());
+  const std::vector<size_t> starts = LineStarts(fm);
+  // The aliases the frontmatter writes, and the lines that write them.
+  std::vector<std::string> written;
+  std::string kept_fm;
+  bool found_key = false;
+  for (size_t li = 0; li + 1 < starts.size(); ++li) {
+    const std::string_view line = fm.substr(starts[li], starts[li + 1] - starts[li]);
+    std::string_view key;
+    for (std::string_view k : {std::string_view("aliases"), std::string_view("alias")}) {
+      if (line.substr(0, k.size()) == k && TrimView(line.substr(k.size())).substr(0, 1) == ":") key = k;
+    }
+    if (key.empty()) {
+      kept_fm.append(line);
+      continue;
+    }
+    found_key = true;
+    std::string_view rest = TrimView(line.substr(key.size()));
+    rest = TrimView(rest.substr(1));
+    if (!rest.empty() && rest.back() == '\n') rest = TrimView(rest.substr(0, rest.size() - 1));
+    if (rest.empty()) {  // a block list: its "- item" lines go with it
+      while (li + 2 < starts.size()) {
+        const std::string_view it = fm.substr(starts[li + 1], starts[li + 2] - starts[li + 1]);
+        const size_t dash = it.find_first_not_of(" \t");
+        if (dash == std::string_view::npos || it[dash] != '-') break;
+        ++li;
+      }
+    }
+  }
+  if (!found_key) return Status::InvalidArgument(std::string(path) + " has no 'aliases' in its frontmatter");
+  // What the page's own parse says the frontmatter's aliases are: the title
+  // and the file name are added by the parser, never written under `aliases`.
+  Json fm_json = Json::parse(page.frontmatter_json, nullptr, false);
+  for (const char* key : {"aliases", "alias"}) {
+    if (!fm_json.is_object() || !fm_json.contains(key)) continue;
+    const Json& v = fm_json[key];
+    if (v.is_string()) written.push_back(v.get<std::string>());
+    for (const Json& x : v.is_array() ? v : Json::array()) {
+      if (x.is_string()) written.push_back(x.get<std::string>());
+    }
+  }
+  std::vector<std::string> keep = written;
+  for (const std::string& name : names) {
+    const std::string key = common::ToLower(TrimView(name));
+    const size_t before = keep.size();
+    std::erase_if(keep, [&](const std::string& a) { return common::ToLower(a) == key; });
+    if (keep.size() == before) {
+      return Status::InvalidArgument("'" + name + "' is not an alias in the frontmatter of " + std::string(path));
+    }
+  }
+  if (!keep.empty()) {
+    std::string list = "aliases: [";
+    for (size_t i = 0; i < keep.size(); ++i) list += (i ? ", " : "") + YamlScalar(keep[i]);
+    kept_fm = WithFinalNewline(kept_fm) + list + "]\n";
+  }
+  std::string out = std::string(content.substr(0, fm_at)) + kept_fm + std::string(content.substr(fm_at + fm.size()));
+  ENGRAM_ASSIGN_OR_RETURN(Page check, ParsePage(path, out));
+  Json check_json = Json::parse(check.frontmatter_json, nullptr, false);
+  const Json left = check_json.is_object() && check_json.contains("aliases") ? check_json["aliases"] : Json::array();
+  if (left != Json(keep)) {
+    return Status::InvalidArgument(std::string(path) + ": the frontmatter's 'aliases' has a form engram does not edit");
+  }
+  return out;
+}
+
+Result<std::pair<std::string, std::string>> TakeSections(std::string_view path, std::string_view content,
+                                                        const std::function<bool(std::string_view)>& picks) {
+  ENGRAM_RETURN_IF_ERROR(CheckMarkdown(path));
+  ENGRAM_ASSIGN_OR_RETURN(Page page, ParsePage(path, content));
+  // The body starts after the frontmatter: a heading-like line in it is no heading.
+  size_t body_at = 0;
+  if (page.has_frontmatter) {
+    const size_t fm_at = content.find(page.frontmatter_raw);
+    if (fm_at != std::string_view::npos) {
+      body_at = content.find('\n', fm_at + page.frontmatter_raw.size());
+      body_at = body_at == std::string_view::npos ? content.size() : body_at + 1;
+    }
+  }
+  std::string rest(content.substr(0, body_at)), taken;
+  bool in_code = false;
+  int taking = 0;  // the level of the section being cut, 0 when none
+  const std::vector<size_t> starts = LineStarts(content.substr(body_at));
+  for (size_t li = 0; li + 1 < starts.size(); ++li) {
+    const std::string_view line = content.substr(body_at + starts[li], starts[li + 1] - starts[li]);
+    const std::string_view t = TrimView(line);
+    if (t.substr(0, 3) == "```" || t.substr(0, 3) == "~~~") in_code = !in_code;
+    int level = 0;
+    if (!in_code && line.front() == '#') {
+      while (level < static_cast<int>(line.size()) && line[level] == '#') ++level;
+      if (level > 6 || level >= static_cast<int>(line.size()) || line[level] != ' ') level = 0;
+    }
+    if (taking > 0 && !in_code && ((level > 0 && level <= taking) || IsTimelineSeparator(line))) taking = 0;
+    if (level >= 2 && taking == 0) {
+      std::string_view heading = TrimView(line.substr(level));
+      if (!heading.empty() && heading.back() == '\n') heading = TrimView(heading.substr(0, heading.size() - 1));
+      if (picks(heading)) taking = level;
+    }
+    (taking > 0 ? taken : rest).append(line);
+  }
+  return std::make_pair(std::move(rest), std::move(taken));
+}
+
 Result<std::string> RewriteLinks(std::string_view path, std::string_view content,
-                                 const std::function<bool(const std::string&)>& reaches, std::string_view to,
-                                 size_t* rewritten) {
+                                 const std::function<bool(const std::string&, const std::string&)>& reaches,
+                                 std::string_view to, size_t* rewritten) {
   ENGRAM_RETURN_IF_ERROR(CheckMarkdown(path));
   std::string out;
   out.reserve(content.size() + 64);
@@ -227,9 +340,9 @@ Result<std::string> RewriteLinks(std::string_view path, std::string_view content
       PageRefCollector refs(path);
       refs.AddFieldValue("link", "[[" + std::string(target) + "]]");
       std::vector<PageLink> links = refs.TakeLinks();
-      if (links.size() == 1 && reaches(links[0].target)) {
-        const std::string label = bar == std::string_view::npos ? std::string(TrimView(target))
-                                                                : std::string(inner.substr(bar + 1));
+      const std::string label =
+          bar == std::string_view::npos ? std::string(TrimView(target)) : std::string(inner.substr(bar + 1));
+      if (links.size() == 1 && reaches(links[0].target, label)) {
         out += "[[" + std::string(to) + (hash == std::string_view::npos ? "" : std::string(written.substr(hash))) +
                "|" + label + "]]";
         ++*rewritten;

@@ -29,13 +29,28 @@ Result<std::string> AddTag(std::string_view path, std::string_view content, std:
 Result<std::string> AddAliases(std::string_view path, std::string_view content,
                                const std::vector<std::string>& names);
 
-// Rewrites every wiki link or embed whose target (slug form, as the page's
-// links store it) `reaches` says to point at `to`, keeping its heading and
-// its shown text ("[[Old Name]]" -> "[[to|Old Name]]"); links in code are
-// left alone. *rewritten counts them.
+// Removes each of `names` from the frontmatter's `aliases` (or `alias`),
+// compared case-insensitively; the list is written back as a flow list, the
+// key dropped when none is left. InvalidArgument when a name is not one of
+// them (a title or a file name is no alias to remove).
+Result<std::string> RemoveAliases(std::string_view path, std::string_view content,
+                                  const std::vector<std::string>& names);
+
+// Rewrites every wiki link or embed that `reaches(target, shown)` picks —
+// target in slug form, as the page's links store it; shown the text after
+// "|", else the target as written — to point at `to`, keeping its heading
+// and its shown text ("[[Old Name]]" -> "[[to|Old Name]]"); links in code
+// are left alone. *rewritten counts them.
 Result<std::string> RewriteLinks(std::string_view path, std::string_view content,
-                                 const std::function<bool(const std::string&)>& reaches, std::string_view to,
-                                 size_t* rewritten);
+                                 const std::function<bool(const std::string&, const std::string&)>& reaches,
+                                 std::string_view to, size_t* rewritten);
+
+// Cuts out every section whose heading (level 2 to 6, its text trimmed) `picks`
+// says: from the heading line to the next heading of the same or a higher
+// level, outside code fences. Returns {the page without them, the sections
+// as they were written, in order}.
+Result<std::pair<std::string, std::string>> TakeSections(std::string_view path, std::string_view content,
+                                                        const std::function<bool(std::string_view)>& picks);
 
 // Appends a block of Markdown (a section) at the end of the compiled truth.
 Result<std::string> AppendSection(std::string_view path, std::string_view content, std::string_view text);

@@ -26,9 +26,10 @@ constexpr std::array<std::string_view, 11> kFactPredicates = {
 constexpr std::array<std::string_view, 3> kDatePredicates = {"born", "died", "founded"};
 
 // Fields that describe the note, never a fact about its subject.
-constexpr std::array<std::string_view, 17> kNoteFields = {
+constexpr std::array<std::string_view, 19> kNoteFields = {
     "tags", "tag", "aliases", "alias", "cssclasses", "cssclass", "title", "slug", "type", "visibility",
-    "date", "created", "updated", "publish", "redirect", "merged_into", "merged_at"};
+    "date", "created", "updated", "publish", "redirect", "merged_into", "merged_at",
+    "merged_type", "merged_names"};
 
 // Headings that open a facts section.
 constexpr std::array<std::string_view, 5> kFactHeadings = {"facts", "key facts", "事实", "关键事实", "事实信息"};

@@ -47,28 +47,6 @@ bool IsFence(std::string_view line) {
   return t.substr(0, 3) == "```" || t.substr(0, 3) == "~~~";
 }
 
-// "<!-- timeline -->", "--- timeline ---", "## Timeline", "## History", "## 时间线"…
-bool IsTimelineSeparator(std::string_view line) {
-  std::string_view trimmed = common::TrimSpace(line);
-  if (trimmed.empty() || (trimmed[0] != '<' && trimmed[0] != '-' && trimmed[0] != '#')) return false;
-  std::string t = common::AsciiLower(trimmed);
-  auto squash = [](std::string s) {
-    s.erase(std::remove(s.begin(), s.end(), ' '), s.end());
-    return s;
-  };
-  std::string sq = squash(t);
-  if (sq == "<!--timeline-->" || sq == "---timeline---") return true;
-  if (t.size() > 2 && t[0] == '#') {
-    size_t level = t.find_first_not_of('#');
-    if (level == std::string::npos || level > 3 || t[level] != ' ') return false;
-    std::string_view heading = common::TrimSpace(std::string_view(t).substr(level));
-    static constexpr std::array<std::string_view, 6> kHeadings = {
-        "timeline", "history", "时间线", "时间轴", "历史", "大事记"};
-    return std::find(kHeadings.begin(), kHeadings.end(), heading) != kHeadings.end();
-  }
-  return false;
-}
-
 // True when text (after a UTF-8 BOM) starts with the frontmatter fence: a
 // first line that is "---", optionally followed by spaces.
 bool OpensFrontmatter(std::string_view text) {
@@ -589,6 +567,28 @@ std::string SerializePage(const Page& page) {
     }
   }
   return out;
+}
+
+// "<!-- timeline -->", "--- timeline ---", "## Timeline", "## History", "## 时间线"…
+bool IsTimelineSeparator(std::string_view line) {
+  std::string_view trimmed = common::TrimSpace(line);
+  if (trimmed.empty() || (trimmed[0] != '<' && trimmed[0] != '-' && trimmed[0] != '#')) return false;
+  std::string t = common::AsciiLower(trimmed);
+  auto squash = [](std::string s) {
+    s.erase(std::remove(s.begin(), s.end(), ' '), s.end());
+    return s;
+  };
+  std::string sq = squash(t);
+  if (sq == "<!--timeline-->" || sq == "---timeline---") return true;
+  if (t.size() > 2 && t[0] == '#') {
+    size_t level = t.find_first_not_of('#');
+    if (level == std::string::npos || level > 3 || t[level] != ' ') return false;
+    std::string_view heading = common::TrimSpace(std::string_view(t).substr(level));
+    static constexpr std::array<std::string_view, 6> kHeadings = {
+        "timeline", "history", "时间线", "时间轴", "历史", "大事记"};
+    return std::find(kHeadings.begin(), kHeadings.end(), heading) != kHeadings.end();
+  }
+  return false;
 }
 
 }  // namespace engram::text

@@ -51,4 +51,8 @@ std::string SerializePage(const Page& page);
 // ("2026-04-07", "2026-04" or "2026") and sets *consumed to the bytes used.
 std::string ParseLeadingDate(std::string_view s, size_t* consumed);
 
+// True for a line that opens a page's timeline: "<!-- timeline -->",
+// "--- timeline ---", "## Timeline", "## History", "## 时间线"…
+bool IsTimelineSeparator(std::string_view line);
+
 }  // namespace engram::text

@@ -5,6 +5,7 @@
 # shown text; the kept page gets the names as aliases, the text, the facts and
 # the timeline; the merged page becomes a redirect its names still resolve
 # through; each page written is its own commit. Bad merges are clear errors.
+# `entity split` undoes a merge, and splits a page about two people.
 source "$(dirname "$0")/lib.sh"
 E=$ENGRAM
 B="$WORK/brain"
@@ -64,4 +65,73 @@ expect_contains "$ERR" "already merged" "a redirect"
 expect_exit 1 -- "$E" --brain "$B" entity merge people/nobody people/zhang-san
 expect_contains "$ERR" "people/nobody" "a page that is not there"
 [[ $(git -C "$B" rev-list --count HEAD) -eq $((COMMITS + 4)) ]] || fail "a refused merge writes nothing"
+
+# Split undoes a merge: the redirect gets back its names, type and text; links shown as its names or
+# its slug reach it again ("[[zhang-san|San]]" says neither and stays).
+expect_exit 0 -- "$E" --brain "$B" --json entity split people/san-zhang
+expect_json "$OUT" 'd["restored"], d["into"], d["from"]' "(True, 'people/san-zhang', 'people/zhang-san')"
+expect_json "$OUT" 'd["names_moved"]' "['San Zhang (old)', '老张']"
+expect_json "$OUT" 'd["sections_moved"], d["links_rewritten"]' "(1, 3)"
+S=$(cat "$B/people/san-zhang.md")
+expect_contains "$S" 'title: "San Zhang (old)"' "its title"
+expect_contains "$S" 'type: "person"' "its type"
+expect_contains "$S" 'aliases: ["老张"]' "its other names"
+expect_contains "$S" "- fact: role: CEO" "its facts"
+expect_contains "$S" "Runs [[companies/xinghe]]." "its text"
+K=$(cat "$B/people/zhang-san.md")
+expect_contains "$K" "aliases: [Zhang San]" "the kept page's own names"
+expect_not_contains "$K" "Merged from" "the merged text left"
+X=$(cat "$B/companies/xinghe.md")
+expect_contains "$X" 'founder: "[[san-zhang|people/san-zhang]]"' "a link shown as the slug"
+expect_contains "$X" "[[san-zhang#Bio|san-zhang]]" "a link shown as the file name"
+expect_contains "$X" "[[zhang-san|San]]" "a link shown otherwise stays"
+expect_exit 0 -- "$E" --brain "$B" --json entity resolve 老张
+expect_json "$OUT" '[c["slug"] for c in d["candidates"]]' "['people/san-zhang']"
+expect_exit 0 -- "$E" --brain "$B" --json facts people/san-zhang
+expect_json "$OUT" '[f["value"] for f in d["facts"] if f["predicate"] == "role"]' "['CEO']"
+expect_exit 0 -- "$E" --brain "$B" check
+N=$(git -C "$B" rev-list --count HEAD)
+
+# Split one page of two people: the aliases and section named move, and the links shown as them.
+printf -- '---\ntitle: Li Wei\ntype: person\naliases: [Wei, "Li Wei (Tencent)"]\n---\n# Li Wei\n\nCTO of Xinghe; not [[people/li-wei|Li Wei (Tencent)]].\n\n## At Tencent\n\nLeads WeChat Pay.\n\n## Hobbies\n\nGo.\n' \
+  >"$B/people/li-wei.md"
+printf -- 'Met [[people/li-wei|Li Wei (Tencent)]] and [[people/li-wei|Li Wei]].\n' >"$B/notes/met.md"
+git -C "$B" add -A && git -C "$B" commit -qm "two li weis"
+expect_exit 0 -- "$E" --brain "$B" sync
+N=$(git -C "$B" rev-list --count HEAD)
+expect_exit 0 -- "$E" --brain "$B" entity split people/li-wei people/li-wei-tencent --name "Li Wei (Tencent)" \
+  --section "At Tencent"
+expect_contains "$OUT" "split people/li-wei-tencent from people/li-wei: 1 name(s), 1 section(s) moved, 2 link(s)" "the report"
+T=$(cat "$B/people/li-wei-tencent.md")
+expect_contains "$T" 'title: "Li Wei (Tencent)"' "the new page's title"
+expect_contains "$T" "Split from [[people/li-wei]]" "where it came from"
+expect_contains "$T" "Leads WeChat Pay." "the section moved"
+L=$(cat "$B/people/li-wei.md")
+expect_contains "$L" "aliases: [Wei]" "the alias left"
+expect_not_contains "$L" "At Tencent" "the section left"
+expect_contains "$L" "## Hobbies" "the rest stays"
+expect_contains "$L" "not [[li-wei-tencent|Li Wei (Tencent)]]" "its own link shown as the moved name"
+M=$(cat "$B/notes/met.md")
+expect_contains "$M" "[[li-wei-tencent|Li Wei (Tencent)]]" "the link shown as the moved name"
+expect_contains "$M" "[[people/li-wei|Li Wei]]" "the other link stays"
+[[ $(git -C "$B" rev-list --count HEAD) -eq $((N + 4)) ]] || fail "each page write is its own commit"
+expect_exit 0 -- "$E" --brain "$B" check
+
+# Bad splits write nothing.
+N=$(git -C "$B" rev-list --count HEAD)
+expect_exit 2 -- "$E" --brain "$B" entity split people/li-wei people/x --name "Nobody"
+expect_contains "$ERR" "'Nobody' is not an alias of people/li-wei" "a name the page does not have"
+expect_exit 2 -- "$E" --brain "$B" entity split people/li-wei people/x --name "Li Wei"
+expect_contains "$ERR" "(it is its title)" "the title"
+expect_exit 2 -- "$E" --brain "$B" entity split people/li-wei people/x --section "Nowhere" --title X
+expect_contains "$ERR" "people/li-wei has no section 'Nowhere'" "a missing section"
+expect_exit 2 -- "$E" --brain "$B" entity split people/li-wei people/li-wei-tencent --name Wei
+expect_contains "$ERR" "already exists" "onto an existing page"
+expect_exit 2 -- "$E" --brain "$B" entity split people/li-wei
+expect_contains "$ERR" "needs the new page's slug" "no new page"
+expect_exit 2 -- "$E" --brain "$B" entity split people/li-wei people/x
+expect_contains "$ERR" "at least one alias (--name) or section (--section)" "nothing to move"
+expect_exit 2 -- "$E" --brain "$B" entity split people/li-wei ../outside --name Wei
+[[ $(git -C "$B" rev-list --count HEAD) -eq $N ]] || fail "a refused split writes nothing"
+[[ ! -e "$B/people/x.md" && ! -e "$WORK/outside.md" ]] || fail "no page made by a refused split"
 finish

@@ -71,13 +71,61 @@ TEST(PageEdit, RewriteLinksKeepsHeadingsAndShownTextAndLeavesCode) {
   const std::string in =
       "---\nfounder: \"[[people/old]]\"\n---\nSee [[old]], [[people/old#Bio|Bio]] and ![[old]].\n"
       "Not [[other]] nor `[[old]]`.\n```\n[[old]]\n```\n";
-  auto out = RewriteLinks("notes/a.md", in, [](const std::string& t) { return t == "old" || t == "people/old"; },
-                          "people/new", &n);
+  auto out = RewriteLinks(
+      "notes/a.md", in, [](const std::string& t, const std::string&) { return t == "old" || t == "people/old"; },
+      "people/new", &n);
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_EQ(*out,
             "---\nfounder: \"[[people/new|people/old]]\"\n---\nSee [[people/new|old]], [[people/new#Bio|Bio]] and "
             "![[people/new|old]].\nNot [[other]] nor `[[old]]`.\n```\n[[old]]\n```\n");
   EXPECT_EQ(n, 4u);
+  // The shown text is the caller's to test too (a split moves the links shown as a moved name).
+  n = 0;
+  auto shown = RewriteLinks(
+      "notes/a.md", "[[people/li|Li Wei (Tencent)]] and [[people/li|Li Wei]] and [[people/li]]\n",
+      [](const std::string& t, const std::string& label) { return t == "people/li" && label == "Li Wei (Tencent)"; },
+      "people/li-t", &n);
+  ASSERT_TRUE(shown.ok());
+  EXPECT_EQ(*shown, "[[people/li-t|Li Wei (Tencent)]] and [[people/li|Li Wei]] and [[people/li]]\n");
+  EXPECT_EQ(n, 1u);
+}
+
+TEST(PageEdit, RemoveAliasesRewritesTheListWithoutThem) {
+  // A block list, another key after it: the list becomes a flow list of what is left.
+  const std::string block = "---\ntitle: Li Wei\naliases:\n  - Wei\n  - \"Li Wei: Tencent\"\n  - LW\nrole: CTO\n---\nx\n";
+  EXPECT_EQ(Must(RemoveAliases("a.md", block, {"li wei: tencent"})),
+            "---\ntitle: Li Wei\nrole: CTO\naliases: [Wei, LW]\n---\nx\n");
+  // The last one gone: no key.
+  EXPECT_EQ(Must(RemoveAliases("a.md", "---\naliases: [A]\ntype: person\n---\nx\n", {"A"})),
+            "---\ntype: person\n---\nx\n");
+  EXPECT_EQ(Must(RemoveAliases("a.md", "---\nalias: A\n---\nx\n", {"A"})), "---\n---\nx\n");
+  EXPECT_EQ(Must(RemoveAliases("a.md", "x\n", {})), "x\n") << "nothing to remove";
+  // Refusals name the problem.
+  auto title = RemoveAliases("a.md", "---\ntitle: Li Wei\naliases: [W]\n---\nx\n", {"Li Wei"});
+  EXPECT_NE(title.status().message().find("'Li Wei' is not an alias in the frontmatter of a.md"), std::string::npos);
+  EXPECT_FALSE(RemoveAliases("a.md", "x\n", {"A"}).ok()) << "no frontmatter";
+  EXPECT_FALSE(RemoveAliases("a.canvas", "{}", {"A"}).ok());
+}
+
+TEST(PageEdit, TakeSectionsCutsHeadingsToTheNextOfTheirLevel) {
+  const std::string in =
+      "---\ntitle: T\n---\n# T\nIntro.\n\n## At Tencent\nJoined.\n### Projects\nWeChat.\n```\n## not a heading\n```\n"
+      "## At Alibaba\nOther.\n";
+  auto cut = TakeSections("a.md", in, [](std::string_view h) { return h == "At Tencent"; });
+  ASSERT_TRUE(cut.ok()) << cut.status().ToString();
+  EXPECT_EQ(cut->first, "---\ntitle: T\n---\n# T\nIntro.\n\n## At Alibaba\nOther.\n");
+  EXPECT_EQ(cut->second, "## At Tencent\nJoined.\n### Projects\nWeChat.\n```\n## not a heading\n```\n");
+  // The timeline is not part of the last section.
+  auto last = TakeSections("a.md", "## Merged from B\nText.\n\n<!-- timeline -->\n- **2020** | x\n",
+                           [](std::string_view h) { return h.starts_with("Merged from "); });
+  ASSERT_TRUE(last.ok());
+  EXPECT_EQ(last->first, "<!-- timeline -->\n- **2020** | x\n");
+  EXPECT_EQ(last->second, "## Merged from B\nText.\n\n");
+  // An H1 is never cut; nothing picked leaves the page as it was.
+  auto none = TakeSections("a.md", in, [](std::string_view h) { return h == "T"; });
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->first, in);
+  EXPECT_EQ(none->second, "");
 }
 
 TEST(PageEdit, AddTimelineEntry) {

@@ -1,0 +1,232 @@
+// `entity split`: one page that holds two entities becomes two, in the
+// Markdown — see PageModule::SplitEntity. The inverse of `entity merge`
+// (entity_merge.cc) when the page named is a redirect that merge left.
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "common/files.h"
+#include "graph/entities.h"
+#include "ops/page_module.h"
+#include "ops/page_names.h"
+#include "text/page_edit.h"
+
+namespace engram::ops {
+
+namespace {
+
+using Json = nlohmann::json;
+
+// A YAML double-quoted scalar: JSON's string escapes are YAML's.
+std::string Quoted(const std::string& s) { return Json(s).dump(); }
+
+// What the split has decided before it writes anything.
+struct SplitPlan {
+  StoredPage from;                  // the page that keeps its slug and loses names and sections
+  std::string into;                 // the page made, or the redirect restored
+  std::optional<StoredPage> stub;   // the redirect, when a merge is undone
+  std::string title, type;
+  std::vector<std::string> names;   // moved to `into` (the restored title among them)
+  std::function<bool(std::string_view)> picks;  // the sections moved
+  std::set<std::string> headings_found;
+};
+
+std::vector<std::string> StringsOf(const Json& fm, const char* key) {
+  std::vector<std::string> out;
+  if (!fm.is_object() || !fm.contains(key)) return out;
+  const Json& v = fm[key];
+  if (v.is_string()) out.push_back(v.get<std::string>());
+  for (const Json& x : v.is_array() ? v : Json::array()) {
+    if (x.is_string()) out.push_back(x.get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<SplitReport> PageModule::SplitEntity(const OperationContext& ctx, const SplitRequest& request) {
+  const ReadScope scope = ReadScopeOf(ctx);
+  const ReadScope all = ReadScope::All(scope.source);
+  ENGRAM_ASSIGN_OR_RETURN(StoredPage page, ResolvePage(brain_.engine(), scope, request.page));
+  auto plan = std::make_shared<SplitPlan>();
+  const Json page_fm = Json::parse(page.frontmatter_json, nullptr, false);
+  if (page.type == "redirect") {
+    // Undo a merge: the redirect gets back its names and the section merge wrote.
+    const std::string merged_into = page_fm.is_object() && page_fm.contains("merged_into") &&
+                                            page_fm["merged_into"].is_string()
+                                        ? page_fm["merged_into"].get<std::string>()
+                                        : "";
+    if (merged_into.empty()) {
+      return Status::InvalidArgument(page.slug + " is a redirect that `entity merge` did not write (no merged_into)");
+    }
+    if (!request.into.empty() && request.into != page.slug) {
+      return Status::InvalidArgument(page.slug + " is a merged page: splitting it restores it; give no new slug");
+    }
+    ENGRAM_ASSIGN_OR_RETURN(plan->from, brain_.engine().GetPage(all, merged_into));
+    plan->into = page.slug;
+    plan->stub = page;
+    plan->title = page.title;
+    const std::vector<std::string> types = StringsOf(page_fm, "merged_type");
+    plan->type = types.empty() ? plan->from.type : types.front();
+    plan->names = request.names;
+    if (plan->names.empty()) {
+      plan->names = {page.title};
+      for (const std::string& n : StringsOf(page_fm, "merged_names")) plan->names.push_back(n);
+    }
+    const std::string prefix = "Merged from " + page.title + " (";
+    plan->picks = [plan, prefix, wanted = request.sections](std::string_view heading) {
+      bool pick = heading.substr(0, prefix.size()) == prefix;
+      for (const std::string& w : wanted) pick = pick || common::ToLower(heading) == common::ToLower(w);
+      if (pick) plan->headings_found.insert(std::string(heading));
+      return pick;
+    };
+  } else {
+    if (request.into.empty()) {
+      return Status::InvalidArgument("entity split " + page.slug +
+                                     " needs the new page's slug (only a merged page is restored without one)");
+    }
+    if (request.names.empty() && request.sections.empty()) {
+      return Status::InvalidArgument("entity split: name what moves to " + request.into +
+                                     ": at least one alias (--name) or section (--section)");
+    }
+    if (brain_.engine().GetPage(all, request.into).ok()) {
+      return Status::InvalidArgument(request.into + " already exists: a split makes a new page");
+    }
+    plan->from = page;
+    plan->into = request.into;
+    plan->names = request.names;
+    plan->title = !request.title.empty() ? request.title : !request.names.empty() ? request.names.front() : "";
+    if (plan->title.empty()) return Status::InvalidArgument("entity split: give the new page a --title or a --name");
+    plan->type = page.type;
+    plan->picks = [plan, wanted = request.sections](std::string_view heading) {
+      for (const std::string& w : wanted) {
+        if (common::ToLower(heading) == common::ToLower(common::TrimSpace(w))) {
+          plan->headings_found.insert(common::ToLower(heading));
+          return true;
+        }
+      }
+      return false;
+    };
+  }
+  if (plan->from.id == page.id && plan->stub) return Status::Internal("a redirect merged into itself");
+  if (plan->from.is_private && !page.is_private && plan->stub) {
+    return Status::InvalidArgument("cannot restore public " + page.slug + " from private " + plan->from.slug);
+  }
+  if (plan->title.find('\n') != std::string::npos || plan->title.size() > 200) {
+    return Status::InvalidArgument("entity split: a title is one line of at most 200 bytes");
+  }
+  // 1. Cut what moves out of `from` (the checks run before anything is written).
+  const std::vector<std::string> from_aliases = StringsOf(Json::parse(plan->from.frontmatter_json, nullptr, false),
+                                                          "aliases");
+  std::vector<std::string> remove;
+  for (const std::string& n : plan->names) {
+    const bool alias = std::any_of(from_aliases.begin(), from_aliases.end(), [&](const std::string& a) {
+      return common::ToLower(a) == common::ToLower(n);
+    });
+    // A merge that is undone takes back the names it added; a split moves only aliases the page has.
+    if (alias) remove.push_back(n);
+    else if (!plan->stub) {
+      return Status::InvalidArgument("'" + n + "' is not an alias of " + plan->from.slug +
+                                     (common::ToLower(n) == common::ToLower(plan->from.title) ? " (it is its title)"
+                                                                                              : ""));
+    }
+  }
+  std::string moved;
+  ENGRAM_ASSIGN_OR_RETURN(std::string cut, text::RemoveAliases(plan->from.path, plan->from.content, remove));
+  ENGRAM_ASSIGN_OR_RETURN(auto taken, text::TakeSections(plan->from.path, cut, plan->picks));
+  if (!plan->stub) {
+    for (const std::string& w : request.sections) {
+      if (!plan->headings_found.count(common::ToLower(common::TrimSpace(w)))) {
+        return Status::InvalidArgument(plan->from.slug + " has no section '" + w + "'");
+      }
+    }
+  }
+  moved = taken.second;
+  SplitReport report{plan->from.slug, plan->into, plan->stub.has_value(), remove, plan->headings_found.size(),
+                     {}, 0, {}};
+  auto keep = [&](const PutReport& r) {
+    if (!r.changed) return;
+    report.pages_rewritten.push_back(r.slug);
+    if (!r.commit.empty()) report.commits.push_back(r.commit);
+  };
+  // 2. The page made (or restored): its title, type, the names moved and the sections.
+  const std::string date = common::NowIso8601().substr(0, 10);
+  std::string aliases;
+  for (const std::string& n : plan->names) {
+    if (common::ToLower(n) == common::ToLower(plan->title)) continue;
+    aliases += (aliases.empty() ? "" : ", ") + Quoted(n);
+  }
+  const bool is_private = plan->stub ? plan->stub->is_private : plan->from.is_private;
+  std::string body = moved;
+  if (plan->stub && body.rfind("## Merged from ", 0) == 0) {  // the heading merge wrote goes
+    const size_t nl = body.find('\n');
+    body = nl == std::string::npos ? "" : body.substr(nl + 1);
+    while (!body.empty() && body.front() == '\n') body.erase(0, 1);
+  }
+  std::string content = "---\ntitle: " + Quoted(plan->title) + "\n" +
+                        (plan->type.empty() ? "" : "type: " + Quoted(plan->type) + "\n") +
+                        (aliases.empty() ? "" : "aliases: [" + aliases + "]\n") +
+                        (is_private ? "visibility: private\n" : "") + "---\n\n";
+  if (!plan->stub) content += "Split from [[" + plan->from.slug + "]] on " + date + ".\n\n";
+  content += body;
+  if (plan->stub) {
+    ENGRAM_ASSIGN_OR_RETURN(PutReport r, EditPage(ctx, plan->into, "split",
+                                                  [&](const StoredPage&) -> Result<std::string> { return content; }));
+    keep(r);
+  } else {
+    ENGRAM_ASSIGN_OR_RETURN(PutReport r, Put(ctx, plan->into, content));
+    keep(r);
+  }
+  ENGRAM_ASSIGN_OR_RETURN(PutReport cut_report,
+                          EditPage(ctx, plan->from.slug, "split", [&](const StoredPage& p) -> Result<std::string> {
+                            ENGRAM_ASSIGN_OR_RETURN(std::string out, text::RemoveAliases(p.path, p.content, remove));
+                            ENGRAM_ASSIGN_OR_RETURN(auto t, text::TakeSections(p.path, out, plan->picks));
+                            return t.first;
+                          }));
+  keep(cut_report);
+  // 3. Links to `from` shown as a moved name (or, for a restored page, as its
+  //    slug, path or file name, which merge kept as the shown text) now reach `into`.
+  ENGRAM_ASSIGN_OR_RETURN(StoredPage made, brain_.engine().GetPage(all, plan->into));
+  std::set<std::string> shown;
+  for (const std::string& n : plan->names) shown.insert(graph::FoldName(n));
+  shown.insert(graph::FoldName(plan->title));
+  if (plan->stub) {
+    shown.insert(graph::FoldName(made.slug));
+    std::string path = made.path;
+    if (path.size() > 3 && path.substr(path.size() - 3) == ".md") path.resize(path.size() - 3);
+    shown.insert(graph::FoldName(path));
+    shown.insert(graph::FoldName(path.substr(path.rfind('/') + 1)));  // rfind npos + 1 == 0: the whole path
+  }
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<LinkRecord> inbound, brain_.engine().Backlinks(all, plan->from.slug));
+  std::set<std::string> linking;
+  for (const LinkRecord& l : inbound) {
+    // `from` itself too: a merge made its links to the merged page links to itself.
+    if (l.from_slug != plan->into) linking.insert(l.from_slug);
+  }
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<PageNames> pages, brain_.engine().AllPageNames(all));
+  const PageNames into_names{made.slug, made.path, made.title, {}, made.is_private, made.type, made.id};
+  for (const std::string& slug : linking) {
+    auto linker = brain_.engine().GetPage(all, slug);
+    if (!linker.ok()) continue;
+    if (!linker->is_private && made.is_private) continue;  // a public page keeps no link to a private one
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<ResolvedLink> links, brain_.engine().ResolvedLinks(all, linker->id));
+    std::set<std::string> targets;
+    for (const ResolvedLink& l : links) {
+      if (l.to_slug == plan->from.slug) targets.insert(l.target);
+    }
+    size_t n = 0;
+    ENGRAM_ASSIGN_OR_RETURN(PutReport r, EditPage(ctx, slug, "split", [&](const StoredPage& p) -> Result<std::string> {
+      const std::string to = VaultLinkText(pages, into_names, p.path);
+      return text::RewriteLinks(
+          p.path, p.content,
+          [&](const std::string& t, const std::string& label) {
+            return targets.count(t) > 0 && shown.count(graph::FoldName(label)) > 0;
+          },
+          to, &n);
+    }));
+    report.links_rewritten += n;
+    keep(r);
+  }
+  return report;
+}
+
+}  // namespace engram::ops
