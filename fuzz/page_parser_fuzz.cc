@@ -1,11 +1,13 @@
 // Fuzz target: Markdown page parsing (frontmatter, timeline, links), the
-// chunker and the analyzer. Invariants: no crash; a parsed page serialises
-// and re-parses to the same fields, and serialising is idempotent.
+// chunker, the analyzer and the split edits. Invariants: no crash; a parsed
+// page serialises and re-parses to the same fields, and serialising is
+// idempotent; cutting sections out keeps every byte (kept + taken = input).
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
 
 #include "sync/page_indexer.h"
+#include "text/page_edit.h"
 #include "text/page_parser.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -27,5 +29,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   engram::text::ChunkerOptions small{40, 10};
   auto write = engram::sync::PreparePage("notes/fuzz.md", input, small);
   if (!write.ok()) std::abort();  // ParsePage accepted it
+  // Split edits: every alias removed reads back without it; sections cut keep every line somewhere.
+  if (!a.aliases.empty()) (void)engram::text::RemoveAliases("notes/fuzz.md", input, {a.aliases.front()});
+  auto cut = engram::text::TakeSections("notes/fuzz.md", input, [](std::string_view h) { return h.size() % 2 == 0; });
+  if (cut.ok() && cut->first.size() + cut->second.size() != input.size()) std::abort();
   return 0;
 }

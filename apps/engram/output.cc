@@ -160,8 +160,13 @@ std::string FormatSearch(const Json& r, bool explain) {
     out << ++n << ". " << StringField(h, "title") << "  [" << StringField(h, "type") << "]  " << StringField(h, "slug")
         << "  score " << Fixed(h["score"].get<double>(), 3) << "\n";
     out << "   " << StringField(h, "path") << ":" << h["line_start"].get<int64_t>() << "-" << h["line_end"].get<int64_t>() << " ("
-        << StringField(h, "chunk_source") << ")\n";
-    out << "   " << Snippet(StringField(h, "text"), 220) << "\n";
+        << StringField(h, "chunk_source") << ")";
+    if (h.contains("chunk_dates") && !h["chunk_dates"].empty()) {
+      const Json& d = h["chunk_dates"];
+      out << "  dated " << d.front().get<std::string>()
+          << (d.size() > 1 ? " to " + d.back().get<std::string>() : std::string());
+    }
+    out << "\n   " << Snippet(StringField(h, "text"), 220) << "\n";
     if (h.contains("timeline")) {
       for (const auto& t : h["timeline"]) {
         out << "   - " << StringField(t, "date") << " | " << Snippet(StringField(t, "summary"), 120) << "\n";

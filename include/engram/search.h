@@ -151,6 +151,9 @@ struct SearchHit {
   int line_start = 0;
   int line_end = 0;
   std::string date;  // the page's last update, YYYY-MM-DD
+  // The dates written in the chunk itself: a timeline entry's, a dated
+  // heading's or line's (search/dated.h), in order; empty when none.
+  std::vector<std::string> chunk_dates;
   // Entity questions: the named page's timeline, newest last (the text is
   // its compiled truth).
   std::vector<TimelineEntry> timeline;

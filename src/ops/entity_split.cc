@@ -47,7 +47,8 @@ Result<SplitReport> PageModule::SplitEntity(const OperationContext& ctx, const S
   const ReadScope scope = ReadScopeOf(ctx);
   const ReadScope all = ReadScope::All(scope.source);
   ENGRAM_ASSIGN_OR_RETURN(StoredPage page, ResolvePage(brain_.engine(), scope, request.page));
-  auto plan = std::make_shared<SplitPlan>();
+  SplitPlan split;
+  SplitPlan* plan = &split;  // the section picker records what it found here; it outlives every use
   const Json page_fm = Json::parse(page.frontmatter_json, nullptr, false);
   if (page.type == "redirect") {
     // Undo a merge: the redirect gets back its names and the section merge wrote.
@@ -73,10 +74,10 @@ Result<SplitReport> PageModule::SplitEntity(const OperationContext& ctx, const S
       for (const std::string& n : StringsOf(page_fm, "merged_names")) plan->names.push_back(n);
     }
     const std::string prefix = "Merged from " + page.title + " (";
-    plan->picks = [plan, prefix, wanted = request.sections](std::string_view heading) {
+    plan->picks = [found = &plan->headings_found, prefix, wanted = request.sections](std::string_view heading) {
       bool pick = heading.substr(0, prefix.size()) == prefix;
       for (const std::string& w : wanted) pick = pick || common::ToLower(heading) == common::ToLower(w);
-      if (pick) plan->headings_found.insert(std::string(heading));
+      if (pick) found->insert(std::string(heading));
       return pick;
     };
   } else {
@@ -97,10 +98,10 @@ Result<SplitReport> PageModule::SplitEntity(const OperationContext& ctx, const S
     plan->title = !request.title.empty() ? request.title : !request.names.empty() ? request.names.front() : "";
     if (plan->title.empty()) return Status::InvalidArgument("entity split: give the new page a --title or a --name");
     plan->type = page.type;
-    plan->picks = [plan, wanted = request.sections](std::string_view heading) {
+    plan->picks = [found = &plan->headings_found, wanted = request.sections](std::string_view heading) {
       for (const std::string& w : wanted) {
         if (common::ToLower(heading) == common::ToLower(common::TrimSpace(w))) {
-          plan->headings_found.insert(common::ToLower(heading));
+          found->insert(common::ToLower(heading));
           return true;
         }
       }

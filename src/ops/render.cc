@@ -25,7 +25,7 @@ Json ToJson(const SearchResponse& r, bool explain) {
   Json results = Json::array();
   for (const SearchHit& h : r.results) {
     Json j = {{"slug", h.slug},     {"title", h.title},         {"type", h.type}, {"chunk_id", h.chunk_id.value()},
-              {"date", h.date},
+              {"date", h.date},     {"chunk_dates", h.chunk_dates},
               {"score", h.score},   {"chunk_source", ChunkSourceName(h.chunk_source)}, {"text", h.text},
               {"path", h.path},     {"line_start", h.line_start}, {"line_end", h.line_end}};
     if (!h.timeline.empty()) {

@@ -35,12 +35,17 @@ std::string Prefix(const std::string& s, size_t n) {
   return s.substr(0, i);
 }
 
-// One line of header fields: slug | title | type | date | score | file:lines.
+// One line of header fields: slug | title | type | date | dated … | score | file:lines.
 std::string Header(size_t n, const SearchHit& h) {
   char score[32];
   std::snprintf(score, sizeof score, "%.3f", h.score);
   std::string fields = h.slug + " | " + h.title + " | " + h.type;
   if (!h.date.empty()) fields += " | " + h.date;
+  // The dates the chunk writes (a timeline's, a dated heading's): first, and last when more.
+  if (!h.chunk_dates.empty()) {
+    fields += " | dated " + h.chunk_dates.front();
+    if (h.chunk_dates.size() > 1) fields += " to " + h.chunk_dates.back();
+  }
   fields += std::string(" | score ") + score + " | " + h.path + ":" + std::to_string(h.line_start) + "-" +
             std::to_string(h.line_end);
   std::string flat;

@@ -3,6 +3,7 @@
 
 #include "engram/engine.h"
 #include "engram/search.h"
+#include "search/dated.h"
 
 namespace engram::search {
 
@@ -20,6 +21,7 @@ inline SearchHit HitFromChunk(const ChunkRecord& r, float score) {
   hit.line_start = r.line_start;
   hit.line_end = r.line_end;
   hit.date = r.updated_at.substr(0, 10);
+  hit.chunk_dates = ChunkDates(r.text);
   return hit;
 }
 

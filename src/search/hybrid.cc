@@ -8,6 +8,7 @@
 
 #include "bm25/searcher.h"
 #include "common/utf8.h"
+#include "search/dated.h"
 #include "search/confidence.h"
 #include "search/dedup.h"
 #include "search/fusion.h"
@@ -193,6 +194,8 @@ Status RankChunks(Engine& engine, const SearchOptions& options, const VectorQuer
     for (size_t li = 0; li < arms.lists.size(); ++li) e.arms.push_back({arms.lists[li].arm, f.rank[li], f.contribution[li]});
     e.rrf = f.rrf;
     e.boost = intent == Intent::kEntity && r.chunk_source == ChunkSource::kCompiledTruth ? kCompiledTruthBoost : 1.0;
+    // A question about time: a chunk that writes a date (search/dated.h).
+    if (intent == Intent::kTemporal && !ChunkDates(r.text).empty()) e.boost *= kDatedBoost;
     double score = f.rrf * e.boost;
     if (vector_on) {
       e.cosine_share = keyword_on ? kCosineWeight * arms.confidence.front().second : kCosineWeight;

@@ -12,6 +12,7 @@
 
 #include "bm25/searcher.h"
 #include "common/utf8.h"
+#include "search/dated.h"
 #include "search/hits.h"
 #include "search/intent.h"
 #include "search/query_parser.h"
@@ -465,8 +466,15 @@ Result<SearchResponse> KeywordSearch(Engine& engine, std::string_view query, con
   }
 
   ENGRAM_RETURN_IF_ERROR(BoostNamedPages(engine, query, options, kq.allowed_pages, &ranked));
-  if (ranked.size() > limit) ranked.resize(limit);
+  // A question about time ("when did…", "……是什么时候"): of every page ranked,
+  // those whose best chunk writes a date are worth more (search/dated.h).
+  const bool temporal = ClassifyIntent(query) == Intent::kTemporal;
+  if (!temporal && ranked.size() > limit) ranked.resize(limit);
   ENGRAM_ASSIGN_OR_RETURN(response.results, HitsOf(engine, ranked, options, parsed.explain_terms));
+  if (temporal) {
+    PreferDatedHits(&response.results);
+    if (response.results.size() > limit) response.results.resize(limit);
+  }
   response.took_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   return response;
 }

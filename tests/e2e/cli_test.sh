@@ -43,7 +43,7 @@ expect_json "$OUT" 'd["pages"]' "2"
 # search: JSON contract, Chinese without spaces, Traditional, phrases, explain.
 expect_exit 0 -- "$E" --brain "$B" --json search "中文检索"
 expect_json "$OUT" 'd["results"][0]["slug"]' "people/zhang-san"
-expect_json "$OUT" 'sorted(d["results"][0].keys())' "['chunk_id', 'chunk_source', 'date', 'line_end', 'line_start', 'path', 'score', 'slug', 'text', 'title', 'type']"
+expect_json "$OUT" 'sorted(d["results"][0].keys())' "['chunk_dates', 'chunk_id', 'chunk_source', 'date', 'line_end', 'line_start', 'path', 'score', 'slug', 'text', 'title', 'type']"
 expect_json "$OUT" 'd["query"]' "中文检索"
 expect_json "$OUT" 'd["meta"]["mode"]' "keyword"
 expect_json "$OUT" 'd["results"][0]["path"]' "people/zhang-san.md"

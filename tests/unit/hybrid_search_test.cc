@@ -10,6 +10,7 @@
 #include "embed/embedder.h"
 #include "engram/engine.h"
 #include "engram/store/open_store.h"
+#include "search/dated.h"
 #include "search/hybrid.h"
 #include "search/keyword_search.h"
 #include "search/vector_arm.h"
@@ -166,6 +167,28 @@ TEST_F(HybridSearchTest, AnOpenArmCatchesUpWithoutReopening) {
     EmbedAll();
     ASSERT_TRUE(engine_->DeletePage("default", slug).ok());
   }
+}
+
+TEST_F(HybridSearchTest, AQuestionAboutTimeBoostsChunksThatWriteADate) {
+  Put("notes/log.md", "---\ntitle: Log\n---\n- **2024-09-02** | Ann joined the rank fusion team\n");
+  EmbedAll();
+  SearchOptions o;
+  o.explain = true;
+  auto r = Run("When did Ann join rank fusion?", o, 1000);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->intent, "temporal");
+  bool seen = false;
+  for (const SearchHit& h : r->results) {
+    EXPECT_DOUBLE_EQ(h.explain.boost, h.chunk_dates.empty() ? 1.0 : kDatedBoost) << h.slug;
+    seen = seen || h.slug == "notes/log";
+  }
+  EXPECT_TRUE(seen);
+  ASSERT_FALSE(r->results.empty());
+  EXPECT_EQ(r->results[0].chunk_dates, std::vector<std::string>{"2024-09-02"});
+  // Not a question about time: no boost.
+  auto plain = Run("Ann rank fusion team", o, 1000);
+  ASSERT_TRUE(plain.ok());
+  for (const SearchHit& h : plain->results) EXPECT_DOUBLE_EQ(h.explain.boost, 1.0) << h.slug;
 }
 
 TEST_F(HybridSearchTest, VectorModeWithoutVectorsIsAnError) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "search/dated.h"
 #include "sync/page_indexer.h"
 #include "test_support.h"
 #include "engram/store/open_store.h"
@@ -33,6 +34,40 @@ class KeywordSearchTest : public ::testing::Test {
   testing::TempDir dir_;
   std::unique_ptr<Engine> engine_;
 };
+
+TEST(ChunkDates, DatesWrittenAtTheStartOfLinesInEveryForm) {
+  EXPECT_EQ(ChunkDates("- **2024-09-02** | Joined Northwind\n- **2026-03** | Promoted\n"),
+            (std::vector<std::string>{"2024-09-02", "2026-03"}));
+  EXPECT_EQ(ChunkDates("## 2026年3月12日 董事会\n内容\n### March 5, 2025 sync\n> 7 April 2026: kickoff\n"),
+            (std::vector<std::string>{"2026-03-12", "2025-03-05", "2026-04-07"}));
+  EXPECT_EQ(ChunkDates("[[2026-05-01]] daily note\n2026/5/1 again\n"), std::vector<std::string>{"2026-05-01"})
+      << "each date once";
+  // A date inside a sentence, a list number or a plain word is none.
+  EXPECT_TRUE(ChunkDates("Alice joined on 2024-09-02.\n1. first step\nMay the team agree\n").empty());
+  EXPECT_TRUE(ChunkDates("").empty());
+  std::string many;
+  for (int d = 1; d <= 28; ++d) many += "- 2026-02-" + std::string(d < 10 ? "0" : "") + std::to_string(d) + " x\n";
+  for (int d = 1; d <= 28; ++d) many += "- 2025-02-" + std::string(d < 10 ? "0" : "") + std::to_string(d) + " x\n";
+  EXPECT_EQ(ChunkDates(many).size(), kMaxChunkDates);
+}
+
+TEST_F(KeywordSearchTest, AQuestionAboutTimePrefersAChunkThatWritesADate) {
+  Put("people/profile.md", "Alice joined Northwind Robotics as VP of Partnerships.");
+  Put("notes/log.md", "Partner log.\n\n- **2024-09-02** | Alice joined Northwind");
+  const std::vector<std::string> plain = Slugs("Alice joined Northwind");
+  ASSERT_EQ(plain.size(), 2u);
+  EXPECT_EQ(plain[0], "people/profile") << "without a question about time, the best text first";
+  auto r = KeywordSearch(*engine_, "When did Alice join Northwind?", {});
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->results.size(), 2u);
+  EXPECT_EQ(r->results[0].slug, "notes/log") << "the chunk that says when";
+  EXPECT_EQ(r->results[0].chunk_dates, std::vector<std::string>{"2024-09-02"});
+  EXPECT_TRUE(r->results[1].chunk_dates.empty());
+  // The limit still holds, after the dated chunks moved up.
+  SearchOptions one;
+  one.limit = 1;
+  EXPECT_EQ(Slugs("When did Alice join Northwind?", one), std::vector<std::string>{"notes/log"});
+}
 
 TEST_F(KeywordSearchTest, AnyWordMayMatchAndMoreMatchesRankHigher) {
   Put("one.md", "the solar panel market");
