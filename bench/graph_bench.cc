@@ -22,6 +22,7 @@
 #include "common/utf8.h"
 #include "engram/brain.h"
 #include "graph/entities.h"
+#include "graph/link_graph.h"
 #include "graph/traverse.h"
 #include "search/metrics.h"
 #include "text/page_facts.h"
@@ -86,6 +87,15 @@ int main(int argc, char** argv) {
   out["resolve_ms_p50"] = engram::search::Percentile(ms, 50);
   out["resolve_ms_p95"] = engram::search::Percentile(ms, 95);
   out["resolved"] = resolved;
+
+  // The graph held in memory, built once per store state (the first walk pays it).
+  {
+    const auto t0 = Clock::now();
+    auto g = engram::graph::LinkGraphFor(store, engram::kDefaultSource);
+    out["link_graph_build_ms"] = Ms(t0, Clock::now());
+    if (!g.ok()) Die(g.status().ToString());
+    out["link_graph_links"] = (*g)->links;
+  }
 
   // Depth-2 neighbourhoods.
   ms.clear();

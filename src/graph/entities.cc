@@ -13,6 +13,7 @@
 
 #include "common/utf8.h"
 #include "engram/store/change_log.h"
+#include "graph/store_cache.h"
 #include "text/analyzer.h"
 #include "text/page_links.h"
 #include "text/slug.h"
@@ -112,33 +113,13 @@ std::shared_ptr<const NameIndex> BuildIndex(std::vector<PageNames> pages) {
   return index;
 }
 
-// The index for a store's state and scope: cached per store instance,
-// source and private access, rebuilt when the store's generation moves.
+// The index for a store's state and scope (graph/store_cache.h).
 Result<std::shared_ptr<const NameIndex>> IndexFor(PageStore& store, const ReadScope& scope) {
-  auto* log = dynamic_cast<ChangeLog*>(&store);
-  if (log == nullptr) {
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<PageNames> pages, store.AllPageNames(scope));
-    return BuildIndex(std::move(pages));
-  }
-  ENGRAM_ASSIGN_OR_RETURN(const int64_t generation, log->Generation());
-  struct Cached {
-    int64_t generation = -1;
-    std::shared_ptr<const NameIndex> index;
-  };
-  static std::mutex mu;
-  static std::map<std::tuple<uint64_t, std::string, bool>, Cached> cache;
-  const auto key = std::make_tuple(store.instance_id(), scope.source, scope.include_private);
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = cache.find(key);
-    if (it != cache.end() && it->second.generation == generation) return it->second.index;
-  }
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<PageNames> pages, store.AllPageNames(scope));
-  std::shared_ptr<const NameIndex> index = BuildIndex(std::move(pages));
-  std::lock_guard<std::mutex> lock(mu);
-  if (cache.size() > 64) cache.clear();  // stores come and go (tests, migrations): keep the cache small
-  cache[key] = {generation, index};
-  return index;
+  return CachedForStore<NameIndex>(store, scope.source + (scope.include_private ? "\n1" : "\n0"),
+                                   [&]() -> Result<std::shared_ptr<const NameIndex>> {
+                                     ENGRAM_ASSIGN_OR_RETURN(std::vector<PageNames> pages, store.AllPageNames(scope));
+                                     return BuildIndex(std::move(pages));
+                                   });
 }
 
 }  // namespace

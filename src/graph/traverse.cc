@@ -6,6 +6,7 @@
 #include <set>
 
 #include "graph/entities.h"
+#include "graph/link_graph.h"
 
 namespace engram::graph {
 
@@ -13,27 +14,28 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Both directions of a page's links, each edge as written.
+// Both directions of a page's links, each edge as written, from the graph
+// in memory; pages the scope cannot see are not there, nor links to them.
 class Adjacency {
  public:
-  Adjacency(PageStore& store, const ReadScope& scope, std::string relation)
-      : store_(store), scope_(scope), relation_(std::move(relation)) {}
+  Adjacency(std::shared_ptr<const LinkGraph> graph, const ReadScope& scope, std::string relation)
+      : graph_(std::move(graph)), scope_(scope), relation_(std::move(relation)) {}
 
-  Result<std::vector<Edge>> Of(const std::string& slug) {
-    std::vector<Edge> out;
-    // The page's id from the name index (graph/entities.h): no page read per step.
-    ENGRAM_ASSIGN_OR_RETURN(std::optional<PageNames> page, PageNamed(store_, scope_, slug));
-    if (!page) return Status::NotFound("no page " + slug);
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<ResolvedLink> outbound, store_.ResolvedLinks(scope_, page->id));
-    for (ResolvedLink& l : outbound) {
-      if (l.to_slug.empty() || (!relation_.empty() && l.type != relation_)) continue;
-      out.push_back({slug, std::move(l.to_slug), std::move(l.type), std::move(l.context)});
+  Result<std::vector<Edge>> Of(const std::string& slug) const {
+    auto at = graph_->by_slug.find(slug);
+    if (at == graph_->by_slug.end() || !scope_.Sees(graph_->pages[at->second].is_private)) {
+      return Status::NotFound("no page " + slug);
     }
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<LinkRecord> inbound, store_.Backlinks(scope_, slug));
-    for (LinkRecord& l : inbound) {
-      if (!relation_.empty() && l.type != relation_) continue;
-      if (l.from_slug == slug) continue;  // a self-link is already among the outbound
-      out.push_back({std::move(l.from_slug), slug, std::move(l.type), std::move(l.context)});
+    std::vector<Edge> out;
+    for (const LinkGraph::Arc& a : graph_->arcs[at->second]) {
+      const LinkGraph::Page& other = graph_->pages[a.other];
+      const std::string& type = graph_->types[a.type];
+      if (!scope_.Sees(other.is_private) || (!relation_.empty() && type != relation_)) continue;
+      if (a.outbound) {
+        out.push_back({slug, other.slug, type, "", a.link_id});
+      } else {
+        out.push_back({other.slug, slug, type, "", a.link_id});
+      }
     }
     // Typed links first: of two walks as short, the one along typed links is found.
     std::stable_partition(out.begin(), out.end(), [](const Edge& e) { return e.type != "mentions"; });
@@ -41,10 +43,21 @@ class Adjacency {
   }
 
  private:
-  PageStore& store_;
+  std::shared_ptr<const LinkGraph> graph_;
   const ReadScope& scope_;
   std::string relation_;
 };
+
+// The sentences of the edges a walk returns, read once it is done.
+Status FillContexts(PageStore& store, std::vector<Edge>* edges) {
+  std::vector<int64_t> ids;
+  for (const Edge& e : *edges) ids.push_back(e.link_id);
+  ENGRAM_ASSIGN_OR_RETURN(auto contexts, store.LinkContexts(ids));
+  for (Edge& e : *edges) {
+    if (auto it = contexts.find(e.link_id); it != contexts.end()) e.context = it->second;
+  }
+  return Status::Ok();
+}
 
 const std::string& Other(const Edge& e, const std::string& slug) { return e.from == slug ? e.to : e.from; }
 
@@ -58,7 +71,8 @@ Result<Neighbourhood> Explore(PageStore& store, const ReadScope& scope, std::str
   }
   ENGRAM_ASSIGN_OR_RETURN(StoredPage root, store.GetPage(scope, slug));
   const auto deadline = Clock::now() + limits.budget;
-  Adjacency adjacency(store, scope, limits.relation);
+  ENGRAM_ASSIGN_OR_RETURN(std::shared_ptr<const LinkGraph> graph, LinkGraphFor(store, scope.source));
+  Adjacency adjacency(graph, scope, limits.relation);
   Neighbourhood out;
   std::map<std::string, int> depth_of = {{root.slug, 0}};
   std::set<std::tuple<std::string, std::string, std::string>> seen_edges;
@@ -100,6 +114,7 @@ Result<Neighbourhood> Explore(PageStore& store, const ReadScope& scope, std::str
   });
   // Edges whose far end the cap left out are dropped with it.
   std::erase_if(out.edges, [&](const Edge& e) { return !depth_of.count(e.from) || !depth_of.count(e.to); });
+  ENGRAM_RETURN_IF_ERROR(FillContexts(store, &out.edges));
   return out;
 }
 
@@ -116,7 +131,8 @@ Result<Path> ShortestPath(PageStore& store, const ReadScope& scope, std::string_
   // time: the levels met are as short as one search from `from` would find,
   // and each side explores about the square root of what that would.
   const auto deadline = Clock::now() + limits.budget;
-  Adjacency adjacency(store, scope, limits.relation);
+  ENGRAM_ASSIGN_OR_RETURN(std::shared_ptr<const LinkGraph> graph, LinkGraphFor(store, scope.source));
+  Adjacency adjacency(graph, scope, limits.relation);
   struct Side {
     std::map<std::string, std::pair<std::string, Edge>> came_from;  // node -> (the node before it, the edge)
     std::map<std::string, int> hops;
@@ -165,6 +181,7 @@ Result<Path> ShortestPath(PageStore& store, const ReadScope& scope, std::string_
   for (std::string at = meet; at != b.slug; at = ends[1].came_from[at].first) {
     path.edges.push_back(ends[1].came_from[at].second);
   }
+  ENGRAM_RETURN_IF_ERROR(FillContexts(store, &path.edges));
   return path;
 }
 

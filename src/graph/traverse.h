@@ -1,9 +1,10 @@
 // Walking the graph of pages: a page's neighbourhood to a depth, the
 // shortest path between two pages, the links that reach nothing and the
 // pages nothing links. Edges are page links (typed by their field or
-// pattern, "mentions" otherwise) resolved when read, in both directions;
-// every walk keeps a visited set and stops at a node cap and a time budget,
-// so a cycle, a self-link or a huge brain never hangs it.
+// pattern, "mentions" otherwise) resolved when read, in both directions,
+// from the graph held in memory per store state (graph/link_graph.h); every
+// walk keeps a visited set and stops at a node cap and a time budget, so a
+// cycle, a self-link or a huge brain never hangs it.
 #pragma once
 
 #include <chrono>
@@ -38,7 +39,10 @@ struct Edge {
   std::string to;
   std::string type;
   std::string context;
-  bool operator==(const Edge&) const = default;
+  int64_t link_id = 0;  // its row (not compared: an edge is what it says)
+  bool operator==(const Edge& o) const {
+    return from == o.from && to == o.to && type == o.type && context == o.context;
+  }
 };
 
 struct Neighbourhood {

@@ -441,4 +441,20 @@ std::optional<int64_t> ChooseByName(std::string_view target, std::string_view fr
   return best->id;
 }
 
+Result<std::optional<int64_t>> ResolveLinkTarget(const std::string& target, const std::string& from_folder,
+                                                 const LinkLookup& lookup) {
+  ENGRAM_ASSIGN_OR_RETURN(std::optional<int64_t> exact, lookup.by_path_key(target));
+  if (exact) return exact;
+  ENGRAM_ASSIGN_OR_RETURN(std::optional<int64_t> by_slug, lookup.by_slug(target));
+  if (by_slug) return by_slug;
+  if (!from_folder.empty()) {
+    std::string relative = from_folder;  // built by append: GCC 12 warns (-Wrestrict) on a + "/" + b
+    relative.append("/").append(target);
+    ENGRAM_ASSIGN_OR_RETURN(std::optional<int64_t> found, lookup.by_path_key(relative));
+    if (found) return found;
+  }
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<LinkCandidate> candidates, lookup.by_name(LinkName(target)));
+  return ChooseByName(target, from_folder, candidates);
+}
+
 }  // namespace engram::text

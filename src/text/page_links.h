@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "engram/page.h"
+#include "engram/status.h"
 
 namespace engram::text {
 
@@ -112,5 +114,23 @@ struct LinkCandidate {
 // ignored. nullopt when none fits.
 std::optional<int64_t> ChooseByName(std::string_view target, std::string_view from_folder,
                                     const std::vector<LinkCandidate>& candidates);
+
+// Where a resolution looks pages up: the engine's SQL, or an index in memory
+// (graph/link_graph.h). Each answers within one source.
+struct LinkLookup {
+  // The page whose PathKey is `key` (of several, the first path in byte order).
+  std::function<Result<std::optional<int64_t>>(const std::string& key)> by_path_key;
+  // The page whose slug is `slug`.
+  std::function<Result<std::optional<int64_t>>(const std::string& slug)> by_slug;
+  // The pages whose file-name key (LinkName of their PathKey) is `name`.
+  std::function<Result<std::vector<LinkCandidate>>(const std::string& name)> by_name;
+};
+
+// The page a link target (slug form) written on a page in folder
+// `from_folder` (a FolderKey) reaches, as Obsidian resolves it: 1. the path
+// from the vault root, 2. a page's own slug, 3. the path from the linking
+// page's folder, 4. by file name (ChooseByName). nullopt when none.
+Result<std::optional<int64_t>> ResolveLinkTarget(const std::string& target, const std::string& from_folder,
+                                                 const LinkLookup& lookup);
 
 }  // namespace engram::text

@@ -155,6 +155,16 @@ struct ResolvedLink {
   std::string context;
 };
 
+// A link as stored, not resolved: what a graph kept in memory is built from
+// (graph/link_graph.h), resolving each with text::ResolveLinkTarget.
+struct LinkRow {
+  int64_t link_id = 0;
+  PageId from;
+  std::string from_folder;  // text::FolderKey of the linking page's path
+  std::string target;       // as written (slug form)
+  std::string type;
+};
+
 // A timeline entry with the page it is on.
 struct DatedEntry {
   std::string page_slug;
@@ -253,6 +263,12 @@ class PageStore {
   // reaches, by linking page slug then row order. One resolution per
   // distinct (target, folder).
   virtual Result<std::vector<ResolvedLink>> ResolvedLinks(const ReadScope& scope, std::optional<PageId> from) = 0;
+  // Every page link (attachments left out) of every page of `source`,
+  // private ones too, unresolved, by link id. Empty for a source with none.
+  virtual Result<std::vector<LinkRow>> AllLinks(std::string_view source) = 0;
+  // The sentence each link was written in, by link id (ids of links that are
+  // gone are absent).
+  virtual Result<std::map<int64_t, std::string>> LinkContexts(const std::vector<int64_t>& link_ids) = 0;
   // The facts stated by pages of scope.source the scope sees, in page-slug
   // then line order. With `page`: kAbout gives the facts about it (stated on
   // it with no other subject, or on any page with a subject that reaches

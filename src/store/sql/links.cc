@@ -13,7 +13,7 @@ namespace engram::store::sql {
 
 Result<std::optional<int64_t>> SqlEngine::ResolveLink(int64_t source_id, std::string_view target,
                                                          std::string_view from_folder) {
-  auto one = [&](const char* sql, std::string_view value) -> Result<std::optional<int64_t>> {
+  auto one = [&](const char* sql, const std::string& value) -> Result<std::optional<int64_t>> {
     ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(sql));
     q->Bind(1, source_id).Bind(2, value);
     std::optional<int64_t> id;
@@ -22,25 +22,22 @@ Result<std::optional<int64_t>> SqlEngine::ResolveLink(int64_t source_id, std::st
     q->Reset();
     return id;
   };
-  // 1. The path from the root ("[[people/zhang-san]]"), 2. the page's own
-  // slug (engram's name for a page whose frontmatter sets one), 3. the path
-  // from the linking page's folder.
-  ENGRAM_ASSIGN_OR_RETURN(auto exact, one(D(kPageByPathKeySql, kPgPageByPathKeySql), target));
-  if (exact) return exact;
-  ENGRAM_ASSIGN_OR_RETURN(auto by_slug, one("SELECT id FROM pages WHERE source_id = ? AND slug = ?", target));
-  if (by_slug) return by_slug;
-  if (!from_folder.empty()) {
-    ENGRAM_ASSIGN_OR_RETURN(auto relative, one(D(kPageByPathKeySql, kPgPageByPathKeySql), std::string(from_folder) + "/" + std::string(target)));
-    if (relative) return relative;
-  }
-  // 4. By file name: the same folder first, then the shortest path.
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id, path_key FROM pages WHERE source_id = ? AND name_key = ?"));
-  q->Bind(1, source_id).Bind(2, text::LinkName(target));
-  std::vector<text::LinkCandidate> candidates;
-  while (q->Step()) candidates.push_back({q->Int(0), q->Text(1)});
-  ENGRAM_RETURN_IF_ERROR(q->status());
-  q->Reset();
-  return text::ChooseByName(target, from_folder, candidates);
+  // The steps are text::ResolveLinkTarget's; here each look-up is a query.
+  text::LinkLookup lookup;
+  lookup.by_path_key = [&](const std::string& key) { return one(D(kPageByPathKeySql, kPgPageByPathKeySql), key); };
+  lookup.by_slug = [&](const std::string& slug) {
+    return one("SELECT id FROM pages WHERE source_id = ? AND slug = ?", slug);
+  };
+  lookup.by_name = [&](const std::string& name) -> Result<std::vector<text::LinkCandidate>> {
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id, path_key FROM pages WHERE source_id = ? AND name_key = ?"));
+    q->Bind(1, source_id).Bind(2, name);
+    std::vector<text::LinkCandidate> candidates;
+    while (q->Step()) candidates.push_back({q->Int(0), q->Text(1)});
+    ENGRAM_RETURN_IF_ERROR(q->status());
+    q->Reset();
+    return candidates;
+  };
+  return text::ResolveLinkTarget(std::string(target), std::string(from_folder), lookup);
 }
 
 Result<std::optional<int64_t>> SqlEngine::ResolveLinkOnce(int64_t source_id, const std::string& target,
@@ -139,6 +136,46 @@ Result<std::vector<ResolvedLink>> SqlEngine::ResolvedLinks(const ReadScope& scop
     }
     if (scope.Sees(p->second.second)) out[i].to_slug = p->second.first;
     else out[i].reaches_hidden = true;
+  }
+  return out;
+}
+
+Result<std::vector<LinkRow>> SqlEngine::AllLinks(std::string_view source) {
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT l.id, l.from_page, p.path, l.to_slug, l.type FROM links l "
+                                      "JOIN pages p ON p.id = l.from_page JOIN sources s ON s.id = p.source_id "
+                                      "WHERE s.name = ?1 AND l.type != 'attachment' ORDER BY l.id"));
+  q->Bind(1, source);
+  std::vector<LinkRow> out;
+  std::string last_path, last_folder;  // a page's links come together: its folder once
+  while (q->Step()) {
+    std::string path = q->Text(2);
+    if (path != last_path) {
+      last_folder = text::FolderKey(path);
+      last_path = std::move(path);
+    }
+    out.push_back({q->Int(0), PageId(q->Int(1)), last_folder, q->Text(3), q->Text(4)});
+  }
+  ENGRAM_RETURN_IF_ERROR(q->status());
+  q->Reset();
+  return out;
+}
+
+Result<std::map<int64_t, std::string>> SqlEngine::LinkContexts(const std::vector<int64_t>& link_ids) {
+  std::map<int64_t, std::string> out;
+  if (pg_ && link_ids.size() > 1) {  // one round trip for all of them
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id, context FROM links WHERE id = ANY(?1::bigint[])"));
+    q->Bind(1, IntArray(link_ids));
+    while (q->Step()) out[q->Int(0)] = q->Text(1);
+    ENGRAM_RETURN_IF_ERROR(q->status());
+    q->Reset();
+    return out;
+  }
+  for (const int64_t id : link_ids) {
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT context FROM links WHERE id = ?"));
+    q->Bind(1, id);
+    if (q->Step()) out[id] = q->Text(0);
+    ENGRAM_RETURN_IF_ERROR(q->status());
+    q->Reset();
   }
   return out;
 }

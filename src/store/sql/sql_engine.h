@@ -107,6 +107,8 @@ class SqlEngine final : public Engine, public PostingStore {
   Result<std::vector<TimelineEntry>> Timeline(std::string_view source, std::string_view slug) override;
   Result<std::vector<FactRecord>> Facts(const ReadScope& scope, std::optional<PageId> page, FactSide side) override;
   Result<std::vector<ResolvedLink>> ResolvedLinks(const ReadScope& scope, std::optional<PageId> from) override;
+  Result<std::vector<LinkRow>> AllLinks(std::string_view source) override;
+  Result<std::map<int64_t, std::string>> LinkContexts(const std::vector<int64_t>& link_ids) override;
   Result<std::vector<DatedEntry>> TimelineBetween(const ReadScope& scope, std::string_view since,
                                                   std::string_view until, std::optional<PageId> page) override;
 
