@@ -89,6 +89,9 @@ struct GraphArgs {
   std::vector<std::string> names;     // entity split: aliases moved
   std::vector<std::string> sections;  // entity split: headings moved
   std::string title;                  // entity split: the new page's title
+  bool suggest = false;               // facts: ask the LLM
+  bool write = false;                 // facts --suggest: write what it keeps
+  double min_confidence = 0.7;
   std::string other;
   std::string as_of;
   std::string add;    // "predicate: value" to state
@@ -283,14 +286,43 @@ void AddGraphCommands(CLI::App& app, const bool* json, const std::string* brain_
   facts->add_option("--add", a->add, "State a fact instead: \"PREDICATE: VALUE\" (a line in the page's Markdown)");
   facts->add_option("--since", a->since, "With --add: when it began (2026-03)");
   facts->add_option("--until", a->until, "With --add: when it ended");
+  facts->add_flag("--suggest", a->suggest,
+                  "Ask the LLM ([llm] in config.toml) for the relations the page states; lists what it would add");
+  facts->add_flag("--write", a->write, "With --suggest: add the ones kept as fact lines marked with the model");
+  facts->add_option("--min-confidence", a->min_confidence, "With --suggest: the least confidence kept (default 0.7)")
+      ->check(CLI::Range(0.0, 1.0));
   facts->footer(
       "Facts come from frontmatter fields (role: CEO, company: \"[[companies/x]]\", born: 1990-05-01), from\n"
       "'- fact: role: CTO (since 2024-03)' lines and list items under a '## Facts' heading, and from dated\n"
       "timeline lines that say a change ('joined [[x]] as CTO', '加入[[x]]担任 CTO', 'left [[x]]').\n"
       "For role, works_at, location, status, born, died, founded and reports_to a newer value closes the\n"
       "older one; two values that hold at once are shown as a CONFLICT. '(not at this date)' marks a fact\n"
-      "that does not hold at the date (today, or --as-of).");
+      "that does not hold at the date (today, or --as-of).\n"
+      "--suggest (off unless asked; needs llm.model) sends the page to the model and reads back relations\n"
+      "(works_at, founded, invested_in, attended, reports_to, part_of, location, acquired, advises, education,\n"
+      "role). Kept: those about this page whose object is a page (or a text role or location), at or above\n"
+      "--min-confidence, that the page does not already state and that no value a person wrote contradicts.\n"
+      "--write appends them as '- fact: works_at: [[x]] <!-- llm MODEL 0.86 line 12 -->' (origin 'llm …').");
   facts->callback([a, json, brain_dir, exit_code] {
+    if (a->write && !a->suggest) {
+      *exit_code = Fail(Status::InvalidArgument("--write goes with --suggest"), *json);
+      return;
+    }
+    if (a->suggest) {
+      Json args = {{"slug", a->name}, {"write", a->write}, {"min_confidence", a->min_confidence}};
+      *exit_code = RunOperation("suggest_facts", args, *json, *brain_dir, [](const Json& r) {
+        std::cout << Str(r, "slug") << ": " << r["suggestions"].size() << " relation(s) from " << Str(r, "model")
+                  << "\n";
+        for (const Json& s : r["suggestions"]) {
+          std::cout << "  " << Str(s, "predicate") << ": " << (Str(s, "value").empty() ? Str(s, "object") : Str(s, "value"))
+                    << "  (line " << s["line"].get<int>() << ", confidence " << s["confidence"].get<double>() << ")  "
+                    << Str(s, "verdict") << "\n";
+        }
+        for (const Json& d : r["dropped"]) std::cout << "  dropped: " << d.get<std::string>() << "\n";
+        if (!Str(r, "commit").empty()) std::cout << "committed " << Str(r, "commit").substr(0, 12) << "\n";
+      });
+      return;
+    }
     if (!a->add.empty()) {
       const size_t colon = a->add.find(':');
       if (colon == std::string::npos) {

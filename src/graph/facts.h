@@ -31,7 +31,6 @@
 
 namespace engram::graph {
 
-
 struct Fact {
   int64_t id = 0;
   std::string subject_slug;   // the page the fact is about

@@ -271,6 +271,27 @@ void AddGraphOperations(OperationTable& ops) {
                          {"links_rewritten", r.links_rewritten},
                          {"commits", r.commits}};
            }});
+  ops.Add({"suggest_facts",
+           "The optional LLM relation extractor: asks the configured model ([llm]) for the relations a page "
+           "states, keeps those about the page whose object resolves, at or above min_confidence, that the "
+           "page does not already state and that nothing a person wrote contradicts; with write, appends them "
+           "as fact lines marked with the model and its confidence. Local only: it sends the page to the model.",
+           Scope::kWrite, true,
+           {Slug("the page: slug, path, title or alias"),
+            {"write", Type::kBoolean, false, "append the relations kept as fact lines", 0, 0, 0, {}, {}},
+            {"min_confidence", Type::kNumber, false, "the least confidence kept (default 0.7)", 0, 1, 0, {}, {}}},
+           [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
+             ENGRAM_ASSIGN_OR_RETURN(SuggestReport r, b.Module<PageModule>().SuggestFacts(
+                                                          ctx, a.Str("slug"), a.Bool("write"), a.Num("min_confidence", 0.7)));
+             Json list = Json::array();
+             for (const FactSuggestion& s : r.suggestions) {
+               list.push_back({{"subject", s.subject}, {"predicate", s.predicate}, {"object", s.object},
+                               {"value", s.value}, {"line", s.line}, {"confidence", s.confidence},
+                               {"verdict", s.verdict}});
+             }
+             return Json{{"slug", r.slug}, {"model", r.model}, {"suggestions", list}, {"dropped", r.dropped},
+                         {"commit", r.commit}};
+           }});
   ops.Add({"get_facts",
            "The facts about a page (frontmatter fields, fact lines, timeline changes), each with its source "
            "line and the time it holds: a newer value of a single-valued predicate (role, works_at, "

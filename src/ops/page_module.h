@@ -51,6 +51,25 @@ struct SplitReport {
   std::vector<std::string> commits;
 };
 
+// `facts SLUG --suggest`: one relation the model read, and what became of it.
+struct FactSuggestion {
+  std::string subject;     // as the model named it
+  std::string predicate;
+  std::string object;
+  std::string value;       // as it would be written: "[[companies/x]]" or text
+  int line = 0;            // the line of the file that states it
+  double confidence = 0;   // the model's
+  std::string verdict;     // "written", "suggested", or why it was left out
+};
+
+struct SuggestReport {
+  std::string slug;
+  std::string model;
+  std::vector<FactSuggestion> suggestions;
+  std::vector<std::string> dropped;  // items of the reply that were no relation, with the reason
+  std::string commit;                // on a git brain, when lines were written
+};
+
 class PageModule final : public BrainModule {
  public:
   explicit PageModule(Brain& brain) : brain_(brain) {}
@@ -89,6 +108,14 @@ class PageModule final : public BrainModule {
   // the redirect gets back its title, its names and the section merge
   // appended, and the links shown as its names or slug reach it again.
   Result<SplitReport> SplitEntity(const OperationContext& ctx, const SplitRequest& request);
+  // The optional LLM relation extractor (ops/fact_suggest.cc): asks [llm]'s
+  // model for the relations the page states, keeps those about the page whose
+  // object resolves (or is a text value where one is read) and that nothing
+  // the page already says contradicts, and with `write` appends each as a
+  // fact line marked "<!-- llm MODEL CONFIDENCE line N -->" (one commit).
+  // FailedPrecondition without llm.model.
+  Result<SuggestReport> SuggestFacts(const OperationContext& ctx, std::string_view slug, bool write,
+                                     double min_confidence);
 
  private:
   // Put with the page-write lock already held; operation names the write

@@ -426,7 +426,8 @@ Result<std::string> AddLink(std::string_view path, std::string_view content, std
 }
 
 Result<std::string> AddFact(std::string_view path, std::string_view content, std::string_view predicate,
-                            std::string_view value, std::string_view valid_from, std::string_view valid_until) {
+                            std::string_view value, std::string_view valid_from, std::string_view valid_until,
+                            std::string_view note) {
   ENGRAM_RETURN_IF_ERROR(CheckMarkdown(path));
   predicate = TrimView(predicate);
   value = TrimView(value);
@@ -458,6 +459,13 @@ Result<std::string> AddFact(std::string_view path, std::string_view content, std
   if (!from.empty() && !until.empty()) line += " (" + from + " – " + until + ")";
   else if (!from.empty()) line += " (since " + from + ")";
   else if (!until.empty()) line += " (until " + until + ")";
+  if (!note.empty()) {
+    ENGRAM_RETURN_IF_ERROR(CheckOneLine("fact note", note, 120));
+    if (note.find("--") != std::string_view::npos || note.find('>') != std::string_view::npos) {
+      return Status::InvalidArgument("a fact note cannot hold '--' or '>'");
+    }
+    line += " <!-- " + std::string(note) + " -->";
+  }
   ENGRAM_ASSIGN_OR_RETURN(Page page, ParsePage(path, content));
   // The line must read back as the fact asked for (a value ending in "(…)" would not).
   ENGRAM_ASSIGN_OR_RETURN(Page probe, ParsePage(path, line + "\n"));

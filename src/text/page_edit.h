@@ -76,8 +76,12 @@ Result<std::string> AddLink(std::string_view path, std::string_view content, std
 // [[link]] for an entity); the dates any form ParseLeadingDate reads,
 // written normalised. Refused when the line would not read back as a fact
 // (text/page_facts.h); left as it is when the page already states it.
+// A non-empty `note` (one line, at most 120 bytes, no "--" or ">") is
+// written after the line as "<!-- note -->": invisible when the Markdown is
+// shown, no part of the value; one that starts "llm " becomes the fact's origin.
 Result<std::string> AddFact(std::string_view path, std::string_view content, std::string_view predicate,
-                            std::string_view value, std::string_view valid_from, std::string_view valid_until);
+                            std::string_view value, std::string_view valid_from, std::string_view valid_until,
+                            std::string_view note = {});
 
 // The link types AddLink can write: "mentions, works_at, founded, invested_in, attended".
 const char* WritableLinkTypes();

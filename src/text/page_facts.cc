@@ -321,8 +321,19 @@ void ReadFactLines(const Page& page, FactReader* reader) {
             marked = true;
           }
         }
+        // A trailing HTML comment is no part of the value; "<!-- llm MODEL 0.86 -->"
+        // (what `facts --suggest --write` adds) names where the line came from.
+        std::string origin = "fact";
+        if (item.size() > 7 && item.substr(item.size() - 3) == "-->") {
+          const size_t open = item.rfind("<!--");
+          if (open != std::string_view::npos) {
+            const std::string_view note = common::TrimSpace(item.substr(open + 4, item.size() - open - 7));
+            if (note.substr(0, 4) == "llm ") origin = std::string(note);
+            item = common::TrimSpace(item.substr(0, open));
+          }
+        }
         if ((marked || section > 0) && SplitField(item, &key, &value)) {
-          reader->Add(key, std::string(value), number, "fact");
+          reader->Add(key, std::string(value), number, origin);
         }
       }
     }

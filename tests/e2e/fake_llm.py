@@ -9,6 +9,8 @@ and each prompt to argv[2] (the last one), then serves until killed.
   answer prompts (参考资料): a question with KEEP is answered with the first
     reference's reply (kept: close to the standard answer); anything else
     gets an unrelated answer (held back).
+  relation prompts (`engram facts --suggest`): the text of the file
+    argv[2] + ".relations", as the test wrote it.
 """
 import json
 import re
@@ -38,7 +40,11 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(500, "text/html", "<html>internal error</html>")
         if "SLOW" in prompt:
             time.sleep(3)
-        if "内容审核专家" in prompt:
+        system = body["messages"][0]["content"]
+        if "list the relations it states" in system:
+            with open(sys.argv[2] + ".relations", encoding="utf-8") as f:
+                content = f.read()
+        elif "内容审核专家" in prompt:
             if "GARBAGE" in prompt:
                 content = "<html><body>I cannot help with that.</body></html>"
             elif "赌球" in prompt:

@@ -522,8 +522,8 @@ drive wait_ready
 # --- which adapters offer which operations ---
 via local admin - '{}'
 expect '" ".join(o["name"] for o in d["operations"])' \
-  "search context get_page list_pages put_page delete_page get_backlinks get_timeline add_timeline_entry add_link get_tags add_tag status sync import embed kb_create kb_list kb_upsert kb_delete kb_search kb_answer kb_check dialog_check kb_gov_upsert kb_gov_update kb_gov_online kb_gov_offline kb_gov_get kb_gov_find kb_audit kb_reindex resolve_entity get_entity merge_entities split_entity get_facts add_fact list_conflicts traverse related find_path list_timeline list_dead_links list_orphans"
-expect '[o["name"] for o in d["operations"] if o["local_only"]]' "['sync', 'import', 'merge_entities', 'split_entity']"
+  "search context get_page list_pages put_page delete_page get_backlinks get_timeline add_timeline_entry add_link get_tags add_tag status sync import embed kb_create kb_list kb_upsert kb_delete kb_search kb_answer kb_check dialog_check kb_gov_upsert kb_gov_update kb_gov_online kb_gov_offline kb_gov_get kb_gov_find kb_audit kb_reindex resolve_entity get_entity merge_entities split_entity suggest_facts get_facts add_fact list_conflicts traverse related find_path list_timeline list_dead_links list_orphans"
+expect '[o["name"] for o in d["operations"] if o["local_only"]]' "['sync', 'import', 'merge_entities', 'split_entity', 'suggest_facts']"
 expect '[o["name"] for o in d["operations"] if o["scope"] == "admin"]' "['sync', 'import', 'embed', 'kb_reindex']"
 READ_TOOLS="'context', 'dialog_check', 'find_path', 'get_backlinks', 'get_entity', 'get_facts', 'get_page', 'get_tags', 'get_timeline', 'kb_answer', 'kb_audit', 'kb_check', 'kb_gov_find', 'kb_gov_get', 'kb_list', 'kb_search', 'list_conflicts', 'list_dead_links', 'list_orphans', 'list_pages', 'list_timeline', 'related', 'resolve_entity', 'search', 'status', 'traverse'"
 WRITE_TOOLS="'add_fact', 'add_link', 'add_tag', 'add_timeline_entry', 'context', 'delete_page', 'dialog_check', 'find_path', 'get_backlinks', 'get_entity', 'get_facts', 'get_page', 'get_tags', 'get_timeline', 'kb_answer', 'kb_audit', 'kb_check', 'kb_create', 'kb_delete', 'kb_gov_find', 'kb_gov_get', 'kb_gov_offline', 'kb_gov_online', 'kb_gov_update', 'kb_gov_upsert', 'kb_list', 'kb_search', 'kb_upsert', 'list_conflicts', 'list_dead_links', 'list_orphans', 'list_pages', 'list_timeline', 'put_page', 'related', 'resolve_entity', 'search', 'status', 'traverse'"
@@ -645,16 +645,17 @@ compare "get_page traversal (CLI)" 1 local get_page '{"slug": "../../etc/passwd"
 
 # --- local-only and admin operations ---
 # sync and import: `call` and the CLI give the same report; every remote
-# adapter refuses them, merge_entities and split_entity with the same PermissionDenied
+# adapter refuses them, merge_entities, split_entity and suggest_facts with the same PermissionDenied
 # naming local-only.
 compare "sync" 0 local sync '{}' cli
 compare "sync full" 0 local sync '{"full": true}' cli
 compare "import dry run" 0 local import "{\"dir\": \"$B\", \"dry_run\": true}" cli
 compare "import missing folder" 1 local import "{\"dir\": \"$WORK/nowhere\"}" cli
-for op in sync import merge_entities split_entity; do
+for op in sync import merge_entities split_entity suggest_facts; do
   args='{}'; [[ $op == import ]] && args="{\"dir\": \"$B\"}"
   [[ $op == merge_entities ]] && args='{"from": "people/li-wei", "into": "people/zhang-san"}'
   [[ $op == split_entity ]] && args='{"page": "people/li-wei", "into": "people/li-wei-2", "names": ["LW"]}'
+  [[ $op == suggest_facts ]] && args='{"slug": "people/li-wei"}'
   for s in read write admin; do
     compare "$op refused ($s)" 1 "$s" "$op" "$args" http-call
     expect 'd["error"]["code"], "local-only" in d["error"]["message"]' "('PermissionDenied', True)"

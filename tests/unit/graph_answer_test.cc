@@ -13,6 +13,7 @@
 
 #include "graph/answer.h"
 #include "graph/eval.h"
+#include "graph/llm_relations.h"
 #include "graph/question.h"
 #include "test_stores.h"
 
@@ -165,4 +166,41 @@ TEST(GraphGold, SampleVault) {
 }
 
 }  // namespace
+TEST(LlmRelations, AReplyIsReadItemByItemAndWhatIsNoRelationIsDroppedWithTheReason) {
+  auto r = ParseRelationReply(
+      "Sure! ```json\n{\"relations\": [\n"
+      "{\"subject\": \" Li Wei \", \"predicate\": \"Works_At\", \"object\": \"Globex\", \"line\": 3, \"confidence\": 0.9},\n"
+      "{\"subject\": \"Li Wei\", \"predicate\": \"likes\", \"object\": \"Go\", \"line\": 3, \"confidence\": 0.9},\n"
+      "{\"subject\": \"Li Wei\", \"predicate\": \"role\", \"object\": \"CTO\", \"line\": 0, \"confidence\": 0.9},\n"
+      "{\"subject\": \"Li Wei\", \"predicate\": \"role\", \"object\": \"CTO\", \"line\": 2, \"confidence\": 7},\n"
+      "{\"subject\": \"Li Wei\", \"predicate\": \"role\", \"object\": \"a --> b\", \"line\": 2, \"confidence\": 1},\n"
+      "{\"subject\": \"\", \"predicate\": \"role\", \"object\": \"CTO\", \"line\": 2, \"confidence\": 1},\n"
+      "[1, 2]]}\n```\nHope it helps.",
+      5);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->relations.size(), 1u);
+  EXPECT_EQ(r->relations[0].subject, "Li Wei");
+  EXPECT_EQ(r->relations[0].predicate, "works_at");
+  EXPECT_EQ(r->relations[0].line, 3);
+  EXPECT_DOUBLE_EQ(r->relations[0].confidence, 0.9);
+  EXPECT_EQ(r->dropped, (std::vector<std::string>{
+                            "relation 2: unknown relation type 'likes'", "relation 3: line 0 is not a line of the note",
+                            "relation 4: confidence must be a number from 0 to 1",
+                            "relation 5: subject and object must be names of one line (1 to 200 bytes)",
+                            "relation 6: subject and object must be names of one line (1 to 200 bytes)",
+                            "relation 7: not an object"}));
+  EXPECT_EQ(ParseRelationReply("no json here", 5).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseRelationReply("{\"facts\": []}", 5).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseRelationReply("{broken", 5).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(ParseRelationReply("{\"relations\": []}", 5)->relations.empty());
+}
+
+TEST(LlmRelations, ThePromptNumbersTheLinesAndNamesEveryType) {
+  auto [system, user] = RelationPrompt("Li Wei", "---\ntitle: Li Wei\n---\nWorks at [[globex]].");
+  EXPECT_NE(user.find("Note: Li Wei\n\n1: ---\n2: title: Li Wei\n3: ---\n4: Works at [[globex]].\n"), std::string::npos);
+  for (const std::string& t : LlmRelationTypes()) EXPECT_NE(system.find(t), std::string::npos) << t;
+  EXPECT_EQ(LlmRelationTypes().front(), "role");
+  EXPECT_GE(LlmRelationTypes().size(), 11u);
+}
+
 }  // namespace engram::graph

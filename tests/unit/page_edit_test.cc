@@ -128,6 +128,25 @@ TEST(PageEdit, TakeSectionsCutsHeadingsToTheNextOfTheirLevel) {
   EXPECT_EQ(none->second, "");
 }
 
+TEST(PageEdit, AFactNoteIsACommentThatNamesTheOriginNeverTheValue) {
+  const std::string out =
+      Must(AddFact("people/a.md", "# A\n", "works_at", "[[companies/x]]", "", "", "llm gpt-4o 0.86 line 3"));
+  EXPECT_EQ(out, "# A\n- fact: works_at: [[companies/x]] <!-- llm gpt-4o 0.86 line 3 -->\n");
+  Page p = Parse(out);
+  ASSERT_EQ(p.facts.size(), 1u);
+  EXPECT_EQ(p.facts[0].value, "companies/x");  // a link's target, as every fact line gives it
+  EXPECT_EQ(p.facts[0].origin, "llm gpt-4o 0.86 line 3");
+  // Another comment is dropped from the value and leaves the origin alone.
+  Page q = Parse("- fact: role: CTO <!-- checked -->\n");
+  ASSERT_EQ(q.facts.size(), 1u);
+  EXPECT_EQ(q.facts[0].value, "CTO");
+  EXPECT_EQ(q.facts[0].origin, "fact");
+  // The same fact with a note is the same fact: not written twice.
+  EXPECT_EQ(Must(AddFact("people/a.md", out, "works_at", "[[companies/x]]", "", "", "llm other 0.9 line 4")), out);
+  EXPECT_FALSE(AddFact("people/a.md", "# A\n", "role", "CTO", "", "", "a --> b").ok());
+  EXPECT_FALSE(AddFact("people/a.md", "# A\n", "role", "CTO", "", "", "two\nlines").ok());
+}
+
 TEST(PageEdit, AddTimelineEntry) {
   const std::string with = "# A\nTruth.\n\n<!-- timeline -->\n\n- **2026-01-02** | First\n";
   const std::string out = Must(AddTimelineEntry("notes/a.md", with, "2026年4月7日", "Met [[people/b]]", "[[meetings/m]]"));
