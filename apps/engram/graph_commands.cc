@@ -314,9 +314,9 @@ void AddGraphCommands(CLI::App& app, const bool* json, const std::string* brain_
         std::cout << Str(r, "slug") << ": " << r["suggestions"].size() << " relation(s) from " << Str(r, "model")
                   << "\n";
         for (const Json& s : r["suggestions"]) {
-          std::cout << "  " << Str(s, "predicate") << ": " << (Str(s, "value").empty() ? Str(s, "object") : Str(s, "value"))
-                    << "  (line " << s["line"].get<int>() << ", confidence " << s["confidence"].get<double>() << ")  "
-                    << Str(s, "verdict") << "\n";
+          const std::string value = Str(s, "value").empty() ? Str(s, "object") : Str(s, "value");
+          std::cout << "  " << Str(s, "predicate") << ": " << value << "  (line " << s["line"].get<int>()
+                    << ", confidence " << s["confidence"].get<double>() << ")  " << Str(s, "verdict") << "\n";
         }
         for (const Json& d : r["dropped"]) std::cout << "  dropped: " << d.get<std::string>() << "\n";
         if (!Str(r, "commit").empty()) std::cout << "committed " << Str(r, "commit").substr(0, 12) << "\n";

@@ -93,14 +93,8 @@ Result<MergeReport> PageModule::MergeEntity(const OperationContext& ctx, std::st
   // 1. The page kept: from's names, text, facts and timeline.
   // The names people gave it: its title and the aliases its frontmatter writes.
   std::vector<std::string> names = {from.title};
-  Json fm = Json::parse(from.frontmatter_json, nullptr, false);
-  for (const char* key : {"aliases", "alias"}) {
-    if (!fm.is_object() || !fm.contains(key)) continue;
-    const Json& v = fm[key];
-    if (v.is_string()) names.push_back(v.get<std::string>());
-    for (const Json& x : v.is_array() ? v : Json::array()) {
-      if (x.is_string()) names.push_back(x.get<std::string>());
-    }
+  for (std::string& a : text::FrontmatterStrings(from.frontmatter_json, {"aliases", "alias"})) {
+    names.push_back(std::move(a));
   }
   ENGRAM_ASSIGN_OR_RETURN(Page from_page, text::ParsePage(from.path, from.content));
   ENGRAM_ASSIGN_OR_RETURN(PutReport kept, EditPage(ctx, into.slug, "merge", [&](const StoredPage& p) -> Result<std::string> {

@@ -9,6 +9,7 @@
 #include "ops/page_module.h"
 #include "ops/page_names.h"
 #include "text/page_edit.h"
+#include "text/page_parser.h"
 
 namespace engram::ops {
 
@@ -21,25 +22,14 @@ std::string Quoted(const std::string& s) { return Json(s).dump(); }
 
 // What the split has decided before it writes anything.
 struct SplitPlan {
-  StoredPage from;                  // the page that keeps its slug and loses names and sections
-  std::string into;                 // the page made, or the redirect restored
-  std::optional<StoredPage> stub;   // the redirect, when a merge is undone
+  StoredPage from;                 // the page that keeps its slug and loses names and sections
+  std::string into;                // the page made, or the redirect restored
+  std::optional<StoredPage> stub;  // the redirect, when a merge is undone
   std::string title, type;
-  std::vector<std::string> names;   // moved to `into` (the restored title among them)
+  std::vector<std::string> names;               // moved to `into` (the restored title among them)
   std::function<bool(std::string_view)> picks;  // the sections moved
   std::set<std::string> headings_found;
 };
-
-std::vector<std::string> StringsOf(const Json& fm, const char* key) {
-  std::vector<std::string> out;
-  if (!fm.is_object() || !fm.contains(key)) return out;
-  const Json& v = fm[key];
-  if (v.is_string()) out.push_back(v.get<std::string>());
-  for (const Json& x : v.is_array() ? v : Json::array()) {
-    if (x.is_string()) out.push_back(x.get<std::string>());
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -49,13 +39,10 @@ Result<SplitReport> PageModule::SplitEntity(const OperationContext& ctx, const S
   ENGRAM_ASSIGN_OR_RETURN(StoredPage page, ResolvePage(brain_.engine(), scope, request.page));
   SplitPlan split;
   SplitPlan* plan = &split;  // the section picker records what it found here; it outlives every use
-  const Json page_fm = Json::parse(page.frontmatter_json, nullptr, false);
   if (page.type == "redirect") {
     // Undo a merge: the redirect gets back its names and the section merge wrote.
-    const std::string merged_into = page_fm.is_object() && page_fm.contains("merged_into") &&
-                                            page_fm["merged_into"].is_string()
-                                        ? page_fm["merged_into"].get<std::string>()
-                                        : "";
+    const std::vector<std::string> into = text::FrontmatterStrings(page.frontmatter_json, {"merged_into"});
+    const std::string merged_into = into.empty() ? "" : into.front();
     if (merged_into.empty()) {
       return Status::InvalidArgument(page.slug + " is a redirect that `entity merge` did not write (no merged_into)");
     }
@@ -66,12 +53,14 @@ Result<SplitReport> PageModule::SplitEntity(const OperationContext& ctx, const S
     plan->into = page.slug;
     plan->stub = page;
     plan->title = page.title;
-    const std::vector<std::string> types = StringsOf(page_fm, "merged_type");
+    const std::vector<std::string> types = text::FrontmatterStrings(page.frontmatter_json, {"merged_type"});
     plan->type = types.empty() ? plan->from.type : types.front();
     plan->names = request.names;
     if (plan->names.empty()) {
       plan->names = {page.title};
-      for (const std::string& n : StringsOf(page_fm, "merged_names")) plan->names.push_back(n);
+      for (const std::string& n : text::FrontmatterStrings(page.frontmatter_json, {"merged_names"})) {
+        plan->names.push_back(n);
+      }
     }
     const std::string prefix = "Merged from " + page.title + " (";
     plan->picks = [found = &plan->headings_found, prefix, wanted = request.sections](std::string_view heading) {
@@ -108,7 +97,8 @@ Result<SplitReport> PageModule::SplitEntity(const OperationContext& ctx, const S
       return false;
     };
   }
-  if (plan->from.id == page.id && plan->stub) return Status::Internal("a redirect merged into itself");
+  if (plan->from.id == page.id && plan->stub)
+    return Status::InvalidArgument(page.slug + " names itself as merged_into");
   if (plan->from.is_private && !page.is_private && plan->stub) {
     return Status::InvalidArgument("cannot restore public " + page.slug + " from private " + plan->from.slug);
   }
@@ -116,19 +106,18 @@ Result<SplitReport> PageModule::SplitEntity(const OperationContext& ctx, const S
     return Status::InvalidArgument("entity split: a title is one line of at most 200 bytes");
   }
   // 1. Cut what moves out of `from` (the checks run before anything is written).
-  const std::vector<std::string> from_aliases = StringsOf(Json::parse(plan->from.frontmatter_json, nullptr, false),
-                                                          "aliases");
+  const std::vector<std::string> from_aliases = text::FrontmatterStrings(plan->from.frontmatter_json, {"aliases"});
   std::vector<std::string> remove;
   for (const std::string& n : plan->names) {
-    const bool alias = std::any_of(from_aliases.begin(), from_aliases.end(), [&](const std::string& a) {
-      return common::ToLower(a) == common::ToLower(n);
-    });
+    const bool alias = std::any_of(from_aliases.begin(), from_aliases.end(),
+                                   [&](const std::string& a) { return common::ToLower(a) == common::ToLower(n); });
     // A merge that is undone takes back the names it added; a split moves only aliases the page has.
-    if (alias) remove.push_back(n);
+    if (alias)
+      remove.push_back(n);
     else if (!plan->stub) {
-      return Status::InvalidArgument("'" + n + "' is not an alias of " + plan->from.slug +
-                                     (common::ToLower(n) == common::ToLower(plan->from.title) ? " (it is its title)"
-                                                                                              : ""));
+      return Status::InvalidArgument(
+          "'" + n + "' is not an alias of " + plan->from.slug +
+          (common::ToLower(n) == common::ToLower(plan->from.title) ? " (it is its title)" : ""));
     }
   }
   std::string moved;
@@ -142,8 +131,8 @@ Result<SplitReport> PageModule::SplitEntity(const OperationContext& ctx, const S
     }
   }
   moved = taken.second;
-  SplitReport report{plan->from.slug, plan->into, plan->stub.has_value(), remove, plan->headings_found.size(),
-                     {}, 0, {}};
+  SplitReport report{
+      plan->from.slug, plan->into, plan->stub.has_value(), remove, plan->headings_found.size(), {}, 0, {}};
   auto keep = [&](const PutReport& r) {
     if (!r.changed) return;
     report.pages_rewritten.push_back(r.slug);
@@ -163,10 +152,9 @@ Result<SplitReport> PageModule::SplitEntity(const OperationContext& ctx, const S
     body = nl == std::string::npos ? "" : body.substr(nl + 1);
     while (!body.empty() && body.front() == '\n') body.erase(0, 1);
   }
-  std::string content = "---\ntitle: " + Quoted(plan->title) + "\n" +
-                        (plan->type.empty() ? "" : "type: " + Quoted(plan->type) + "\n") +
-                        (aliases.empty() ? "" : "aliases: [" + aliases + "]\n") +
-                        (is_private ? "visibility: private\n" : "") + "---\n\n";
+  std::string content =
+      "---\ntitle: " + Quoted(plan->title) + "\n" + (plan->type.empty() ? "" : "type: " + Quoted(plan->type) + "\n") +
+      (aliases.empty() ? "" : "aliases: [" + aliases + "]\n") + (is_private ? "visibility: private\n" : "") + "---\n\n";
   if (!plan->stub) content += "Split from [[" + plan->from.slug + "]] on " + date + ".\n\n";
   content += body;
   if (plan->stub) {
@@ -216,14 +204,14 @@ Result<SplitReport> PageModule::SplitEntity(const OperationContext& ctx, const S
     }
     size_t n = 0;
     ENGRAM_ASSIGN_OR_RETURN(PutReport r, EditPage(ctx, slug, "split", [&](const StoredPage& p) -> Result<std::string> {
-      const std::string to = VaultLinkText(pages, into_names, p.path);
-      return text::RewriteLinks(
-          p.path, p.content,
-          [&](const std::string& t, const std::string& label) {
-            return targets.count(t) > 0 && shown.count(graph::FoldName(label)) > 0;
-          },
-          to, &n);
-    }));
+                              const std::string to = VaultLinkText(pages, into_names, p.path);
+                              return text::RewriteLinks(
+                                  p.path, p.content,
+                                  [&](const std::string& t, const std::string& label) {
+                                    return targets.count(t) > 0 && shown.count(graph::FoldName(label)) > 0;
+                                  },
+                                  to, &n);
+                            }));
     report.links_rewritten += n;
     keep(r);
   }

@@ -105,8 +105,10 @@ Result<SuggestReport> PageModule::SuggestFacts(const OperationContext& ctx, std:
     const graph::Fact* other = nullptr;
     for (const graph::Fact& f : sheet.facts) {
       if (f.predicate != r.predicate) continue;
-      if (SameValue(f, value_slug.empty() ? out.value : "", value_slug)) same = &f;
-      else if (f.holds && f.origin.rfind("llm ", 0) != 0) other = &f;
+      if (SameValue(f, value_slug.empty() ? out.value : "", value_slug))
+        same = &f;
+      else if (f.holds && f.origin.rfind("llm ", 0) != 0)
+        other = &f;
     }
     if (same != nullptr) {
       out.verdict = "already stated (" + same->source_path + ":" + std::to_string(same->line) + ")";
@@ -121,17 +123,18 @@ Result<SuggestReport> PageModule::SuggestFacts(const OperationContext& ctx, std:
   }
   if (!to_write.empty()) {
     const std::string model = NoteSafe(o.llm.model);
-    ENGRAM_ASSIGN_OR_RETURN(PutReport put, EditPage(ctx, page.slug, "fact", [&](const StoredPage& p) -> Result<std::string> {
-      std::string content = p.content;
-      for (const size_t i : to_write) {
-        const FactSuggestion* s = &report.suggestions[i];
-        char confidence[16];
-        std::snprintf(confidence, sizeof confidence, "%.2f", s->confidence);
-        const std::string note = "llm " + model + " " + confidence + " line " + std::to_string(s->line);
-        ENGRAM_ASSIGN_OR_RETURN(content, text::AddFact(p.path, content, s->predicate, s->value, "", "", note));
-      }
-      return content;
-    }));
+    ENGRAM_ASSIGN_OR_RETURN(
+        PutReport put, EditPage(ctx, page.slug, "fact", [&](const StoredPage& p) -> Result<std::string> {
+          std::string content = p.content;
+          for (const size_t i : to_write) {
+            const FactSuggestion* s = &report.suggestions[i];
+            char confidence[16];
+            std::snprintf(confidence, sizeof confidence, "%.2f", s->confidence);
+            const std::string note = "llm " + model + " " + confidence + " line " + std::to_string(s->line);
+            ENGRAM_ASSIGN_OR_RETURN(content, text::AddFact(p.path, content, s->predicate, s->value, "", "", note));
+          }
+          return content;
+        }));
     report.commit = put.commit;
   }
   return report;

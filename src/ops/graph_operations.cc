@@ -281,8 +281,9 @@ void AddGraphOperations(OperationTable& ops) {
             {"write", Type::kBoolean, false, "append the relations kept as fact lines", 0, 0, 0, {}, {}},
             {"min_confidence", Type::kNumber, false, "the least confidence kept (default 0.7)", 0, 1, 0, {}, {}}},
            [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
-             ENGRAM_ASSIGN_OR_RETURN(SuggestReport r, b.Module<PageModule>().SuggestFacts(
-                                                          ctx, a.Str("slug"), a.Bool("write"), a.Num("min_confidence", 0.7)));
+             const double min_confidence = a.Num("min_confidence", 0.7);
+             ENGRAM_ASSIGN_OR_RETURN(SuggestReport r, b.Module<PageModule>().SuggestFacts(ctx, a.Str("slug"),
+                                                                                          a.Bool("write"), min_confidence));
              Json list = Json::array();
              for (const FactSuggestion& s : r.suggestions) {
                list.push_back({{"subject", s.subject}, {"predicate", s.predicate}, {"object", s.object},

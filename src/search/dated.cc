@@ -19,8 +19,8 @@ std::vector<std::string> ChunkDates(std::string_view text) {
     for (bool stripped = true; stripped && !line.empty();) {
       stripped = false;
       const char c = line.front();
-      if (c == ' ' || c == '\t' || c == '#' || c == '-' || c == '*' || c == '+' || c == '>' || c == '[' ||
-          c == '|' || c == '_') {
+      if (c == ' ' || c == '\t' || c == '#' || c == '-' || c == '*' || c == '+' || c == '>' || c == '[' || c == '|' ||
+          c == '_') {
         line.remove_prefix(1);
         stripped = true;
       }
@@ -38,7 +38,8 @@ void PreferDatedHits(std::vector<SearchHit>* hits) {
   for (SearchHit& h : *hits) {
     if (!h.chunk_dates.empty()) h.score = static_cast<float>(h.score * kDatedBoost);
   }
-  std::stable_sort(hits->begin(), hits->end(), [](const SearchHit& a, const SearchHit& b) { return a.score > b.score; });
+  std::stable_sort(hits->begin(), hits->end(),
+                   [](const SearchHit& a, const SearchHit& b) { return a.score > b.score; });
 }
 
 }  // namespace engram::search

@@ -195,8 +195,7 @@ Result<std::string> RemoveAliases(std::string_view path, std::string_view conten
   if (fm_at == std::string_view::npos) return Status::Internal("frontmatter not found in the page text");
   const std::string_view fm = content.substr(fm_at, page.frontmatter_raw.size());
   const std::vector<size_t> starts = LineStarts(fm);
-  // The aliases the frontmatter writes, and the lines that write them.
-  std::vector<std::string> written;
+  // The frontmatter without the lines that write the aliases.
   std::string kept_fm;
   bool found_key = false;
   for (size_t li = 0; li + 1 < starts.size(); ++li) {
@@ -225,16 +224,7 @@ Result<std::string> RemoveAliases(std::string_view path, std::string_view conten
   if (!found_key) return Status::InvalidArgument(std::string(path) + " has no 'aliases' in its frontmatter");
   // What the page's own parse says the frontmatter's aliases are: the title
   // and the file name are added by the parser, never written under `aliases`.
-  Json fm_json = Json::parse(page.frontmatter_json, nullptr, false);
-  for (const char* key : {"aliases", "alias"}) {
-    if (!fm_json.is_object() || !fm_json.contains(key)) continue;
-    const Json& v = fm_json[key];
-    if (v.is_string()) written.push_back(v.get<std::string>());
-    for (const Json& x : v.is_array() ? v : Json::array()) {
-      if (x.is_string()) written.push_back(x.get<std::string>());
-    }
-  }
-  std::vector<std::string> keep = written;
+  std::vector<std::string> keep = FrontmatterStrings(page.frontmatter_json, {"aliases", "alias"});
   for (const std::string& name : names) {
     const std::string key = common::ToLower(TrimView(name));
     const size_t before = keep.size();

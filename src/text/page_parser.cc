@@ -591,4 +591,20 @@ bool IsTimelineSeparator(std::string_view line) {
   return false;
 }
 
+std::vector<std::string> FrontmatterStrings(std::string_view frontmatter_json,
+                                            std::initializer_list<std::string_view> keys) {
+  std::vector<std::string> out;
+  const Json fm = Json::parse(frontmatter_json, nullptr, false);
+  if (!fm.is_object()) return out;
+  for (std::string_view key : keys) {
+    auto it = fm.find(std::string(key));
+    if (it == fm.end()) continue;
+    if (it->is_string()) out.push_back(it->get<std::string>());
+    for (const Json& x : it->is_array() ? *it : Json::array()) {
+      if (x.is_string()) out.push_back(x.get<std::string>());
+    }
+  }
+  return out;
+}
+
 }  // namespace engram::text

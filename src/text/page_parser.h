@@ -1,6 +1,8 @@
 // Markdown page parsing and serialisation (MISSION.md section 1, "Pages").
 #pragma once
 
+#include <initializer_list>
+
 #include <string>
 #include <string_view>
 
@@ -54,5 +56,11 @@ std::string ParseLeadingDate(std::string_view s, size_t* consumed);
 // True for a line that opens a page's timeline: "<!-- timeline -->",
 // "--- timeline ---", "## Timeline", "## History", "## 时间线"…
 bool IsTimelineSeparator(std::string_view line);
+
+// The strings a frontmatter (Page::frontmatter_json) gives under each of
+// `keys`, in order: a string value, or the strings of a list.
+// FrontmatterStrings(json, {"aliases", "alias"}) are the names a page writes.
+std::vector<std::string> FrontmatterStrings(std::string_view frontmatter_json,
+                                            std::initializer_list<std::string_view> keys);
 
 }  // namespace engram::text
