@@ -5,14 +5,10 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <unordered_map>
-#include <tuple>
-#include <mutex>
 #include <memory>
-#include <map>
+#include <unordered_map>
 
 #include "common/utf8.h"
-#include "engram/store/change_log.h"
 #include "graph/store_cache.h"
 #include "text/analyzer.h"
 #include "text/page_links.h"

@@ -192,15 +192,17 @@ Result<std::vector<ResolvedLink>> DeadLinks(PageStore& store, const ReadScope& s
 }
 
 Result<std::vector<PageNames>> Orphans(PageStore& store, const ReadScope& scope) {
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<ResolvedLink> links, store.ResolvedLinks(scope, std::nullopt));
-  std::set<std::string> linked;
-  for (const ResolvedLink& l : links) {
-    if (l.to_slug.empty() || l.to_slug == l.from_slug) continue;  // a self-link connects nothing
-    linked.insert(l.from_slug);
-    linked.insert(l.to_slug);
-  }
+  // A page with a link either way to another page the scope sees is linked; a self-link connects nothing.
+  ENGRAM_ASSIGN_OR_RETURN(std::shared_ptr<const LinkGraph> graph, LinkGraphFor(store, scope.source));
   ENGRAM_ASSIGN_OR_RETURN(std::vector<PageNames> pages, store.AllPageNames(scope));
-  std::erase_if(pages, [&](const PageNames& p) { return linked.count(p.slug) > 0; });
+  std::erase_if(pages, [&](const PageNames& p) {
+    auto at = graph->by_slug.find(p.slug);
+    if (at == graph->by_slug.end()) return false;
+    const auto& arcs = graph->arcs[at->second];
+    return std::any_of(arcs.begin(), arcs.end(), [&](const LinkGraph::Arc& a) {
+      return a.other != at->second && scope.Sees(graph->pages[a.other].is_private);
+    });
+  });
   return pages;
 }
 

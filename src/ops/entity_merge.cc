@@ -117,23 +117,9 @@ Result<MergeReport> PageModule::MergeEntity(const OperationContext& ctx, std::st
   }));
   keep(kept);
   // 2. Every link to `from`, in the pages that have one, now names `into`.
-  for (const std::string& slug : linking) {
-    auto page = brain_.engine().GetPage(all, slug);
-    if (!page.ok()) continue;
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<ResolvedLink> links, brain_.engine().ResolvedLinks(all, page->id));
-    std::set<std::string> targets;
-    for (const ResolvedLink& l : links) {
-      if (l.to_slug == from.slug) targets.insert(l.target);
-    }
-    size_t n = 0;
-    ENGRAM_ASSIGN_OR_RETURN(PutReport r, EditPage(ctx, slug, "merge", [&](const StoredPage& p) -> Result<std::string> {
-      const std::string to = VaultLinkText(pages, into_names, p.path);
-      return text::RewriteLinks(
-          p.path, p.content, [&](const std::string& t, const std::string&) { return targets.count(t) > 0; }, to, &n);
-    }));
-    report.links_rewritten += n;
-    keep(r);
-  }
+  ENGRAM_ASSIGN_OR_RETURN(report.links_rewritten,
+                          RetargetLinks(ctx, "merge", linking, from.slug, into_names, pages,
+                                        [](const std::string&) { return true; }, keep));
   // 3. `from` becomes a redirect: its file stays, so a link to its name still arrives.
   ENGRAM_ASSIGN_OR_RETURN(PutReport stub, EditPage(ctx, from.slug, "merge", [&](const StoredPage& p) -> Result<std::string> {
     const std::string to = VaultLinkText(pages, into_names, p.path);
@@ -152,6 +138,36 @@ Result<MergeReport> PageModule::MergeEntity(const OperationContext& ctx, std::st
   }));
   keep(stub);
   return report;
+}
+
+Result<size_t> PageModule::RetargetLinks(const OperationContext& ctx, std::string_view what,
+                                         const std::set<std::string>& linking, const std::string& from,
+                                         const PageNames& to, const std::vector<PageNames>& pages,
+                                         const std::function<bool(const std::string&)>& pick,
+                                         const std::function<void(const PutReport&)>& keep) {
+  const ReadScope all = ReadScope::All(ReadScopeOf(ctx).source);
+  size_t rewritten = 0;
+  for (const std::string& slug : linking) {
+    auto page = brain_.engine().GetPage(all, slug);
+    if (!page.ok()) continue;
+    if (!page->is_private && to.is_private) continue;  // a public page keeps no link to a private one
+    // The targets, as this page writes them, that reach `from`.
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<ResolvedLink> links, brain_.engine().ResolvedLinks(all, page->id));
+    std::set<std::string> targets;
+    for (const ResolvedLink& l : links) {
+      if (l.to_slug == from) targets.insert(l.target);
+    }
+    size_t n = 0;
+    ENGRAM_ASSIGN_OR_RETURN(PutReport r, EditPage(ctx, slug, what, [&](const StoredPage& p) -> Result<std::string> {
+      return text::RewriteLinks(
+          p.path, p.content,
+          [&](const std::string& target, const std::string& shown) { return targets.count(target) > 0 && pick(shown); },
+          VaultLinkText(pages, to, p.path), &n);
+    }));
+    rewritten += n;
+    keep(r);
+  }
+  return rewritten;
 }
 
 }  // namespace engram::ops

@@ -37,8 +37,7 @@ Result<SplitReport> PageModule::SplitEntity(const OperationContext& ctx, const S
   const ReadScope scope = ReadScopeOf(ctx);
   const ReadScope all = ReadScope::All(scope.source);
   ENGRAM_ASSIGN_OR_RETURN(StoredPage page, ResolvePage(brain_.engine(), scope, request.page));
-  SplitPlan split;
-  SplitPlan* plan = &split;  // the section picker records what it found here; it outlives every use
+  SplitPlan plan;  // the section picker records in it what it found; it outlives every use
   if (page.type == "redirect") {
     // Undo a merge: the redirect gets back its names and the section merge wrote.
     const std::vector<std::string> into = text::FrontmatterStrings(page.frontmatter_json, {"merged_into"});
@@ -49,21 +48,21 @@ Result<SplitReport> PageModule::SplitEntity(const OperationContext& ctx, const S
     if (!request.into.empty() && request.into != page.slug) {
       return Status::InvalidArgument(page.slug + " is a merged page: splitting it restores it; give no new slug");
     }
-    ENGRAM_ASSIGN_OR_RETURN(plan->from, brain_.engine().GetPage(all, merged_into));
-    plan->into = page.slug;
-    plan->stub = page;
-    plan->title = page.title;
+    ENGRAM_ASSIGN_OR_RETURN(plan.from, brain_.engine().GetPage(all, merged_into));
+    plan.into = page.slug;
+    plan.stub = page;
+    plan.title = page.title;
     const std::vector<std::string> types = text::FrontmatterStrings(page.frontmatter_json, {"merged_type"});
-    plan->type = types.empty() ? plan->from.type : types.front();
-    plan->names = request.names;
-    if (plan->names.empty()) {
-      plan->names = {page.title};
+    plan.type = types.empty() ? plan.from.type : types.front();
+    plan.names = request.names;
+    if (plan.names.empty()) {
+      plan.names = {page.title};
       for (const std::string& n : text::FrontmatterStrings(page.frontmatter_json, {"merged_names"})) {
-        plan->names.push_back(n);
+        plan.names.push_back(n);
       }
     }
     const std::string prefix = "Merged from " + page.title + " (";
-    plan->picks = [found = &plan->headings_found, prefix, wanted = request.sections](std::string_view heading) {
+    plan.picks = [found = &plan.headings_found, prefix, wanted = request.sections](std::string_view heading) {
       bool pick = heading.substr(0, prefix.size()) == prefix;
       for (const std::string& w : wanted) pick = pick || common::ToLower(heading) == common::ToLower(w);
       if (pick) found->insert(std::string(heading));
@@ -81,13 +80,13 @@ Result<SplitReport> PageModule::SplitEntity(const OperationContext& ctx, const S
     if (brain_.engine().GetPage(all, request.into).ok()) {
       return Status::InvalidArgument(request.into + " already exists: a split makes a new page");
     }
-    plan->from = page;
-    plan->into = request.into;
-    plan->names = request.names;
-    plan->title = !request.title.empty() ? request.title : !request.names.empty() ? request.names.front() : "";
-    if (plan->title.empty()) return Status::InvalidArgument("entity split: give the new page a --title or a --name");
-    plan->type = page.type;
-    plan->picks = [found = &plan->headings_found, wanted = request.sections](std::string_view heading) {
+    plan.from = page;
+    plan.into = request.into;
+    plan.names = request.names;
+    plan.title = !request.title.empty() ? request.title : !request.names.empty() ? request.names.front() : "";
+    if (plan.title.empty()) return Status::InvalidArgument("entity split: give the new page a --title or a --name");
+    plan.type = page.type;
+    plan.picks = [found = &plan.headings_found, wanted = request.sections](std::string_view heading) {
       for (const std::string& w : wanted) {
         if (common::ToLower(heading) == common::ToLower(common::TrimSpace(w))) {
           found->insert(common::ToLower(heading));
@@ -97,42 +96,41 @@ Result<SplitReport> PageModule::SplitEntity(const OperationContext& ctx, const S
       return false;
     };
   }
-  if (plan->from.id == page.id && plan->stub)
+  if (plan.from.id == page.id && plan.stub) {
     return Status::InvalidArgument(page.slug + " names itself as merged_into");
-  if (plan->from.is_private && !page.is_private && plan->stub) {
-    return Status::InvalidArgument("cannot restore public " + page.slug + " from private " + plan->from.slug);
   }
-  if (plan->title.find('\n') != std::string::npos || plan->title.size() > 200) {
+  if (plan.from.is_private && !page.is_private && plan.stub) {
+    return Status::InvalidArgument("cannot restore public " + page.slug + " from private " + plan.from.slug);
+  }
+  if (plan.title.find('\n') != std::string::npos || plan.title.size() > 200) {
     return Status::InvalidArgument("entity split: a title is one line of at most 200 bytes");
   }
   // 1. Cut what moves out of `from` (the checks run before anything is written).
-  const std::vector<std::string> from_aliases = text::FrontmatterStrings(plan->from.frontmatter_json, {"aliases"});
+  const std::vector<std::string> from_aliases = text::FrontmatterStrings(plan.from.frontmatter_json, {"aliases"});
   std::vector<std::string> remove;
-  for (const std::string& n : plan->names) {
+  for (const std::string& n : plan.names) {
     const bool alias = std::any_of(from_aliases.begin(), from_aliases.end(),
                                    [&](const std::string& a) { return common::ToLower(a) == common::ToLower(n); });
     // A merge that is undone takes back the names it added; a split moves only aliases the page has.
-    if (alias)
+    if (alias) {
       remove.push_back(n);
-    else if (!plan->stub) {
+    } else if (!plan.stub) {
       return Status::InvalidArgument(
-          "'" + n + "' is not an alias of " + plan->from.slug +
-          (common::ToLower(n) == common::ToLower(plan->from.title) ? " (it is its title)" : ""));
+          "'" + n + "' is not an alias of " + plan.from.slug +
+          (common::ToLower(n) == common::ToLower(plan.from.title) ? " (it is its title)" : ""));
     }
   }
-  std::string moved;
-  ENGRAM_ASSIGN_OR_RETURN(std::string cut, text::RemoveAliases(plan->from.path, plan->from.content, remove));
-  ENGRAM_ASSIGN_OR_RETURN(auto taken, text::TakeSections(plan->from.path, cut, plan->picks));
-  if (!plan->stub) {
+  ENGRAM_ASSIGN_OR_RETURN(std::string cut, text::RemoveAliases(plan.from.path, plan.from.content, remove));
+  ENGRAM_ASSIGN_OR_RETURN(auto taken, text::TakeSections(plan.from.path, cut, plan.picks));
+  if (!plan.stub) {
     for (const std::string& w : request.sections) {
-      if (!plan->headings_found.count(common::ToLower(common::TrimSpace(w)))) {
-        return Status::InvalidArgument(plan->from.slug + " has no section '" + w + "'");
+      if (!plan.headings_found.count(common::ToLower(common::TrimSpace(w)))) {
+        return Status::InvalidArgument(plan.from.slug + " has no section '" + w + "'");
       }
     }
   }
-  moved = taken.second;
   SplitReport report{
-      plan->from.slug, plan->into, plan->stub.has_value(), remove, plan->headings_found.size(), {}, 0, {}};
+      plan.from.slug, plan.into, plan.stub.has_value(), remove, plan.headings_found.size(), {}, 0, {}};
   auto keep = [&](const PutReport& r) {
     if (!r.changed) return;
     report.pages_rewritten.push_back(r.slug);
@@ -141,80 +139,62 @@ Result<SplitReport> PageModule::SplitEntity(const OperationContext& ctx, const S
   // 2. The page made (or restored): its title, type, the names moved and the sections.
   const std::string date = common::NowIso8601().substr(0, 10);
   std::string aliases;
-  for (const std::string& n : plan->names) {
-    if (common::ToLower(n) == common::ToLower(plan->title)) continue;
+  for (const std::string& n : plan.names) {
+    if (common::ToLower(n) == common::ToLower(plan.title)) continue;
     aliases += (aliases.empty() ? "" : ", ") + Quoted(n);
   }
-  const bool is_private = plan->stub ? plan->stub->is_private : plan->from.is_private;
-  std::string body = moved;
-  if (plan->stub && body.rfind("## Merged from ", 0) == 0) {  // the heading merge wrote goes
+  const bool is_private = plan.stub ? plan.stub->is_private : plan.from.is_private;
+  std::string body = taken.second;
+  if (plan.stub && body.rfind("## Merged from ", 0) == 0) {  // the heading merge wrote goes
     const size_t nl = body.find('\n');
     body = nl == std::string::npos ? "" : body.substr(nl + 1);
     while (!body.empty() && body.front() == '\n') body.erase(0, 1);
   }
   std::string content =
-      "---\ntitle: " + Quoted(plan->title) + "\n" + (plan->type.empty() ? "" : "type: " + Quoted(plan->type) + "\n") +
+      "---\ntitle: " + Quoted(plan.title) + "\n" + (plan.type.empty() ? "" : "type: " + Quoted(plan.type) + "\n") +
       (aliases.empty() ? "" : "aliases: [" + aliases + "]\n") + (is_private ? "visibility: private\n" : "") + "---\n\n";
-  if (!plan->stub) content += "Split from [[" + plan->from.slug + "]] on " + date + ".\n\n";
+  if (!plan.stub) content += "Split from [[" + plan.from.slug + "]] on " + date + ".\n\n";
   content += body;
-  if (plan->stub) {
-    ENGRAM_ASSIGN_OR_RETURN(PutReport r, EditPage(ctx, plan->into, "split",
+  if (plan.stub) {
+    ENGRAM_ASSIGN_OR_RETURN(PutReport r, EditPage(ctx, plan.into, "split",
                                                   [&](const StoredPage&) -> Result<std::string> { return content; }));
     keep(r);
   } else {
-    ENGRAM_ASSIGN_OR_RETURN(PutReport r, Put(ctx, plan->into, content));
+    ENGRAM_ASSIGN_OR_RETURN(PutReport r, Put(ctx, plan.into, content));
     keep(r);
   }
   ENGRAM_ASSIGN_OR_RETURN(PutReport cut_report,
-                          EditPage(ctx, plan->from.slug, "split", [&](const StoredPage& p) -> Result<std::string> {
+                          EditPage(ctx, plan.from.slug, "split", [&](const StoredPage& p) -> Result<std::string> {
                             ENGRAM_ASSIGN_OR_RETURN(std::string out, text::RemoveAliases(p.path, p.content, remove));
-                            ENGRAM_ASSIGN_OR_RETURN(auto t, text::TakeSections(p.path, out, plan->picks));
+                            ENGRAM_ASSIGN_OR_RETURN(auto t, text::TakeSections(p.path, out, plan.picks));
                             return t.first;
                           }));
   keep(cut_report);
   // 3. Links to `from` shown as a moved name (or, for a restored page, as its
   //    slug, path or file name, which merge kept as the shown text) now reach `into`.
-  ENGRAM_ASSIGN_OR_RETURN(StoredPage made, brain_.engine().GetPage(all, plan->into));
+  ENGRAM_ASSIGN_OR_RETURN(StoredPage made, brain_.engine().GetPage(all, plan.into));
   std::set<std::string> shown;
-  for (const std::string& n : plan->names) shown.insert(graph::FoldName(n));
-  shown.insert(graph::FoldName(plan->title));
-  if (plan->stub) {
+  for (const std::string& n : plan.names) shown.insert(graph::FoldName(n));
+  shown.insert(graph::FoldName(plan.title));
+  if (plan.stub) {
     shown.insert(graph::FoldName(made.slug));
     std::string path = made.path;
     if (path.size() > 3 && path.substr(path.size() - 3) == ".md") path.resize(path.size() - 3);
     shown.insert(graph::FoldName(path));
     shown.insert(graph::FoldName(path.substr(path.rfind('/') + 1)));  // rfind npos + 1 == 0: the whole path
   }
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<LinkRecord> inbound, brain_.engine().Backlinks(all, plan->from.slug));
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<LinkRecord> inbound, brain_.engine().Backlinks(all, plan.from.slug));
   std::set<std::string> linking;
   for (const LinkRecord& l : inbound) {
     // `from` itself too: a merge made its links to the merged page links to itself.
-    if (l.from_slug != plan->into) linking.insert(l.from_slug);
+    if (l.from_slug != plan.into) linking.insert(l.from_slug);
   }
   ENGRAM_ASSIGN_OR_RETURN(std::vector<PageNames> pages, brain_.engine().AllPageNames(all));
   const PageNames into_names{made.slug, made.path, made.title, {}, made.is_private, made.type, made.id};
-  for (const std::string& slug : linking) {
-    auto linker = brain_.engine().GetPage(all, slug);
-    if (!linker.ok()) continue;
-    if (!linker->is_private && made.is_private) continue;  // a public page keeps no link to a private one
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<ResolvedLink> links, brain_.engine().ResolvedLinks(all, linker->id));
-    std::set<std::string> targets;
-    for (const ResolvedLink& l : links) {
-      if (l.to_slug == plan->from.slug) targets.insert(l.target);
-    }
-    size_t n = 0;
-    ENGRAM_ASSIGN_OR_RETURN(PutReport r, EditPage(ctx, slug, "split", [&](const StoredPage& p) -> Result<std::string> {
-                              const std::string to = VaultLinkText(pages, into_names, p.path);
-                              return text::RewriteLinks(
-                                  p.path, p.content,
-                                  [&](const std::string& t, const std::string& label) {
-                                    return targets.count(t) > 0 && shown.count(graph::FoldName(label)) > 0;
-                                  },
-                                  to, &n);
-                            }));
-    report.links_rewritten += n;
-    keep(r);
-  }
+  ENGRAM_ASSIGN_OR_RETURN(report.links_rewritten,
+                          RetargetLinks(ctx, "split", linking, plan.from.slug, into_names, pages,
+                                        [&](const std::string& label) { return shown.count(graph::FoldName(label)) > 0; },
+                                        keep));
   return report;
 }
 

@@ -2,6 +2,7 @@
 // (graph/llm_relations.h) on one page — see PageModule::SuggestFacts.
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 #include "graph/entities.h"
 #include "graph/facts.h"
@@ -25,7 +26,7 @@ std::string NoteSafe(std::string_view model) {
   return out.empty() ? "model" : out;
 }
 
-// A value as it compares with a fact's: folded text.
+// A value as it compares with a fact's: the page it names, else folded text.
 bool SameValue(const graph::Fact& f, const std::string& value, const std::string& value_slug) {
   if (!value_slug.empty()) return f.value_slug == value_slug;
   return graph::FoldName(f.value) == graph::FoldName(value);
@@ -64,6 +65,7 @@ Result<SuggestReport> PageModule::SuggestFacts(const OperationContext& ctx, std:
   const graph::GraphRules rules{o.graph};
   ENGRAM_ASSIGN_OR_RETURN(graph::FactSheet sheet, graph::FactsAbout(brain_.engine(), scope, page.slug, rules, ""));
   std::vector<size_t> to_write;  // indexes into report.suggestions (which grows as it goes)
+  std::map<std::string, std::string> claimed;  // single-valued predicate -> the value the reply gave first
   for (graph::SuggestedRelation& r : parsed.relations) {
     FactSuggestion s{r.subject, r.predicate, r.object, "", r.line, r.confidence, ""};
     report.suggestions.push_back(s);
@@ -105,17 +107,22 @@ Result<SuggestReport> PageModule::SuggestFacts(const OperationContext& ctx, std:
     const graph::Fact* other = nullptr;
     for (const graph::Fact& f : sheet.facts) {
       if (f.predicate != r.predicate) continue;
-      if (SameValue(f, value_slug.empty() ? out.value : "", value_slug))
+      if (SameValue(f, out.value, value_slug)) {
         same = &f;
-      else if (f.holds && f.origin.rfind("llm ", 0) != 0)
+      } else if (f.holds) {
         other = &f;
+      }
     }
     if (same != nullptr) {
       out.verdict = "already stated (" + same->source_path + ":" + std::to_string(same->line) + ")";
     } else if (other != nullptr && rules.IsSingleValued(r.predicate)) {
-      // Never over what a person wrote: a single value the page gives stays the only one.
+      // Never over what the page says (a person wrote it, or a model before): its single value stays the only one.
       out.verdict = "the page says " + other->value + " (" + other->source_path + ":" + std::to_string(other->line) +
                     "); not overridden";
+    } else if (rules.IsSingleValued(r.predicate) && !claimed.emplace(r.predicate, out.value).second &&
+               claimed[r.predicate] != out.value) {
+      // Two values of one single-valued predicate in one reply would be a conflict the model made.
+      out.verdict = "the reply gives " + r.predicate + " another value too (" + claimed[r.predicate] + ")";
     } else {
       out.verdict = write ? "written" : "suggested";
       if (write) to_write.push_back(report.suggestions.size() - 1);

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -127,6 +128,16 @@ class PageModule final : public BrainModule {
   // Reads the page, applies edit to its content, writes it back when it changed.
   Result<PutReport> EditPage(const OperationContext& ctx, std::string_view slug, std::string_view what,
                              const std::function<Result<std::string>(const StoredPage&)>& edit);
+  // Merge and split (ops/entity_merge.cc): in each page of `linking`, the
+  // links that reach `from` and whose shown text `pick` accepts now point at
+  // `to`, written as VaultLinkText gives it from that page (`pages`: every
+  // page of the source); a public page never gets a link to a private one.
+  // Each page written is an edit of its own, passed to `keep`. Returns the
+  // number of links rewritten.
+  Result<size_t> RetargetLinks(const OperationContext& ctx, std::string_view what,
+                               const std::set<std::string>& linking, const std::string& from, const PageNames& to,
+                               const std::vector<PageNames>& pages, const std::function<bool(const std::string&)>& pick,
+                               const std::function<void(const PutReport&)>& keep);
   // Why the file a local caller named is not a page (failed, quarantined
   // with rule and line, out of scope) and how to index it; "" when no such file.
   std::string WhyNotAPage(std::string_view slug);

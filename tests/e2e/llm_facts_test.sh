@@ -37,6 +37,7 @@ Here you are:
   {"subject": "Globex", "predicate": "location", "object": "Berlin", "line": 7, "confidence": 0.9},
   {"subject": "Li Wei", "predicate": "education", "object": "Tsinghua", "line": 8, "confidence": 0.9},
   {"subject": "Li Wei", "predicate": "location", "object": "Shenzhen", "line": 8, "confidence": 0.8},
+  {"subject": "Li Wei", "predicate": "location", "object": "Shanghai", "line": 8, "confidence": 0.8},
   {"subject": "Li Wei", "predicate": "loves", "object": "Go", "line": 1, "confidence": 1},
   {"subject": "Li Wei", "predicate": "works_at", "object": "Globex", "line": 99, "confidence": 0.9},
   "nonsense"
@@ -46,9 +47,9 @@ JSON
 BEFORE=$(cat "$B/people/li-wei.md")
 expect_exit 0 -- "$E" --brain "$B" --json facts people/li-wei --suggest
 expect_json "$OUT" '[(s["predicate"], s["verdict"]) for s in d["suggestions"]]' \
-  "[('works_at', 'suggested'), ('advises', 'confidence below 0.70'), ('role', 'the page says CTO (people/li-wei.md:4); not overridden'), ('location', 'about another page, not this one'), ('education', \"'Tsinghua' names no page\"), ('location', 'suggested')]"
+  "[('works_at', 'suggested'), ('advises', 'confidence below 0.70'), ('role', 'the page says CTO (people/li-wei.md:4); not overridden'), ('location', 'about another page, not this one'), ('education', \"'Tsinghua' names no page\"), ('location', 'suggested'), ('location', 'the reply gives location another value too (Shenzhen)')]"
 expect_json "$OUT" 'd["dropped"]' \
-  "[\"relation 7: unknown relation type 'loves'\", 'relation 8: line 99 is not a line of the note', 'relation 9: not an object']"
+  "[\"relation 8: unknown relation type 'loves'\", 'relation 9: line 99 is not a line of the note', 'relation 10: not an object']"
 expect_json "$OUT" 'd["suggestions"][0]["value"]' "[[companies/globex]]"
 [[ "$(cat "$B/people/li-wei.md")" == "$BEFORE" ]] || fail "--suggest alone writes nothing"
 expect_contains "$(cat "$WORK/prompt")" "7: Li Wei has been with [[companies/globex]] since 2024." "the model sees numbered lines"
@@ -66,6 +67,7 @@ expect_json "$OUT" '[(f["predicate"], f["value"], f["source"]["origin"]) for f i
 expect_exit 0 -- "$E" --brain "$B" --json facts people/li-wei --suggest --write
 expect_json "$OUT" 'd["suggestions"][0]["verdict"].startswith("already stated (people/li-wei.md:")' "True"
 expect_json "$OUT" 'd["commit"]' ""
+expect_json "$OUT" '[s["verdict"] for s in d["suggestions"]][-1]' "the page says Shenzhen (people/li-wei.md:10); not overridden"
 
 # A reply that is no JSON, and bad arguments.
 printf 'I cannot help with that.' >"$WORK/prompt.relations"

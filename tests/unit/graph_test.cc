@@ -373,6 +373,23 @@ TEST_F(GraphStore, WalksSeeExactlyTheLinksTheStoreResolves) {
         std::sort(got.begin(), got.end(), order);
         ASSERT_EQ(got, want) << "step " << step << ", page " << p.slug << (scope.include_private ? "" : " (public)");
       }
+      // Orphans read the same graph: the pages no link of the store joins to another page.
+      auto links = engine_->ResolvedLinks(scope, std::nullopt);
+      ASSERT_TRUE(links.ok());
+      std::set<std::string> linked;
+      for (const ResolvedLink& l : *links) {
+        if (l.to_slug.empty() || l.to_slug == l.from_slug) continue;
+        linked.insert(l.from_slug);
+        linked.insert(l.to_slug);
+      }
+      std::vector<std::string> want_orphans, got_orphans;
+      for (const PageNames& p : *pages) {
+        if (!linked.count(p.slug)) want_orphans.push_back(p.slug);
+      }
+      auto orphans = Orphans(*engine_, scope);
+      ASSERT_TRUE(orphans.ok());
+      for (const PageNames& p : *orphans) got_orphans.push_back(p.slug);
+      ASSERT_EQ(got_orphans, want_orphans) << "step " << step << (scope.include_private ? "" : " (public)");
     }
   }
 }
