@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
   // The graph held in memory, built once per store state (the first walk pays it).
   {
     const auto t0 = Clock::now();
-    auto g = engram::graph::LinkGraphFor(store, engram::kDefaultSource);
+    auto g = engram::graph::LinkGraphFor(store, engram::ReadScope::All(engram::kDefaultSource));
     out["link_graph_build_ms"] = Ms(t0, Clock::now());
     if (!g.ok()) Die(g.status().ToString());
     out["link_graph_links"] = (*g)->links;

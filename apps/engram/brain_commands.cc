@@ -309,18 +309,23 @@ void AddAuditAndCheck(CLI::App& app, const bool* json, const std::string* brain_
   auto* check = app.add_subcommand("check", "Verify the database against the files, a rebuild and itself");
   check->add_flag("--repair", options->repair, "Re-index what is wrong, then check again");
   check->add_flag("--full", options->full, "Compare every page with a rebuild (default: a random sample)");
+  check->add_flag("--discard", options->discard,
+                  "With --repair: an interrupted write that stops at a file you changed since keeps your version");
   check->add_option("--sample", options->sample, "Pages compared with a rebuild without --full (default 100)")
       ->check(CLI::Range(0, 100000000));
   check->footer(
       "Finds files of the synced commit without a page, pages without a file, pages whose content differs,\n"
       "files the last sync could not index, rows left by deleted pages, posting lists that disagree with the\n"
       "chunks and titles or are damaged, corpus statistics that differ from the sums over the rows, and\n"
-      "vector-log drift (unlogged vectors, vectors of deleted chunks or of changed text).\n"
+      "vector-log drift (unlogged vectors, vectors of deleted chunks or of changed text), writes that were\n"
+      "interrupted (a merge, split or put killed halfway: what it was and how far it got) and the\n"
+      "temporary files such a write left.\n"
       "Derived rows must equal a rebuild: for each sampled page (every page with --full) the Markdown is\n"
       "indexed again into a scratch store and its terms, chunks, chunk and title postings, links, tags,\n"
       "aliases and timeline entries are compared with the brain's; each difference names the page and the\n"
-      "structure. --repair re-indexes those pages (git brains from the synced commit, folders from the\n"
-      "stored Markdown) and recomputes the statistics. Exits 1 when anything is wrong (after --repair:\n"
+      "structure. --repair finishes interrupted writes (each file as the write planned it, byte for byte),\n"
+      "removes their temporary files, re-indexes those pages (git brains from the synced commit, folders\n"
+      "from the stored Markdown) and recomputes the statistics. Exits 1 when anything is wrong (after --repair:\n"
       "still wrong).");
   check->callback([options, json, brain_dir, exit_code] { *exit_code = RunCheck(*options, *json, *brain_dir); });
 }

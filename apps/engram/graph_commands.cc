@@ -90,6 +90,7 @@ struct GraphArgs {
   std::vector<std::string> sections;  // entity split: headings moved
   std::string title;                  // entity split: the new page's title
   bool suggest = false;               // facts: ask the LLM
+  bool publish = false;               // merge, split: private text may become public
   bool write = false;                 // facts --suggest: write what it keeps
   double min_confidence = 0.7;
   std::string other;
@@ -232,14 +233,21 @@ void AddGraphCommands(CLI::App& app, const bool* json, const std::string* brain_
   auto* merge = entity->add_subcommand("merge", "Merge the page FROM into the page INTO (one entity, two pages)");
   merge->add_option("FROM", a->name, "The page merged away: slug, path, title or alias")->required();
   merge->add_option("INTO", a->into, "The page kept")->required();
+  merge->add_flag("--publish", a->publish,
+                  "Merge a private FROM into a public INTO: its text, facts and names become public");
   merge->footer(
       "INTO gets FROM's title and aliases as aliases, FROM's text under '## Merged from …' (its frontmatter\n"
       "as '- fact:' lines) and FROM's timeline entries; every link to FROM in every page (private ones too)\n"
       "is rewritten to INTO, keeping its shown text; FROM becomes a redirect page (type: redirect) naming\n"
       "INTO, so its name still resolves there. Each page written is its own commit on a git brain: `git\n"
-      "revert` undoes a merge. Refused: a page into itself, a public page into a private one, redirects.");
+      "revert` undoes a merge. Refused: a page into itself, a public page into a private one, redirects,\n"
+      "and a private page into a public one unless --publish (the refusal says what would be exposed).\n"
+      "Every page is planned before the first is written; a merge that is interrupted (a crash, a kill)\n"
+      "is finished by running it again, by the next write, or by `engram check --repair`.");
   merge->callback([a, json, brain_dir, exit_code] {
-    *exit_code = RunOperation("merge_entities", {{"from", a->name}, {"into", a->into}}, *json, *brain_dir,
+    Json args = {{"from", a->name}, {"into", a->into}};
+    if (a->publish) args["publish"] = true;
+    *exit_code = RunOperation("merge_entities", args, *json, *brain_dir,
                               [](const Json& r) {
                                 std::cout << "merged " << Str(r, "from") << " into " << Str(r, "into") << ": "
                                           << r["links_rewritten"].get<size_t>() << " link(s) rewritten in "
@@ -260,6 +268,8 @@ void AddGraphCommands(CLI::App& app, const bool* json, const std::string* brain_
   split->add_option("--name", a->names, "An alias of PAGE that names the other entity (repeatable): it moves to NEW");
   split->add_option("--section", a->sections, "A heading of PAGE ('## At Tencent') whose section moves (repeatable)");
   split->add_option("--title", a->title, "NEW's title (default: the first --name)");
+  split->add_flag("--publish", a->publish,
+                  "Undoing a merge into a private page: restore the public PAGE (the text it takes back is public)");
   split->footer(
       "NEW gets PAGE's type, the aliases and sections named, and a line 'Split from [[PAGE]]'; PAGE loses\n"
       "them. Links to PAGE whose shown text is one of the moved names ([[people/li-wei|Li Wei (Tencent)]])\n"
@@ -271,6 +281,7 @@ void AddGraphCommands(CLI::App& app, const bool* json, const std::string* brain_
     Json args = {{"page", a->name}, {"names", a->names}, {"sections", a->sections}};
     if (!a->into.empty()) args["into"] = a->into;
     if (!a->title.empty()) args["title"] = a->title;
+    if (a->publish) args["publish"] = true;
     *exit_code = RunOperation("split_entity", args, *json, *brain_dir, [](const Json& r) {
       std::cout << (r["restored"].get<bool>() ? "restored " : "split ") << Str(r, "into") << " from "
                 << Str(r, "from") << ": " << r["names_moved"].size() << " name(s), "

@@ -273,7 +273,7 @@ int RunKbExport(const KbArgs& a, bool json, const std::string& brain_dir) {
   if (!brain.ok()) return Fail(brain.status(), json);
   ops::KbModule& kb = (*brain)->Module<ops::KbModule>();
   for (int64_t after = 0;;) {
-    auto page = kb.Scan(a.collection, after, kImportBatch);
+    auto page = kb.Scan(ReadScope::All(kDefaultSource), a.collection, after, kImportBatch);
     if (!page.ok()) return Fail(page.status(), json);
     for (const KbEntry& e : *page) {
       Json meta = Json::parse(e.meta, nullptr, false);

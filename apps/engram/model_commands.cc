@@ -103,7 +103,7 @@ int RunModelUse(const std::string& name, bool json, const std::string& brain_dir
   if (!brain.ok()) return Fail(brain.status(), json);
   auto e = (*brain)->Module<ops::EmbeddingModule>().GetEmbedder();
   if (!e.ok()) return Fail(e.status(), json);
-  auto state = (*brain)->Module<ops::EmbeddingModule>().EmbeddingState();
+  auto state = (*brain)->Module<ops::EmbeddingModule>().EmbeddingState(ReadScope::All(kDefaultSource));
   if (!state.ok()) return Fail(state.status(), json);
   if (json) {
     std::cout << engram::ops::Dump(Json{{"model", name}, {"dims", (*e)->info().dims}, {"stale", state->stale}}, 2) << "\n";

@@ -73,6 +73,9 @@ struct CheckOptions {
   bool repair = false;  // re-index what is wrong, then check again
   bool full = false;    // compare every page with a rebuild, not a sample
   size_t sample = 100;  // pages compared with a rebuild when not full
+  // With repair: an interrupted write stopped at a file someone changed
+  // since keeps the person's version and is closed (else it stays open).
+  bool discard = false;
 };
 
 struct CheckReport {

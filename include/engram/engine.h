@@ -8,6 +8,7 @@
 //   engram/store/log_store.h     audit and ingest logs
 //   engram/store/kb_store.h      knowledge collections and their entries
 //   engram/store/config_store.h  small named values kept with the data
+//   engram/store/journal_store.h writes of Markdown files recorded before their first file changes
 //   engram/store/transaction.h   a write transaction as an object
 //
 // Code that needs one concern takes that contract, not the Engine. An
@@ -32,6 +33,7 @@
 #include "engram/status.h"
 #include "engram/store/change_log.h"
 #include "engram/store/config_store.h"
+#include "engram/store/journal_store.h"
 #include "engram/store/kb_store.h"
 #include "engram/store/log_store.h"
 #include "engram/store/page_store.h"
@@ -50,6 +52,7 @@ struct ReplicaState {
 };
 
 struct BrainStats {
+  bool scoped = false;  // counted for a reader without private pages: private_pages, versions, terms, db_bytes unknown
   int64_t pages = 0;
   int64_t private_pages = 0;
   int64_t chunks = 0;
@@ -92,7 +95,8 @@ class Engine : public PageStore,
                public SyncStateStore,
                public LogStore,
                public ConfigStore,
-               public KbStore {
+               public KbStore,
+               public JournalStore {
  public:
   ~Engine() override = default;
   Engine(const Engine&) = delete;
@@ -129,7 +133,12 @@ class Engine : public PageStore,
   // module scores (the engine itself neither scores nor prunes). Owned by
   // the engine, valid as long as it, used from the engine's thread.
   virtual PostingStore& Postings() = 0;
-  virtual Result<BrainStats> Stats() = 0;
+  // What the store holds, counted as scope sees it: for a reader without
+  // private pages, only public pages and their chunks, links, tags, aliases,
+  // timeline entries and versions, no private_pages, and neither the term
+  // dictionary's size nor the database's (both count private text); the
+  // same for a store that holds no private page at all.
+  virtual Result<BrainStats> Stats(const ReadScope& scope) = 0;
   // The read replica and its lag; nothing when the engine reads from the
   // primary only.
   virtual Result<std::optional<ReplicaState>> ReadReplica() { return std::optional<ReplicaState>(); }

@@ -50,6 +50,7 @@ struct LlmOptions {
   std::string model;
   std::string api_key_env = "OPENAI_API_KEY";
   int timeout_ms = 3000;
+  Status Validate() const;
 };
 
 // [kb] the red-line knowledge service: the defaults of a search, a guarded

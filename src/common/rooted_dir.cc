@@ -12,6 +12,7 @@
 #include <cstring>
 #include <vector>
 
+#include "common/crash_point.h"
 #include "common/hash.h"
 #include "common/utf8.h"
 
@@ -217,6 +218,7 @@ Status RootedDir::WriteFile(std::string_view relative, std::string_view data, bo
   }
   if (::fsync(out.get()) != 0) return fail(errno);
   if (::close(out.release()) != 0) return fail(errno);
+  CrashPoint("file written to its temporary name");
   // renameat replaces whatever is at the name — a link included — itself.
   if (::renameat(parent.get(), tmp.c_str(), parent.get(), name.c_str()) != 0) return fail(errno);
   return Status::Ok();
@@ -256,6 +258,41 @@ Status RootedDir::RemoveFile(std::string_view relative) const {
   UniqueFd parent(pfd);
   if (::unlinkat(parent.get(), name.c_str(), 0) != 0) return Errno(Quoted(relative), errno);
   return Status::Ok();
+}
+
+bool RootedDir::IsTemporaryName(std::string_view name) {
+  constexpr std::string_view kPrefix = ".engram-tmp-";
+  if (name.size() != kPrefix.size() + 16 || name.substr(0, kPrefix.size()) != kPrefix) return false;
+  for (char c : name.substr(kPrefix.size())) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+Result<size_t> RootedDir::RemoveTemporaries(std::string_view relative) const {
+  std::string name;
+  auto pfd = OpenParent(relative, false, &name, nullptr);
+  if (!pfd.ok()) return pfd.status().code() == StatusCode::kNotFound ? Result<size_t>(size_t{0}) : pfd.status();
+  UniqueFd parent(*pfd);
+  const int listing = ::dup(parent.get());
+  if (listing < 0) return Errno("listing the folder of " + Quoted(relative), errno);
+  DIR* d = ::fdopendir(listing);
+  if (d == nullptr) {
+    ::close(listing);
+    return Errno("listing the folder of " + Quoted(relative), errno);
+  }
+  std::vector<std::string> found;
+  while (const dirent* e = ::readdir(d)) {
+    if (IsTemporaryName(e->d_name)) found.emplace_back(e->d_name);
+  }
+  ::closedir(d);
+  size_t removed = 0;
+  for (const std::string& f : found) {
+    struct stat st {};
+    if (::fstatat(parent.get(), f.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (::unlinkat(parent.get(), f.c_str(), 0) == 0) ++removed;
+  }
+  return removed;
 }
 
 void RootedDir::RemoveEmptyFolders(std::string_view relative, int levels) const {

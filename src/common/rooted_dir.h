@@ -59,6 +59,14 @@ class RootedDir {
   // itself, never its target. NotFound when nothing is there.
   Status RemoveFile(std::string_view relative) const;
 
+  // The name WriteFile gives its temporary files: ".engram-tmp-" and 16 hex digits.
+  static bool IsTemporaryName(std::string_view name);
+  // Removes the temporary files WriteFile left in the folder that holds
+  // relative (a process killed between writing one and renaming it); returns
+  // how many. Only the holder of the brain's write lock may call it: another
+  // writer's temporary file would be in use.
+  Result<size_t> RemoveTemporaries(std::string_view relative) const;
+
   // Removes up to `levels` folders of relative's folder path, deepest first,
   // stopping at the first that is not empty.
   void RemoveEmptyFolders(std::string_view relative, int levels) const;

@@ -12,9 +12,9 @@ namespace engram::graph {
 
 namespace {
 
-Result<std::shared_ptr<const LinkGraph>> BuildLinkGraph(PageStore& store, const std::string& source) {
+Result<std::shared_ptr<const LinkGraph>> BuildLinkGraph(PageStore& store, const ReadScope& scope) {
   auto g = std::make_shared<LinkGraph>();
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<PageNames> pages, store.AllPageNames(ReadScope::All(source)));
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<PageNames> pages, store.AllPageNames(scope));
   // The look-ups of text::ResolveLinkTarget, over every page of the source.
   std::unordered_map<std::string, std::pair<std::string, uint32_t>> by_path_key;  // key -> (path, page): first path
   std::unordered_map<std::string, std::vector<text::LinkCandidate>> by_name;
@@ -44,7 +44,7 @@ Result<std::shared_ptr<const LinkGraph>> BuildLinkGraph(PageStore& store, const 
     auto it = by_name.find(name);
     return it == by_name.end() ? std::vector<text::LinkCandidate>() : it->second;
   };
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<LinkRow> links, store.AllLinks(source));
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<LinkRow> links, store.AllLinks(scope.source));
   g->arcs.resize(g->pages.size());
   std::map<std::string, uint32_t> type_ids;
   std::map<std::pair<std::string, std::string>, std::optional<int64_t>> memo;  // (target, folder) -> page
@@ -78,8 +78,9 @@ Result<std::shared_ptr<const LinkGraph>> BuildLinkGraph(PageStore& store, const 
 
 }  // namespace
 
-Result<std::shared_ptr<const LinkGraph>> LinkGraphFor(PageStore& store, const std::string& source) {
-  return CachedForStore<LinkGraph>(store, source, [&] { return BuildLinkGraph(store, source); });
+Result<std::shared_ptr<const LinkGraph>> LinkGraphFor(PageStore& store, const ReadScope& scope) {
+  const std::string key = scope.source + (scope.include_private ? "\x1f" "all" : "\x1f" "public");
+  return CachedForStore<LinkGraph>(store, key, [&] { return BuildLinkGraph(store, scope); });
 }
 
 }  // namespace engram::graph

@@ -1,8 +1,10 @@
-// The page graph held in memory: every page of a source (private ones
-// marked) and every page link resolved to the page it reaches, with the
-// resolution the store itself uses when it reads links
-// (text::ResolveLinkTarget), so a walk over it sees what ResolvedLinks and
-// Backlinks would. Built once per store state and source
+// The page graph held in memory: every page of a source that a scope sees
+// (private ones marked) and every link of those pages resolved to the page
+// it reaches among them, with the resolution the store itself uses when it
+// reads links (text::ResolveLinkTarget), so a walk over it sees what
+// ResolvedLinks and Backlinks would for that scope — for a reader without
+// private pages, the graph as it would be were they absent. Built once per
+// store state, source and scope
 // (graph/store_cache.h): a walk then reads vectors, not the store, and only
 // the sentences of the links it returns are read afterwards
 // (PageStore::LinkContexts).
@@ -42,7 +44,7 @@ struct LinkGraph {
   size_t links = 0;  // resolved links held (dead ones are not)
 };
 
-// The graph of `source` for the store's current state.
-Result<std::shared_ptr<const LinkGraph>> LinkGraphFor(PageStore& store, const std::string& source);
+// The graph of scope's source as scope sees it, for the store's current state.
+Result<std::shared_ptr<const LinkGraph>> LinkGraphFor(PageStore& store, const ReadScope& scope);
 
 }  // namespace engram::graph

@@ -71,7 +71,7 @@ Result<Neighbourhood> Explore(PageStore& store, const ReadScope& scope, std::str
   }
   ENGRAM_ASSIGN_OR_RETURN(StoredPage root, store.GetPage(scope, slug));
   const auto deadline = Clock::now() + limits.budget;
-  ENGRAM_ASSIGN_OR_RETURN(std::shared_ptr<const LinkGraph> graph, LinkGraphFor(store, scope.source));
+  ENGRAM_ASSIGN_OR_RETURN(std::shared_ptr<const LinkGraph> graph, LinkGraphFor(store, scope));
   Adjacency adjacency(graph, scope, limits.relation);
   Neighbourhood out;
   std::map<std::string, int> depth_of = {{root.slug, 0}};
@@ -131,7 +131,7 @@ Result<Path> ShortestPath(PageStore& store, const ReadScope& scope, std::string_
   // time: the levels met are as short as one search from `from` would find,
   // and each side explores about the square root of what that would.
   const auto deadline = Clock::now() + limits.budget;
-  ENGRAM_ASSIGN_OR_RETURN(std::shared_ptr<const LinkGraph> graph, LinkGraphFor(store, scope.source));
+  ENGRAM_ASSIGN_OR_RETURN(std::shared_ptr<const LinkGraph> graph, LinkGraphFor(store, scope));
   Adjacency adjacency(graph, scope, limits.relation);
   struct Side {
     std::map<std::string, std::pair<std::string, Edge>> came_from;  // node -> (the node before it, the edge)
@@ -193,7 +193,7 @@ Result<std::vector<ResolvedLink>> DeadLinks(PageStore& store, const ReadScope& s
 
 Result<std::vector<PageNames>> Orphans(PageStore& store, const ReadScope& scope) {
   // A page with a link either way to another page the scope sees is linked; a self-link connects nothing.
-  ENGRAM_ASSIGN_OR_RETURN(std::shared_ptr<const LinkGraph> graph, LinkGraphFor(store, scope.source));
+  ENGRAM_ASSIGN_OR_RETURN(std::shared_ptr<const LinkGraph> graph, LinkGraphFor(store, scope));
   ENGRAM_ASSIGN_OR_RETURN(std::vector<PageNames> pages, store.AllPageNames(scope));
   std::erase_if(pages, [&](const PageNames& p) {
     auto at = graph->by_slug.find(p.slug);

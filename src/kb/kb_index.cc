@@ -114,6 +114,8 @@ Status KbIndex::SyncFolder(Indexed& ix) {
   auto drop = [&](int64_t key) {
     if (key == 0) return;
     ix.lexical.Remove(key);
+    ix.public_lexical.Remove(key);
+    ix.private_keys.erase(key);
     ix.values.erase(key);
     ix.folder_entries.erase(key);
   };
@@ -141,6 +143,11 @@ Status KbIndex::SyncFolder(Indexed& ix) {
       KbEntry entry = FolderEntry(*page, *e, ix.info.name);
       key = entry.key;
       ix.lexical.Put(key, entry.text);
+      if (page->is_private) {
+        ix.private_keys.insert(key);
+      } else {
+        ix.public_lexical.Put(key, entry.text);
+      }
       ix.values[key] = ReadEntryValues(ix.fields, entry.source, entry.meta);
       ix.folder_entries[key] = std::move(entry);
     }
@@ -150,11 +157,13 @@ Status KbIndex::SyncFolder(Indexed& ix) {
   return Status::Ok();
 }
 
-Result<std::vector<KbEntry>> KbIndex::FolderEntries(std::string_view name) {
+Result<std::vector<KbEntry>> KbIndex::FolderEntries(std::string_view name, const ReadScope& scope) {
   ENGRAM_RETURN_IF_ERROR(CatchUp());
   ENGRAM_ASSIGN_OR_RETURN(Indexed * ix, Open(name));
   std::vector<KbEntry> out;
-  for (const auto& [key, e] : ix->folder_entries) out.push_back(e);
+  for (const auto& [key, e] : ix->folder_entries) {
+    if (scope.Sees(ix->private_keys.count(key) != 0)) out.push_back(e);
+  }
   std::sort(out.begin(), out.end(), [](const KbEntry& a, const KbEntry& b) { return a.id < b.id; });
   return out;
 }
@@ -226,7 +235,7 @@ std::vector<ScoredKey> VectorRows::Score(const float* q, double min_dot) const {
   return out;
 }
 
-Result<std::vector<Hit>> KbIndex::Search(std::string_view collection, std::string_view text,
+Result<std::vector<Hit>> KbIndex::Search(std::string_view collection, const ReadScope& scope, std::string_view text,
                                          const nlohmann::json& filters, const SearchOptions& options,
                                          const EmbedQuery& embed, KbCollection* searched) {
   ENGRAM_RETURN_IF_ERROR(CatchUp());
@@ -235,7 +244,8 @@ Result<std::vector<Hit>> KbIndex::Search(std::string_view collection, std::strin
   ENGRAM_ASSIGN_OR_RETURN(Filter filter, Filter::Parse(ix->fields, filters));
   std::vector<ScoredKey> scored;
   if (ix->info.embedder.empty()) {
-    scored = ix->lexical.Score(text, options.threshold);
+    const bool public_only = !ix->info.folder.empty() && !scope.include_private;
+    scored = (public_only ? ix->public_lexical : ix->lexical).Score(text, options.threshold);
   } else {
     if (!embed) return Status::FailedPrecondition("collection '" + ix->info.name + "' needs a query embedding");
     ENGRAM_ASSIGN_OR_RETURN(std::vector<float> query, embed(ix->info));

@@ -13,12 +13,14 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "engram/status.h"
 #include "engram/store/change_log.h"
 #include "engram/store/kb_store.h"
 #include "engram/store/page_store.h"
+#include "engram/store/read_scope.h"
 #include "kb/filter.h"
 #include "kb/lexical_index.h"
 
@@ -59,26 +61,35 @@ class KbIndex {
   Result<KbCollection> Collection(std::string_view name);
 
   // The entries of a collection kept from a folder of pages (kb/page_entry.h),
-  // as the pages stand now, by id (the page's slug).
-  Result<std::vector<KbEntry>> FolderEntries(std::string_view name);
+  // as the pages stand now, by id (the page's slug): those of the pages scope
+  // sees (a private page's entry exists only for a reader of private pages).
+  Result<std::vector<KbEntry>> FolderEntries(std::string_view name, const ReadScope& scope);
 
   // The entries of the collection most similar to text that pass filters
   // (kb/filter.h, parsed against the collection's fields), best first (ties
   // by key), at most top_k, each scoring >= threshold. A collection with an
   // embedder is scored by the cosine of the text's embedding — embed(the
   // collection), asked only then — with each entry's vector, both
-  // L2-normalised; one without, lexically.
+  // L2-normalised; one without, lexically. In a collection kept from a
+  // folder, an entry of a private page exists only for a scope that sees
+  // private pages: for any other it is not returned, not counted and does
+  // not weigh in the scores (the idf of the public entries alone), so what
+  // such a reader gets is what it would get were the private pages absent.
   // searched (optional) receives the collection as it was searched.
   using EmbedQuery = std::function<Result<std::vector<float>>(const KbCollection&)>;
-  Result<std::vector<Hit>> Search(std::string_view collection, std::string_view text, const nlohmann::json& filters,
-                                  const SearchOptions& options, const EmbedQuery& embed = {},
-                                  KbCollection* searched = nullptr);
+  Result<std::vector<Hit>> Search(std::string_view collection, const ReadScope& scope, std::string_view text,
+                                  const nlohmann::json& filters, const SearchOptions& options,
+                                  const EmbedQuery& embed = {}, KbCollection* searched = nullptr);
 
  private:
   struct Indexed {
     KbCollection info;
     std::vector<KbField> fields;  // FilterableFields(info)
     LexicalIndex lexical;  // a collection without an embedder
+    // A folder collection: the entries of public pages alone, scored for
+    // readers who may not see private pages; and which entries are private.
+    LexicalIndex public_lexical;
+    std::unordered_set<int64_t> private_keys;
     VectorRows vectors;    // with one: each entry's, L2-normalised
     std::unordered_map<int64_t, EntryValues> values;
     // A folder collection: each page of the folder by slug (its content hash,

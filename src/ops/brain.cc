@@ -46,6 +46,36 @@ Brain::Brain(fs::path root, BrainOptions options, std::unique_ptr<Engine> engine
 
 Brain::~Brain() = default;
 
+namespace {
+
+// A brain's SQLite file that exists and holds nothing was truncated or lost
+// (a full disk, a bad copy): opening it would make a new, empty brain and
+// silently forget what lived only there (knowledge collections, governed
+// entries, the audit logs). Refused, with the way out.
+Status RefuseEmptyDatabase(const fs::path& db) {
+  std::error_code ec;
+  if (!fs::is_regular_file(db, ec) || fs::file_size(db, ec) != 0 || ec) return Status::Ok();
+  return Status::Corruption(db.string() +
+                            " is empty (0 bytes): the brain's database was truncated or lost, and opening it would "
+                            "start an empty brain. Restore it from a backup; or move it aside (mv " + db.string() +
+                            " " + db.string() + ".lost), run `engram init` and `engram sync` (or `engram import`) to "
+                            "rebuild the pages from the Markdown — knowledge collections and governed entries lived "
+                            "only in the database and come back only from a backup or `engram kb import`");
+}
+
+// A database `engram migrate` was still copying into carries the source's
+// name until the copy is verified; as a brain it is incomplete.
+Status RefuseUnfinishedCopy(Engine& engine, const std::string& where) {
+  ENGRAM_ASSIGN_OR_RETURN(std::string source, engine.GetConfigValue("migrated_from"));
+  if (source.empty()) return Status::Ok();
+  return Status::FailedPrecondition(
+      where + " is an unfinished copy of " + source + " (`engram migrate` was interrupted): run the same `engram "
+      "migrate --to ...` again from the brain that holds " + source + " to finish the copy, or point [store] in "
+      "config.toml back at it");
+}
+
+}  // namespace
+
 Result<InitReport> Brain::Init(const fs::path& dir, const std::string& postgres_url) {
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -84,6 +114,7 @@ Result<InitReport> Brain::Init(const fs::path& dir, const std::string& postgres_
   eo.create_if_missing = true;
   eo.busy_timeout_ms = options.store.busy_timeout_ms;
   const bool postgres = options.store.engine == "postgres";
+  if (!postgres) ENGRAM_RETURN_IF_ERROR(RefuseEmptyDatabase(db));
   report.created = postgres ? !had_config : !fs::exists(db, ec);
   ENGRAM_ASSIGN_OR_RETURN(std::string uri, ops::BrainStoreUri(report.root, options.store));
   // This run connects with the URL as given (its password included); later ones find it through url_env or ~/.pgpass.
@@ -128,8 +159,13 @@ Result<std::unique_ptr<Brain>> Brain::Open(const fs::path& root) {
   EngineOptions eo;
   eo.busy_timeout_ms = options.store.busy_timeout_ms;
   ENGRAM_ASSIGN_OR_RETURN(std::string uri, ops::BrainStoreUri(root, options.store));
-  if (options.store.engine == "postgres") eo.read_uri = options.store.read_url;
+  if (options.store.engine == "postgres") {
+    eo.read_uri = options.store.read_url;
+  } else {
+    ENGRAM_RETURN_IF_ERROR(RefuseEmptyDatabase(root / ".engram" / "engram.db"));
+  }
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, OpenStore(uri, eo));
+  ENGRAM_RETURN_IF_ERROR(RefuseUnfinishedCopy(*engine, DescribeStore(uri)));
   return std::unique_ptr<Brain>(new Brain(root, options, std::move(engine)));
 }
 
@@ -160,7 +196,7 @@ ReadScope ReadScopeOf(const OperationContext& ctx) {
   return ctx.remote ? ReadScope::Public(kDefaultSource) : ReadScope::All(kDefaultSource);
 }
 
-Result<BrainStats> Brain::Stats() { return engine_->Stats(); }
+Result<BrainStats> Brain::Stats() { return engine_->Stats(ReadScope::All(kDefaultSource)); }
 
 const char* ScopeName(Scope scope) {
   switch (scope) {

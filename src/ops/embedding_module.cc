@@ -129,14 +129,14 @@ Result<embed::Embedder*> EmbeddingModule::GetEmbedder() {
   return embedder_.get();
 }
 
-Result<EmbeddingStatus> EmbeddingModule::EmbeddingState() {
+Result<EmbeddingStatus> EmbeddingModule::EmbeddingState(const ReadScope& scope) {
   EmbeddingStatus s;
   s.provider = brain_.options().embedding.provider;
   s.model = brain_.options().embedding.model;
   ENGRAM_ASSIGN_OR_RETURN(s.recorded_model, brain_.engine().GetConfigValue(kModelKey));
   ENGRAM_ASSIGN_OR_RETURN(std::string dims, brain_.engine().GetConfigValue(kDimsKey));
   s.recorded_dims = dims.empty() ? 0 : std::stoi(dims);
-  ENGRAM_ASSIGN_OR_RETURN(EmbeddingCounts c, brain_.engine().CountEmbeddings(s.recorded_model));
+  ENGRAM_ASSIGN_OR_RETURN(EmbeddingCounts c, brain_.engine().CountEmbeddings(s.recorded_model, scope));
   s.chunks = c.chunks;
   s.current = c.current;
   s.stale = c.stale;
@@ -168,7 +168,7 @@ Result<EmbedReport> EmbeddingModule::EmbedLocked(bool all, const std::function<v
     ENGRAM_RETURN_IF_ERROR(brain_.engine().SetConfigValue(kModelKey, id));
     ENGRAM_RETURN_IF_ERROR(brain_.engine().SetConfigValue(kDimsKey, std::to_string(e->info().dims)));
   }
-  ENGRAM_ASSIGN_OR_RETURN(EmbeddingCounts before, brain_.engine().CountEmbeddings(id));
+  ENGRAM_ASSIGN_OR_RETURN(EmbeddingCounts before, brain_.engine().CountEmbeddings(id, ReadScope::All(kDefaultSource)));
   const int64_t total = all ? before.chunks : before.stale;
   EmbedReport r;
   r.provider = e->info().provider;
@@ -202,7 +202,7 @@ Result<EmbedReport> EmbeddingModule::EmbedLocked(bool all, const std::function<v
   // The change log only needs to reach back as far as the oldest index file
   // worth catching up; an older one is rebuilt.
   ENGRAM_RETURN_IF_ERROR(brain_.engine().TrimChangeLog(kChangeLogKeep));
-  ENGRAM_ASSIGN_OR_RETURN(EmbeddingCounts now, brain_.engine().CountEmbeddings(id));
+  ENGRAM_ASSIGN_OR_RETURN(EmbeddingCounts now, brain_.engine().CountEmbeddings(id, ReadScope::All(kDefaultSource)));
   if (now.stale == 0) ENGRAM_RETURN_IF_ERROR(brain_.engine().SetConfigValue(kIncompleteKey, ""));
   r.dims = e->info().dims;
   r.chunks = now.chunks;
@@ -227,7 +227,7 @@ std::tuple<int64_t, int64_t, std::string> EmbeddingModule::EmbedInline() {
   if (brain_.options().embedding.provider == "none") return {0, 0, ""};
   auto recorded = brain_.engine().GetConfigValue(kModelKey);
   if (!recorded.ok()) return {0, 0, recorded.status().message()};
-  auto counts = brain_.engine().CountEmbeddings(*recorded);
+  auto counts = brain_.engine().CountEmbeddings(*recorded, ReadScope::All(kDefaultSource));
   if (!counts.ok()) return {0, 0, counts.status().message()};
   if (counts->stale == 0) return {0, 0, ""};
   if (counts->stale > brain_.options().embedding.inline_limit) {

@@ -34,7 +34,8 @@ class EmbeddingModule final : public BrainModule {
   // progress (optional) gets (done, total). A brain whose vectors come from
   // another model refuses --stale: the dimensions or the space differ.
   Result<EmbedReport> Embed(const OperationContext& ctx, bool all, std::function<void(int64_t, int64_t)> progress = {});
-  Result<EmbeddingStatus> EmbeddingState();
+  // The embedding settings, and the chunks of the pages scope sees with and without a vector.
+  Result<EmbeddingStatus> EmbeddingState(const ReadScope& scope);
   // A query's vector from the configured embedder, cached in the database.
   Result<std::vector<float>> EmbedQuery(std::string_view query);
   // The configured embedder (opened once); FailedPrecondition when provider = "none".

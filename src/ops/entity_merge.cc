@@ -5,10 +5,13 @@
 #include <set>
 
 #include "common/files.h"
+#include "common/utf8.h"
+#include "ops/git_writes.h"
 #include "ops/page_module.h"
 #include "ops/page_names.h"
 #include "text/page_edit.h"
 #include "text/page_parser.h"
+#include "text/slug.h"
 
 namespace engram::ops {
 
@@ -60,8 +63,64 @@ std::string MergedSection(const StoredPage& from, const std::string& date) {
 
 }  // namespace
 
+namespace {
+
+Json MergeReportJson(const MergeReport& r) {
+  return {{"from", r.from},
+          {"into", r.into},
+          {"pages_rewritten", r.pages_rewritten},
+          {"links_rewritten", r.links_rewritten},
+          {"aliases_added", r.aliases_added}};
+}
+
+MergeReport MergeReportOf(const std::string& json) {
+  const Json j = Json::parse(json, nullptr, false);
+  MergeReport r;
+  if (!j.is_object()) return r;
+  r.from = j.value("from", "");
+  r.into = j.value("into", "");
+  r.pages_rewritten = j.value("pages_rewritten", std::vector<std::string>());
+  r.links_rewritten = j.value("links_rewritten", size_t{0});
+  r.aliases_added = j.value("aliases_added", std::vector<std::string>());
+  return r;
+}
+
+// What a merge of private `from` into public `into` would show remote
+// callers; "" when it shows nothing.
+std::string WhatWouldBePublished(const StoredPage& from, const Page& parsed, const std::vector<std::string>& names) {
+  std::vector<std::string> parts;
+  size_t lines = 0;
+  for (char c : from.compiled_truth) lines += c == '\n' ? 1 : 0;
+  if (!common::TrimSpace(from.compiled_truth).empty()) parts.push_back("its text (" + std::to_string(lines) + " lines)");
+  std::string keys;
+  Json fm = Json::parse(from.frontmatter_json, nullptr, false);
+  if (fm.is_object()) {
+    for (const auto& [key, value] : fm.items()) {
+      if (!NoteField(key)) keys += (keys.empty() ? "" : ", ") + key;
+    }
+  }
+  if (!keys.empty()) parts.push_back("its properties as facts (" + keys + ")");
+  std::string shown;
+  for (const std::string& n : names) shown += (shown.empty() ? "" : ", ") + n;
+  if (!shown.empty()) parts.push_back("its names as aliases (" + shown + ")");
+  if (!parsed.timeline_entries.empty()) {
+    parts.push_back("its timeline (" + std::to_string(parsed.timeline_entries.size()) + " entries)");
+  }
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
+  return out;
+}
+
+}  // namespace
+
 Result<MergeReport> PageModule::MergeEntity(const OperationContext& ctx, std::string_view from_name,
-                                            std::string_view into_name) {
+                                            std::string_view into_name, bool publish) {
+  ENGRAM_ASSIGN_OR_RETURN(auto held, LockForPageWrite("merge " + std::string(from_name)));
+  const Json args = {{"from", std::string(from_name)}, {"into", std::string(into_name)}, {"publish", publish}};
+  // Run again after it was interrupted: taking the lock finished it, and its report is the answer.
+  for (const JournalEntry& e : held->finished) {
+    if (e.operation == "merge" && Json::parse(e.args, nullptr, false) == args) return MergeReportOf(e.report);
+  }
   const ReadScope scope = ReadScopeOf(ctx);
   ENGRAM_ASSIGN_OR_RETURN(StoredPage from, ResolvePage(brain_.engine(), scope, from_name));
   ENGRAM_ASSIGN_OR_RETURN(StoredPage into, ResolvePage(brain_.engine(), scope, into_name));
@@ -76,11 +135,6 @@ Result<MergeReport> PageModule::MergeEntity(const OperationContext& ctx, std::st
   }
   const std::string date = common::NowIso8601().substr(0, 10);
   MergeReport report{from.slug, into.slug, {}, 0, {}, {}};
-  auto keep = [&](const PutReport& r) {
-    if (!r.changed) return;
-    report.pages_rewritten.push_back(r.slug);
-    if (!r.commit.empty()) report.commits.push_back(r.commit);
-  };
   // Who links to `from`, before anything changes: every page, private ones too (their links must keep working).
   const ReadScope all = ReadScope::All(scope.source);
   ENGRAM_ASSIGN_OR_RETURN(std::vector<LinkRecord> inbound, brain_.engine().Backlinks(all, from.slug));
@@ -97,54 +151,68 @@ Result<MergeReport> PageModule::MergeEntity(const OperationContext& ctx, std::st
     names.push_back(std::move(a));
   }
   ENGRAM_ASSIGN_OR_RETURN(Page from_page, text::ParsePage(from.path, from.content));
-  ENGRAM_ASSIGN_OR_RETURN(PutReport kept, EditPage(ctx, into.slug, "merge", [&](const StoredPage& p) -> Result<std::string> {
-    ENGRAM_ASSIGN_OR_RETURN(Page before, text::ParsePage(p.path, p.content));
-    ENGRAM_ASSIGN_OR_RETURN(std::string out, text::AddAliases(p.path, p.content, names));
-    ENGRAM_ASSIGN_OR_RETURN(Page after, text::ParsePage(p.path, out));
-    for (const std::string& a : after.aliases) {
-      if (std::find(before.aliases.begin(), before.aliases.end(), a) == before.aliases.end()) {
-        report.aliases_added.push_back(a);
-      }
-    }
-    ENGRAM_ASSIGN_OR_RETURN(out, text::AppendSection(p.path, out, MergedSection(from, date)));
-    for (const TimelineEntry& e : from_page.timeline_entries) {
-      const bool known = std::any_of(after.timeline_entries.begin(), after.timeline_entries.end(),
-                                     [&](const TimelineEntry& t) { return t.date == e.date && t.summary == e.summary; });
-      if (known) continue;
-      ENGRAM_ASSIGN_OR_RETURN(out, text::AddTimelineEntry(p.path, out, e.date, e.summary, e.source));
-    }
-    return out;
-  }));
-  keep(kept);
+  if (from.is_private && !into.is_private && !publish) {
+    const std::string exposed = WhatWouldBePublished(from, from_page, names);
+    return Status::InvalidArgument(
+        "merging private " + from.slug + " into public " + into.slug + " would show remote callers " +
+        (exposed.empty() ? std::string("that it exists") : exposed) +
+        "; pass --publish (publish: true) to merge it anyway, or make " + into.slug + " private first");
+  }
+  WritePlan plan;
+  ENGRAM_RETURN_IF_ERROR(
+      PlanEdit(ctx, *held, &plan, into.slug, [&](const StoredPage& p) -> Result<std::string> {
+        ENGRAM_ASSIGN_OR_RETURN(Page before, text::ParsePage(p.path, p.content));
+        ENGRAM_ASSIGN_OR_RETURN(std::string out, text::AddAliases(p.path, p.content, names));
+        ENGRAM_ASSIGN_OR_RETURN(Page after, text::ParsePage(p.path, out));
+        for (const std::string& a : after.aliases) {
+          if (std::find(before.aliases.begin(), before.aliases.end(), a) == before.aliases.end()) {
+            report.aliases_added.push_back(a);
+          }
+        }
+        ENGRAM_ASSIGN_OR_RETURN(out, text::AppendSection(p.path, out, MergedSection(from, date)));
+        for (const TimelineEntry& e : from_page.timeline_entries) {
+          const bool known = std::any_of(after.timeline_entries.begin(), after.timeline_entries.end(),
+                                         [&](const TimelineEntry& t) { return t.date == e.date && t.summary == e.summary; });
+          if (known) continue;
+          ENGRAM_ASSIGN_OR_RETURN(out, text::AddTimelineEntry(p.path, out, e.date, e.summary, e.source));
+        }
+        return out;
+      }).status());
   // 2. Every link to `from`, in the pages that have one, now names `into`.
   ENGRAM_ASSIGN_OR_RETURN(report.links_rewritten,
-                          RetargetLinks(ctx, "merge", linking, from.slug, into_names, pages,
-                                        [](const std::string&) { return true; }, keep));
+                          PlanRetargetLinks(ctx, *held, &plan, linking, from.slug, into_names, pages,
+                                            [](const std::string&) { return true; }));
   // 3. `from` becomes a redirect: its file stays, so a link to its name still arrives.
-  ENGRAM_ASSIGN_OR_RETURN(PutReport stub, EditPage(ctx, from.slug, "merge", [&](const StoredPage& p) -> Result<std::string> {
-    const std::string to = VaultLinkText(pages, into_names, p.path);
-    std::string title = from.title;
-    for (char& c : title) {
-      if (c == '"' || c == '\n' || c == '\\') c = ' ';
-    }
-    // What `entity split` needs to undo the merge: the names and the type the page had.
-    std::string merged_names;
-    for (size_t i = 1; i < names.size(); ++i) merged_names += (i > 1 ? ", " : "") + Json(names[i]).dump();
-    return "---\ntitle: \"" + title + "\"\ntype: redirect\nredirect: \"[[" + to + "]]\"\nmerged_into: " + into.slug +
-           "\nmerged_at: " + date + "\nmerged_type: " + Json(from.type).dump() + "\nmerged_names: [" + merged_names +
-           "]" + (from.is_private ? "\nvisibility: private" : "") + "\n---\n\nMerged into [[" + to + "]] on " + date +
-           ": what this page said is there now, and its names are aliases of it. `engram entity split " + from.slug +
-           "` undoes it.\n";
-  }));
-  keep(stub);
+  ENGRAM_RETURN_IF_ERROR(
+      PlanEdit(ctx, *held, &plan, from.slug, [&](const StoredPage& p) -> Result<std::string> {
+        const std::string to = VaultLinkText(pages, into_names, p.path);
+        std::string title = from.title;
+        for (char& c : title) {
+          if (c == '"' || c == '\n' || c == '\\') c = ' ';
+        }
+        // What `entity split` needs to undo the merge: the names and the type the page had.
+        std::string merged_names;
+        for (size_t i = 1; i < names.size(); ++i) merged_names += (i > 1 ? ", " : "") + Json(names[i]).dump();
+        return "---\ntitle: \"" + title + "\"\ntype: redirect\nredirect: \"[[" + to + "]]\"\nmerged_into: " +
+               into.slug + "\nmerged_at: " + date + "\nmerged_type: " + Json(from.type).dump() +
+               "\nmerged_names: [" + merged_names + "]" + (from.is_private ? "\nvisibility: private" : "") +
+               "\n---\n\nMerged into [[" + to + "]] on " + date +
+               ": what this page said is there now, and its names are aliases of it. `engram entity split " +
+               from.slug + "` undoes it.\n";
+      }).status());
+  for (const PlannedFile& f : plan.files) report.pages_rewritten.push_back(text::SlugFromPath(f.path));
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<PutReport> written,
+                          RunPlanned(ctx, *held, "merge", args, MergeReportJson(report), plan.files));
+  for (const PutReport& r : written) {
+    if (!r.commit.empty()) report.commits.push_back(r.commit);
+  }
   return report;
 }
 
-Result<size_t> PageModule::RetargetLinks(const OperationContext& ctx, std::string_view what,
-                                         const std::set<std::string>& linking, const std::string& from,
-                                         const PageNames& to, const std::vector<PageNames>& pages,
-                                         const std::function<bool(const std::string&)>& pick,
-                                         const std::function<void(const PutReport&)>& keep) {
+Result<size_t> PageModule::PlanRetargetLinks(const OperationContext& ctx, PageWriteLock& held, WritePlan* plan,
+                                             const std::set<std::string>& linking, const std::string& from,
+                                             const PageNames& to, const std::vector<PageNames>& pages,
+                                             const std::function<bool(const std::string&)>& pick) {
   const ReadScope all = ReadScope::All(ReadScopeOf(ctx).source);
   size_t rewritten = 0;
   for (const std::string& slug : linking) {
@@ -158,14 +226,16 @@ Result<size_t> PageModule::RetargetLinks(const OperationContext& ctx, std::strin
       if (l.to_slug == from) targets.insert(l.target);
     }
     size_t n = 0;
-    ENGRAM_ASSIGN_OR_RETURN(PutReport r, EditPage(ctx, slug, what, [&](const StoredPage& p) -> Result<std::string> {
-      return text::RewriteLinks(
-          p.path, p.content,
-          [&](const std::string& target, const std::string& shown) { return targets.count(target) > 0 && pick(shown); },
-          VaultLinkText(pages, to, p.path), &n);
-    }));
+    ENGRAM_RETURN_IF_ERROR(PlanEdit(ctx, held, plan, slug, [&](const StoredPage& p) -> Result<std::string> {
+                             n = 0;
+                             return text::RewriteLinks(
+                                 p.path, p.content,
+                                 [&](const std::string& target, const std::string& shown) {
+                                   return targets.count(target) > 0 && pick(shown);
+                                 },
+                                 VaultLinkText(pages, to, p.path), &n);
+                           }).status());
     rewritten += n;
-    keep(r);
   }
   return rewritten;
 }

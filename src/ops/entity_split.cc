@@ -6,10 +6,12 @@
 
 #include "common/files.h"
 #include "graph/entities.h"
+#include "ops/git_writes.h"
 #include "ops/page_module.h"
 #include "ops/page_names.h"
 #include "text/page_edit.h"
 #include "text/page_parser.h"
+#include "text/slug.h"
 
 namespace engram::ops {
 
@@ -31,9 +33,41 @@ struct SplitPlan {
   std::set<std::string> headings_found;
 };
 
+
+Json SplitReportJson(const SplitReport& r) {
+  return {{"from", r.from},
+          {"into", r.into},
+          {"restored", r.restored},
+          {"names_moved", r.names_moved},
+          {"sections_moved", r.sections_moved},
+          {"pages_rewritten", r.pages_rewritten},
+          {"links_rewritten", r.links_rewritten}};
+}
+
+SplitReport SplitReportOf(const std::string& json) {
+  const Json j = Json::parse(json, nullptr, false);
+  SplitReport r;
+  if (!j.is_object()) return r;
+  r.from = j.value("from", "");
+  r.into = j.value("into", "");
+  r.restored = j.value("restored", false);
+  r.names_moved = j.value("names_moved", std::vector<std::string>());
+  r.sections_moved = j.value("sections_moved", size_t{0});
+  r.pages_rewritten = j.value("pages_rewritten", std::vector<std::string>());
+  r.links_rewritten = j.value("links_rewritten", size_t{0});
+  return r;
+}
+
 }  // namespace
 
 Result<SplitReport> PageModule::SplitEntity(const OperationContext& ctx, const SplitRequest& request) {
+  ENGRAM_ASSIGN_OR_RETURN(auto held, LockForPageWrite("split " + request.page));
+  const Json args = {{"page", request.page},     {"into", request.into},         {"names", request.names},
+                     {"sections", request.sections}, {"title", request.title}, {"publish", request.publish}};
+  // Run again after it was interrupted: taking the lock finished it, and its report is the answer.
+  for (const JournalEntry& e : held->finished) {
+    if (e.operation == "split" && Json::parse(e.args, nullptr, false) == args) return SplitReportOf(e.report);
+  }
   const ReadScope scope = ReadScopeOf(ctx);
   const ReadScope all = ReadScope::All(scope.source);
   ENGRAM_ASSIGN_OR_RETURN(StoredPage page, ResolvePage(brain_.engine(), scope, request.page));
@@ -99,8 +133,10 @@ Result<SplitReport> PageModule::SplitEntity(const OperationContext& ctx, const S
   if (plan.from.id == page.id && plan.stub) {
     return Status::InvalidArgument(page.slug + " names itself as merged_into");
   }
-  if (plan.from.is_private && !page.is_private && plan.stub) {
-    return Status::InvalidArgument("cannot restore public " + page.slug + " from private " + plan.from.slug);
+  if (plan.from.is_private && !page.is_private && plan.stub && !request.publish) {
+    return Status::InvalidArgument("restoring public " + page.slug + " from private " + plan.from.slug +
+                                      " would show remote callers the sections and names it takes back from it; "
+                                      "pass --publish (publish: true) to restore it anyway");
   }
   if (plan.title.find('\n') != std::string::npos || plan.title.size() > 200) {
     return Status::InvalidArgument("entity split: a title is one line of at most 200 bytes");
@@ -131,11 +167,6 @@ Result<SplitReport> PageModule::SplitEntity(const OperationContext& ctx, const S
   }
   SplitReport report{
       plan.from.slug, plan.into, plan.stub.has_value(), remove, plan.headings_found.size(), {}, 0, {}};
-  auto keep = [&](const PutReport& r) {
-    if (!r.changed) return;
-    report.pages_rewritten.push_back(r.slug);
-    if (!r.commit.empty()) report.commits.push_back(r.commit);
-  };
   // 2. The page made (or restored): its title, type, the names moved and the sections.
   const std::string date = common::NowIso8601().substr(0, 10);
   std::string aliases;
@@ -155,30 +186,39 @@ Result<SplitReport> PageModule::SplitEntity(const OperationContext& ctx, const S
       (aliases.empty() ? "" : "aliases: [" + aliases + "]\n") + (is_private ? "visibility: private\n" : "") + "---\n\n";
   if (!plan.stub) content += "Split from [[" + plan.from.slug + "]] on " + date + ".\n\n";
   content += body;
+  WritePlan writes;
   if (plan.stub) {
-    ENGRAM_ASSIGN_OR_RETURN(PutReport r, EditPage(ctx, plan.into, "split",
-                                                  [&](const StoredPage&) -> Result<std::string> { return content; }));
-    keep(r);
+    ENGRAM_RETURN_IF_ERROR(PlanEdit(ctx, *held, &writes, plan.into, [&](const StoredPage&) -> Result<std::string> {
+                             return content;
+                           }).status());
   } else {
-    ENGRAM_ASSIGN_OR_RETURN(PutReport r, Put(ctx, plan.into, content));
-    keep(r);
+    ENGRAM_ASSIGN_OR_RETURN(PlannedFile made, PlanPut(ctx, *held, plan.into, content));
+    writes.by_path.emplace(made.path, 0);
+    writes.files.push_back(std::move(made));
   }
-  ENGRAM_ASSIGN_OR_RETURN(PutReport cut_report,
-                          EditPage(ctx, plan.from.slug, "split", [&](const StoredPage& p) -> Result<std::string> {
-                            ENGRAM_ASSIGN_OR_RETURN(std::string out, text::RemoveAliases(p.path, p.content, remove));
-                            ENGRAM_ASSIGN_OR_RETURN(auto t, text::TakeSections(p.path, out, plan.picks));
-                            return t.first;
-                          }));
-  keep(cut_report);
+  ENGRAM_RETURN_IF_ERROR(
+      PlanEdit(ctx, *held, &writes, plan.from.slug, [&](const StoredPage& p) -> Result<std::string> {
+        ENGRAM_ASSIGN_OR_RETURN(std::string out, text::RemoveAliases(p.path, p.content, remove));
+        ENGRAM_ASSIGN_OR_RETURN(auto t, text::TakeSections(p.path, out, plan.picks));
+        return t.first;
+      }).status());
   // 3. Links to `from` shown as a moved name (or, for a restored page, as its
   //    slug, path or file name, which merge kept as the shown text) now reach `into`.
-  ENGRAM_ASSIGN_OR_RETURN(StoredPage made, brain_.engine().GetPage(all, plan.into));
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<PageNames> pages, brain_.engine().AllPageNames(all));
+  PageNames into_names;
+  if (plan.stub) {
+    into_names = {plan.stub->slug, plan.stub->path, plan.title, {}, is_private, plan.type, plan.stub->id};
+  } else {  // the page made is not indexed yet: its names as it will be, among the pages links resolve to
+    const std::string path = writes.files.front().path;
+    into_names = {text::SlugFromPath(path), path, plan.title, {}, is_private, plan.type, PageId()};
+    pages.push_back(into_names);
+  }
   std::set<std::string> shown;
   for (const std::string& n : plan.names) shown.insert(graph::FoldName(n));
   shown.insert(graph::FoldName(plan.title));
   if (plan.stub) {
-    shown.insert(graph::FoldName(made.slug));
-    std::string path = made.path;
+    shown.insert(graph::FoldName(into_names.slug));
+    std::string path = into_names.path;
     if (path.size() > 3 && path.substr(path.size() - 3) == ".md") path.resize(path.size() - 3);
     shown.insert(graph::FoldName(path));
     shown.insert(graph::FoldName(path.substr(path.rfind('/') + 1)));  // rfind npos + 1 == 0: the whole path
@@ -187,14 +227,17 @@ Result<SplitReport> PageModule::SplitEntity(const OperationContext& ctx, const S
   std::set<std::string> linking;
   for (const LinkRecord& l : inbound) {
     // `from` itself too: a merge made its links to the merged page links to itself.
-    if (l.from_slug != plan.into) linking.insert(l.from_slug);
+    if (l.from_slug != into_names.slug) linking.insert(l.from_slug);
   }
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<PageNames> pages, brain_.engine().AllPageNames(all));
-  const PageNames into_names{made.slug, made.path, made.title, {}, made.is_private, made.type, made.id};
   ENGRAM_ASSIGN_OR_RETURN(report.links_rewritten,
-                          RetargetLinks(ctx, "split", linking, plan.from.slug, into_names, pages,
-                                        [&](const std::string& label) { return shown.count(graph::FoldName(label)) > 0; },
-                                        keep));
+                          PlanRetargetLinks(ctx, *held, &writes, linking, plan.from.slug, into_names, pages,
+                                            [&](const std::string& label) { return shown.count(graph::FoldName(label)) > 0; }));
+  for (const PlannedFile& f : writes.files) report.pages_rewritten.push_back(text::SlugFromPath(f.path));
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<PutReport> written,
+                          RunPlanned(ctx, *held, "split", args, SplitReportJson(report), writes.files));
+  for (const PutReport& r : written) {
+    if (!r.commit.empty()) report.commits.push_back(r.commit);
+  }
   return report;
 }
 

@@ -319,7 +319,7 @@ Result<EvalResult> RunEval(const EvalOptions& options) {
   auto opened = options.store.empty() ? OpenSqliteStore(scratch.path() / "eval.db", eo) : OpenStore(options.store, eo);
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, std::move(opened));
   if (!options.store.empty()) {
-    ENGRAM_ASSIGN_OR_RETURN(BrainStats before, engine->Stats());
+    ENGRAM_ASSIGN_OR_RETURN(BrainStats before, engine->Stats(ReadScope::All("default")));
     if (before.pages > 0) {
       return Status::FailedPrecondition("--store " + DescribeStore(options.store) + " already holds " +
                                         std::to_string(before.pages) + " pages; eval needs an empty store");

@@ -134,11 +134,18 @@ Result<SuggestReport> PageModule::SuggestFacts(const OperationContext& ctx, std:
         PutReport put, EditPage(ctx, page.slug, "fact", [&](const StoredPage& p) -> Result<std::string> {
           std::string content = p.content;
           for (const size_t i : to_write) {
-            const FactSuggestion* s = &report.suggestions[i];
+            FactSuggestion* s = &report.suggestions[i];
             char confidence[16];
             std::snprintf(confidence, sizeof confidence, "%.2f", s->confidence);
             const std::string note = "llm " + model + " " + confidence + " line " + std::to_string(s->line);
-            ENGRAM_ASSIGN_OR_RETURN(content, text::AddFact(p.path, content, s->predicate, s->value, "", "", note));
+            // A line that would read back as anything but this fact (a value carrying links or fields the
+            // model was told to write) is not written, and the report says why.
+            Result<std::string> added = text::AddFact(p.path, content, s->predicate, s->value, "", "", note);
+            if (!added.ok()) {
+              s->verdict = "not written: " + added.status().message();
+              continue;
+            }
+            content = std::move(*added);
           }
           return content;
         }));

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engram/brain.h"
 #include "engram/engine.h"
@@ -63,6 +64,9 @@ class GitWrites {
 struct PageWriteLock {
   std::unique_ptr<sync::WriteLock> lock;
   std::unique_ptr<GitWrites> git;  // null: not a git brain
+  // Interrupted writes this lock's holder finished before its own (so that
+  // a re-run of one of them can answer with its report).
+  std::vector<JournalEntry> finished;
 };
 
 }  // namespace engram::ops

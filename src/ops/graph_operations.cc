@@ -236,10 +236,12 @@ void AddGraphOperations(OperationTable& ops) {
            "Each page written is its own commit on a git brain. Local only: it rewrites private pages too.",
            Scope::kWrite, true,
            {{"from", Type::kString, true, "the page merged away: slug, path, title or alias", 0, 0, 1024, {}, {}},
-            {"into", Type::kString, true, "the page kept", 0, 0, 1024, {}, {}}},
+            {"into", Type::kString, true, "the page kept", 0, 0, 1024, {}, {}},
+            {"publish", Type::kBoolean, false,
+             "merge a private page into a public one (its text, facts and names become public)", 0, 0, 0, {}, {}}},
            [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
-             ENGRAM_ASSIGN_OR_RETURN(MergeReport r,
-                                     b.Module<PageModule>().MergeEntity(ctx, a.Str("from"), a.Str("into")));
+             ENGRAM_ASSIGN_OR_RETURN(MergeReport r, b.Module<PageModule>().MergeEntity(ctx, a.Str("from"), a.Str("into"),
+                                                                                       a.Bool("publish")));
              return Json{{"from", r.from},
                          {"into", r.into},
                          {"pages_rewritten", r.pages_rewritten},
@@ -257,10 +259,12 @@ void AddGraphOperations(OperationTable& ops) {
             {"into", Type::kString, false, "the new page's slug", 0, 0, 1024, {}, {}},
             {"names", Type::kStrings, false, "aliases of `page` that name the other entity", 0, 50, 200, {}, {}},
             {"sections", Type::kStrings, false, "headings of `page` whose sections move", 0, 50, 200, {}, {}},
-            {"title", Type::kString, false, "the new page's title (default: the first name)", 0, 0, 200, {}, {}}},
+            {"title", Type::kString, false, "the new page's title (default: the first name)", 0, 0, 200, {}, {}},
+            {"publish", Type::kBoolean, false,
+             "restore a public page from a private one (the text it takes back becomes public)", 0, 0, 0, {}, {}}},
            [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
-             SplitRequest request{a.Str("page"), a.Str("into"), a.Strings("names"), a.Strings("sections"),
-                                  a.Str("title")};
+             SplitRequest request{a.Str("page"),     a.Str("into"),  a.Strings("names"),
+                                  a.Strings("sections"), a.Str("title"), a.Bool("publish")};
              ENGRAM_ASSIGN_OR_RETURN(SplitReport r, b.Module<PageModule>().SplitEntity(ctx, request));
              return Json{{"from", r.from},
                          {"into", r.into},

@@ -117,11 +117,11 @@ Result<KbDialogCheck> KbModule::Dialog(const std::vector<kb::DialogMessage>& his
   return out;
 }
 
-Result<KbAnswer> KbModule::Answer(std::string_view collection, std::string_view text, const Json& filters,
-                                  const KbAnswerOptions& options) {
+Result<KbAnswer> KbModule::Answer(const ReadScope& scope, std::string_view collection, std::string_view text,
+                                  const Json& filters, const KbAnswerOptions& options) {
   KbAnswer out;
   KbCollection c;
-  ENGRAM_ASSIGN_OR_RETURN(out.references, SearchIn(collection, text, filters, options.search, &c));
+  ENGRAM_ASSIGN_OR_RETURN(out.references, SearchIn(scope, collection, text, filters, options.search, &c));
   out.similarity = SimilarityOf(c);
   if (out.references.empty()) {
     out.no_answer_reason = "无数据";

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
+#include "common/crash_point.h"
 #include "common/files.h"
 #include "common/hash.h"
 #include "common/utf8.h"
@@ -20,10 +21,6 @@ namespace {
 constexpr size_t kCutAbove = 500;  // characters
 constexpr size_t kKeepEachEnd = 250;
 constexpr size_t kScanPage = 1000;
-
-std::string Who(const OperationContext& ctx) {
-  return ctx.caller.empty() ? ctx.transport : ctx.transport + ":" + ctx.caller;
-}
 
 // The question as indexed: its first and last 250 characters when it has more than 500.
 std::string CutQuestion(const std::string& q) {
@@ -116,9 +113,9 @@ Result<GovernedEntry> KbModule::GovernedUpsert(const OperationContext& ctx, Gove
   fields.latest = true;
   fields.create_time = fields.update_time = common::NowIso8601();
   ENGRAM_ASSIGN_OR_RETURN(fields.id, engine.InsertGoverned(fields));
-  if (fields.status == "online") ENGRAM_RETURN_IF_ERROR(PutEntries({ProjectionOf(fields, Who(ctx))}));
+  if (fields.status == "online") ENGRAM_RETURN_IF_ERROR(PutEntries({ProjectionOf(fields, KbModule::Who(ctx))}));
   ENGRAM_RETURN_IF_ERROR(
-      engine.AppendKbAudit({0, fields.create_time, Who(ctx), "create", fields.id, "", Dumped(fields)}));
+      engine.AppendKbAudit({0, fields.create_time, KbModule::Who(ctx), "create", fields.id, "", Dumped(fields)}));
   ENGRAM_RETURN_IF_ERROR(txn.Commit());
   return fields;
 }
@@ -151,7 +148,7 @@ Result<GovernedEntry> KbModule::GovernedUpdate(const OperationContext& ctx, int6
   take(&next.releaser_id, changes.releaser_id);
   ENGRAM_RETURN_IF_ERROR(CheckFields(next));
   if (Dumped(next) == Dumped(old)) return old;  // nothing changed: no new version
-  const std::string who = Who(ctx);
+  const std::string who = KbModule::Who(ctx);
   old.latest = false;
   ENGRAM_RETURN_IF_ERROR(engine.UpdateGoverned(old));
   ENGRAM_RETURN_IF_ERROR(engine.DeleteKbEntries(old.collection, {ProjectionId(old)}).status());
@@ -182,12 +179,15 @@ Result<GovernedEntry> KbModule::GovernedSetStatus(const OperationContext& ctx, i
   ENGRAM_RETURN_IF_ERROR(engine.UpdateGoverned(g));
   if (online) {
     ENGRAM_RETURN_IF_ERROR(EnsureCollection(ctx, g.collection));
-    ENGRAM_RETURN_IF_ERROR(PutEntries({ProjectionOf(g, Who(ctx))}));
+    ENGRAM_RETURN_IF_ERROR(PutEntries({ProjectionOf(g, KbModule::Who(ctx))}));
   } else {
     ENGRAM_RETURN_IF_ERROR(engine.DeleteKbEntries(g.collection, {ProjectionId(g)}).status());
   }
-  ENGRAM_RETURN_IF_ERROR(engine.AppendKbAudit({0, g.update_time, Who(ctx), status, g.id, Dumped(before), Dumped(g)}));
+  ENGRAM_RETURN_IF_ERROR(
+      engine.AppendKbAudit({0, g.update_time, KbModule::Who(ctx), status, g.id, Dumped(before), Dumped(g)}));
+  common::CrashPoint("status flip written, not committed");
   ENGRAM_RETURN_IF_ERROR(txn.Commit());
+  common::CrashPoint("status flip committed");
   return g;
 }
 
@@ -217,7 +217,7 @@ Result<KbModule::ImportCounts> KbModule::GovernedImport(const OperationContext& 
   }
   ENGRAM_RETURN_IF_ERROR(EnsureCollection(ctx, collection));
   Engine& engine = brain_.engine();
-  const std::string who = Who(ctx);
+  const std::string who = KbModule::Who(ctx);
   const std::string now = common::NowIso8601();
   ImportCounts counts;
   for (size_t start = 0; start < versions.size();) {
@@ -252,7 +252,9 @@ Result<KbModule::ImportCounts> KbModule::GovernedImport(const OperationContext& 
       i = end;
     }
     if (!projections.empty()) ENGRAM_RETURN_IF_ERROR(PutEntries(std::move(projections)));
+    common::CrashPoint("import batch written, not committed");
     ENGRAM_RETURN_IF_ERROR(txn.Commit());
+    common::CrashPoint("import batch committed");
     start = i;
     if (progress) progress(start, versions.size());
   }
@@ -309,7 +311,7 @@ Result<size_t> KbModule::Reindex(const OperationContext& ctx) {
   Engine& engine = brain_.engine();
   ENGRAM_ASSIGN_OR_RETURN(Transaction txn, engine.Begin());
   size_t changed = 0;
-  const std::string who = Who(ctx);
+  const std::string who = KbModule::Who(ctx);
   for (int64_t after = 0;;) {
     ENGRAM_ASSIGN_OR_RETURN(std::vector<GovernedEntry> page, engine.ScanGoverned(after, kScanPage));
     for (const GovernedEntry& g : page) {

@@ -19,10 +19,6 @@ namespace {
 constexpr size_t kMaxTextBytes = 64 * 1024;
 constexpr size_t kMaxMetaBytes = 64 * 1024;
 
-std::string Who(const OperationContext& ctx) {
-  return ctx.caller.empty() ? ctx.transport : ctx.transport + ":" + ctx.caller;
-}
-
 // The meta object as stored: flat (strings, numbers, booleans, null), without the keys `text` and `vector`.
 Result<std::string> FlatMeta(const Json* meta, size_t index) {
   if (meta == nullptr || meta->is_null()) return std::string("{}");
@@ -73,6 +69,10 @@ KbModule::KbModule(Brain& brain)
 
 KbModule::~KbModule() = default;
 
+std::string KbModule::Who(const OperationContext& ctx) {
+  return ctx.caller.empty() ? ctx.transport : ctx.transport + ":" + ctx.caller;
+}
+
 std::string KbModule::SimilarityOf(const KbCollection& collection) {
   return collection.embedder.empty() ? "lexical" : "embedding:" + collection.embedder;
 }
@@ -80,7 +80,7 @@ std::string KbModule::SimilarityOf(const KbCollection& collection) {
 bool KbModule::EmbeddingConfigured() const { return brain_.options().embedding.provider != "none"; }
 
 Status KbModule::Create(const OperationContext& ctx, KbCollection c, bool embed) {
-  c.created_by = Who(ctx);
+  c.created_by = KbModule::Who(ctx);
   c.embedder.clear();
   c.dimension = 0;
   while (!c.folder.empty() && c.folder.back() == '/') c.folder.pop_back();
@@ -89,6 +89,9 @@ Status KbModule::Create(const OperationContext& ctx, KbCollection c, bool embed)
     if (c.folder.front() == '/' || c.folder.find('\\') != std::string::npos ||
         wrapped.find("/../") != std::string::npos || wrapped.find("/./") != std::string::npos) {
       return Status::InvalidArgument("folder must be a path inside the brain, like redline/ (not '" + c.folder + "')");
+    }
+    if (wrapped.find("/.") != std::string::npos) {  // .engram, .git, .obsidian: never pages
+      return Status::InvalidArgument("folder '" + c.folder + "' is hidden (a name starting with '.'): no pages live there");
     }
     if (embed) return Status::InvalidArgument("a collection kept from a folder of pages is lexical");
   }
@@ -143,7 +146,7 @@ Status KbModule::PutEntries(std::vector<KbEntry> entries) {
   return engine.PutKbEntries(entries).status();
 }
 
-Result<std::vector<std::pair<KbCollection, int64_t>>> KbModule::List() {
+Result<std::vector<std::pair<KbCollection, int64_t>>> KbModule::List(const ReadScope& scope) {
   ENGRAM_ASSIGN_OR_RETURN(std::vector<KbCollection> collections, brain_.engine().KbCollections());
   ENGRAM_ASSIGN_OR_RETURN(std::vector<KbCollectionStats> stats, brain_.engine().KbCollectionStatistics());
   std::vector<std::pair<KbCollection, int64_t>> out;
@@ -153,7 +156,7 @@ Result<std::vector<std::pair<KbCollection, int64_t>>> KbModule::List() {
       if (s.name == c.name) entries = s.entries;
     }
     if (!c.folder.empty()) {
-      ENGRAM_ASSIGN_OR_RETURN(std::vector<KbEntry> kept, index_->FolderEntries(c.name));
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<KbEntry> kept, index_->FolderEntries(c.name, scope));
       entries = static_cast<int64_t>(kept.size());
     }
     out.emplace_back(std::move(c), entries);
@@ -163,11 +166,12 @@ Result<std::vector<std::pair<KbCollection, int64_t>>> KbModule::List() {
 
 Result<KbCollection> KbModule::Describe(std::string_view collection) { return index_->Collection(collection); }
 
-Result<std::vector<KbEntry>> KbModule::Scan(std::string_view collection, int64_t after_key, size_t limit) {
+Result<std::vector<KbEntry>> KbModule::Scan(const ReadScope& scope, std::string_view collection, int64_t after_key,
+                                            size_t limit) {
   ENGRAM_ASSIGN_OR_RETURN(KbCollection c, index_->Collection(collection));
   if (!c.folder.empty()) {  // one page holds all: the folder's entries, by id
     if (after_key != 0) return std::vector<KbEntry>();
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<KbEntry> all, index_->FolderEntries(collection));
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<KbEntry> all, index_->FolderEntries(collection, scope));
     (void)limit;
     return all;
   }
@@ -195,7 +199,7 @@ Result<std::vector<std::string>> KbModule::Upsert(const OperationContext& ctx, s
     e.source = d.source;
     ENGRAM_ASSIGN_OR_RETURN(e.meta, FlatMeta(d.meta, i));
     e.updated_at = now;
-    e.updated_by = Who(ctx);
+    e.updated_by = KbModule::Who(ctx);
     entries.push_back(std::move(e));
   }
   ENGRAM_RETURN_IF_ERROR(EnsureCollection(ctx, collection));
@@ -229,28 +233,30 @@ Result<std::vector<std::string>> KbModule::Delete(std::string_view collection, c
   return brain_.engine().DeleteKbEntries(collection, wanted);
 }
 
-Result<std::vector<kb::Hit>> KbModule::Search(std::string_view collection, std::string_view text,
-                                              const Json& filters, const kb::SearchOptions& options,
-                                              std::string* similarity) {
+Result<std::vector<kb::Hit>> KbModule::Search(const ReadScope& scope, std::string_view collection,
+                                              std::string_view text, const Json& filters,
+                                              const kb::SearchOptions& options, std::string* similarity) {
   KbCollection searched;
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<kb::Hit> hits, SearchIn(collection, text, filters, options, &searched));
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<kb::Hit> hits, SearchIn(scope, collection, text, filters, options, &searched));
   if (similarity != nullptr) *similarity = SimilarityOf(searched);
   return hits;
 }
 
-Result<std::vector<kb::Hit>> KbModule::SearchIn(std::string_view collection, std::string_view text,
-                                                const Json& filters, const kb::SearchOptions& options,
-                                                KbCollection* searched) {
+Result<std::vector<kb::Hit>> KbModule::SearchIn(const ReadScope& scope, std::string_view collection,
+                                                std::string_view text, const Json& filters,
+                                                const kb::SearchOptions& options, KbCollection* searched) {
   // Queries are embedded as documents: a red-line entry and a user's text are the same kind of text.
   Result<std::vector<kb::Hit>> hits = index_->Search(
-      collection, text, filters, options,
+      collection, scope, text, filters, options,
       [&](const KbCollection& c) -> Result<std::vector<float>> {
         ENGRAM_ASSIGN_OR_RETURN(embed::Embedder * e, EmbedderFor(c));
         return e->Embed({std::string(text)}, embed::EmbedKind::kDocument);
       },
       searched);
-  // The default collection exists for callers before their first upsert: empty (and lexical), not unknown.
+  // The default collection exists for callers before their first upsert: empty (and lexical), not unknown —
+  // with the fields it will have, so a filter on any other is the same error as once it exists.
   if (!hits.ok() && hits.status().code() == StatusCode::kNotFound && collection == kDefaultKbCollection) {
+    ENGRAM_RETURN_IF_ERROR(kb::Filter::Parse(kb::FilterableFields(DefaultCollection()), filters).status());
     return std::vector<kb::Hit>();
   }
   return hits;

@@ -79,8 +79,8 @@ class KbModule final : public BrainModule {
   Status Create(const OperationContext& ctx, KbCollection collection, bool embed);
   // Whether an [embedding] provider is configured (new collections embed by default then).
   bool EmbeddingConfigured() const;
-  // Every collection with its entry count, by name.
-  Result<std::vector<std::pair<KbCollection, int64_t>>> List();
+  // Every collection with its entry count (the entries scope sees), by name.
+  Result<std::vector<std::pair<KbCollection, int64_t>>> List(const ReadScope& scope);
   Result<KbCollection> Describe(std::string_view collection);
 
   // Stores the docs (all or none); returns their ids in order.
@@ -90,15 +90,18 @@ class KbModule final : public BrainModule {
   // returns the ids that existed.
   Result<std::vector<std::string>> Delete(std::string_view collection, const std::vector<std::string>& ids,
                                           const std::vector<std::string>& texts);
-  // The entries most similar to text, best first (filters: kb/filter.h);
+  // The entries most similar to text, best first (filters: kb/filter.h),
+  // of those scope sees (a collection kept from a folder: a private page's
+  // entry only for a reader of private pages, kb::KbIndex::Search);
   // similarity (optional) receives what scored them (SimilarityOf).
-  Result<std::vector<kb::Hit>> Search(std::string_view collection, std::string_view text,
+  Result<std::vector<kb::Hit>> Search(const ReadScope& scope, std::string_view collection, std::string_view text,
                                       const nlohmann::json& filters, const kb::SearchOptions& options,
                                       std::string* similarity = nullptr);
 
   // The collection's entries after after_key, ascending, at most limit (a keyset page, for export);
-  // a collection kept from a folder gives all its entries for after_key 0 and none after.
-  Result<std::vector<KbEntry>> Scan(std::string_view collection, int64_t after_key, size_t limit);
+  // a collection kept from a folder gives all its entries scope sees for after_key 0 and none after.
+  Result<std::vector<KbEntry>> Scan(const ReadScope& scope, std::string_view collection, int64_t after_key,
+                                    size_t limit);
 
   // Governance (kb_governance.cc): governed entries and their projection
   // into their collection, changed together in one transaction; only the
@@ -146,8 +149,9 @@ class KbModule final : public BrainModule {
   // with an embedder, else kb::TextCosine) reaches
   // answer_similarity, else moved to answer_backup. An LLM that is not
   // configured, fails or answers nothing is a no_answer_reason, never an error.
-  Result<KbAnswer> Answer(std::string_view collection, std::string_view text, const nlohmann::json& filters,
-                          const KbAnswerOptions& options);
+  // References are the entries scope sees, as Search.
+  Result<KbAnswer> Answer(const ReadScope& scope, std::string_view collection, std::string_view text,
+                          const nlohmann::json& filters, const KbAnswerOptions& options);
 
   // The multi-turn check: the conversation's streamed fragments merged, its
   // last max_turns x 2 messages labelled by the [llm] model under [kb]
@@ -161,6 +165,8 @@ class KbModule final : public BrainModule {
   // What produced the scores of a collection's searches: "lexical" (TF-IDF
   // cosine over the analyzer's terms) or "embedding:PROVIDER:MODEL".
   static std::string SimilarityOf(const KbCollection& collection);
+  // Who a caller is in a collection's records: "transport:caller" (or the transport alone).
+  static std::string Who(const OperationContext& ctx);
 
  private:
   // The collection exists; the default one is made on first use (NotFound for any other).
@@ -171,7 +177,7 @@ class KbModule final : public BrainModule {
   Status PutEntries(std::vector<KbEntry> entries);
   // Search, with the collection as it was searched (searched: its name empty when the
   // default collection does not exist yet).
-  Result<std::vector<kb::Hit>> SearchIn(std::string_view collection, std::string_view text,
+  Result<std::vector<kb::Hit>> SearchIn(const ReadScope& scope, std::string_view collection, std::string_view text,
                                         const nlohmann::json& filters, const kb::SearchOptions& options,
                                         KbCollection* searched);
   // The configured embedder when it is the one collection's vectors come from.

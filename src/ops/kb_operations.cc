@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include "common/utf8.h"
 #include "ops/kb_module.h"
 #include "ops/operations.h"
 
@@ -50,7 +51,7 @@ Json Group(const std::vector<kb::Hit>& hits, bool embeddings = false) {
   return g;
 }
 
-Result<Json> Search(Brain& b, const Args& a) {
+Result<Json> Search(Brain& b, const OperationContext& ctx, const Args& a) {
   kb::SearchOptions o;
   const KbOptions& d = b.options().kb;
   o.top_k = static_cast<size_t>(a.Int("top_k", d.top_k));
@@ -61,7 +62,7 @@ Result<Json> Search(Brain& b, const Args& a) {
   std::string similarity = "lexical";  // what the searches report; an empty text_list searches nothing
   for (const std::string& text : a.Strings("text_list")) {
     ENGRAM_ASSIGN_OR_RETURN(std::vector<kb::Hit> hits,
-                            Kb(b).Search(collection, text, filters != nullptr ? *filters : Json(), o, &similarity));
+                            Kb(b).Search(ReadScopeOf(ctx), collection, text, filters != nullptr ? *filters : Json(), o, &similarity));
     groups.push_back(Group(hits, a.Bool("return_embeddings", true)));
   }
   return Json{{"collection", collection}, {"similarity", similarity}, {"groups", groups}};
@@ -85,9 +86,12 @@ std::vector<Param> AnswerParams() {
           {"filters", Type::kMap, false, "as kb_search", 0, 0, 0, {}, {}}};
 }
 
-Result<KbAnswer> Answer(Brain& b, const Args& a) {
+Result<KbAnswer> Answer(Brain& b, const OperationContext& ctx, const Args& a) {
   const std::vector<std::string> texts = a.Strings("text_list");
   if (texts.empty()) return Status::InvalidArgument("text_list为空");
+  if (common::TrimSpace(texts.front()).empty()) {
+    return Status::InvalidArgument("text_list[0]为空 (the question to answer is empty)");
+  }
   const KbOptions& d = b.options().kb;
   KbAnswerOptions o;
   o.search.top_k = static_cast<size_t>(a.Int("top_k", d.top_k));
@@ -95,7 +99,7 @@ Result<KbAnswer> Answer(Brain& b, const Args& a) {
   o.same_threshold = a.Num("same_threshold", d.same_threshold);
   o.answer_similarity = a.Num("answer_similarity", d.answer_similarity);
   const Json* filters = a.Raw("filters");
-  return Kb(b).Answer(CollectionOf(a), texts.front(), filters != nullptr ? *filters : Json(), o);
+  return Kb(b).Answer(ReadScopeOf(ctx), CollectionOf(a), texts.front(), filters != nullptr ? *filters : Json(), o);
 }
 
 // The governed entry's fields a caller writes (upsert, update).
@@ -249,8 +253,9 @@ void AddKbOperations(OperationTable& ops) {
              {"embedding", "lexical"}, {}},
             {"folder", Type::kString, false,
              "keep the collection from this folder of Markdown pages (one entry per page: frontmatter question/answer/"
-             "class/type/status or ## Q / ## A sections), current with every sync; lexical",
-             0, 0, 1024, {}, {}}},
+             "class/type/status or ## Q / ## A sections), current with every sync; lexical. It reads pages: "
+             "an admin's (or the local CLI's)",
+             0, 0, 1024, {}, {}, Scope::kAdmin}},
            [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
              KbCollection c;
              c.name = a.Str("collection");
@@ -271,8 +276,8 @@ void AddKbOperations(OperationTable& ops) {
            }});
   ops.Add({"kb_list", "List the knowledge collections with their entry counts, fields and similarity.", Scope::kRead,
            false, {},
-           [](Brain& b, const OperationContext&, const Args&) -> Result<Json> {
-             ENGRAM_ASSIGN_OR_RETURN(auto collections, Kb(b).List());
+           [](Brain& b, const OperationContext& ctx, const Args&) -> Result<Json> {
+             ENGRAM_ASSIGN_OR_RETURN(auto collections, Kb(b).List(ReadScopeOf(ctx)));
              Json out = Json::array();
              for (const auto& [c, entries] : collections) {
                out.push_back({{"collection", c.name}, {"entries", entries}, {"fields", FieldsJson(c.fields)},
@@ -338,7 +343,7 @@ void AddKbOperations(OperationTable& ops) {
              {}},
             {"return_embeddings", Type::kBoolean, false, "include the hits' embeddings (none for lexical)", 0, 0, 0,
              {}, {}}},
-           [](Brain& b, const OperationContext&, const Args& a) -> Result<Json> { return Search(b, a); }});
+           [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> { return Search(b, ctx, a); }});
   ops.Add({"kb_answer",
            "Answer a question from a knowledge collection, guarded: no hit -> no answer (\"无数据\"); a top hit at "
            "least same_threshold similar -> its safeChat verbatim; otherwise the configured LLM answers from the "
@@ -346,8 +351,8 @@ void AddKbOperations(OperationTable& ops) {
            Scope::kRead,
            false,
            AnswerParams(),
-           [](Brain& b, const OperationContext&, const Args& a) -> Result<Json> {
-             ENGRAM_ASSIGN_OR_RETURN(KbAnswer r, Answer(b, a));
+           [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
+             ENGRAM_ASSIGN_OR_RETURN(KbAnswer r, Answer(b, ctx, a));
              return Json{{"answer", r.answer}, {"answer_backup", r.answer_backup},
                          {"no_answer_reason", r.no_answer_reason}, {"answer_ref_similar", r.answer_ref_similar},
                          {"refDocs", Group(r.references)}, {"similarity", r.similarity}};
@@ -356,8 +361,8 @@ void AddKbOperations(OperationTable& ops) {
            "For gateways: the guarded answer as a risk code — 110101 when an answer is returned, 110100 when the "
            "text resembles a red-line entry but no answer is given, 0 otherwise — with the hits and the answer.",
            Scope::kRead, false, AnswerParams(),
-           [](Brain& b, const OperationContext&, const Args& a) -> Result<Json> {
-             ENGRAM_ASSIGN_OR_RETURN(KbAnswer r, Answer(b, a));
+           [](Brain& b, const OperationContext& ctx, const Args& a) -> Result<Json> {
+             ENGRAM_ASSIGN_OR_RETURN(KbAnswer r, Answer(b, ctx, a));
              const int risk = !r.answer.empty() ? 110101 : (!r.references.empty() ? 110100 : 0);
              return Json{{"riskCode", risk}, {"hits", Group(r.references)}, {"answer", r.answer},
                          {"no_answer_reason", r.no_answer_reason}, {"similarity", r.similarity}};

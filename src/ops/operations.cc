@@ -272,7 +272,7 @@ Json InputSchema(const Operation& op) {
 
 Status CheckArguments(const Operation& op, Json* args) { return Validate("", op.params, args); }
 
-Result<Json> Run(Brain& brain, const OperationContext& ctx, const Operation& op, const Json& checked_args) {
+Status CheckCaller(const Operation& op, const OperationContext& ctx) {
   if (op.local_only && ctx.remote) {
     return Status::PermissionDenied(op.name + " is a local-only operation (run it with the engram CLI on this machine)");
   }
@@ -280,12 +280,25 @@ Result<Json> Run(Brain& brain, const OperationContext& ctx, const Operation& op,
     return Status::PermissionDenied(op.name + " needs the " + ScopeName(op.scope) + " scope; this caller has " +
                                     ScopeName(ctx.scope));
   }
+  return Status::Ok();
+}
+
+Result<Json> Run(Brain& brain, const OperationContext& ctx, const Operation& op, const Json& checked_args) {
+  ENGRAM_RETURN_IF_ERROR(CheckCaller(op, ctx));
+  for (const Param& p : op.params) {
+    if (static_cast<int>(ctx.scope) >= static_cast<int>(p.scope)) continue;
+    if (checked_args.is_object() && checked_args.contains(p.name)) {
+      return Status::PermissionDenied(op.name + "'s argument '" + p.name + "' needs the " + ScopeName(p.scope) +
+                                      " scope; this caller has " + ScopeName(ctx.scope));
+    }
+  }
   return op.run(brain, ctx, Args(&checked_args));
 }
 
 Result<Json> Call(Brain& brain, const OperationContext& ctx, std::string_view name, const Json& args) {
   const Operation* op = FindOperation(name);
   if (op == nullptr) return Status::NotFound("unknown operation '" + std::string(name) + "'");
+  ENGRAM_RETURN_IF_ERROR(CheckCaller(*op, ctx));
   Json checked = args;
   ENGRAM_RETURN_IF_ERROR(CheckArguments(*op, &checked));
   return Run(brain, ctx, *op, checked);

@@ -36,6 +36,9 @@ struct Param {
   size_t max_bytes = 0;              // strings (each item of kStrings): 0 = no limit
   std::vector<std::string> choices;  // strings: the allowed values (empty: any)
   std::vector<Param> fields;         // objects
+  // The scope a caller needs to pass this argument at all (above the
+  // operation's own: kb_create's folder, which reads pages, is admin's).
+  Scope scope = Scope::kRead;
 };
 
 class Args;
@@ -106,15 +109,19 @@ nlohmann::json InputSchema(const Operation& op);
 // InvalidArgument naming the field); normalises it in place.
 Status CheckArguments(const Operation& op, nlohmann::json* args);
 
-// Runs op with arguments that already passed CheckArguments, after the
-// caller's scope and the local-only flag (PermissionDenied).
+// Whether the caller may run op at all: its scope and the local-only flag
+// (PermissionDenied). Checked before the arguments are, so a caller who may
+// not run an operation learns nothing of its parameters.
+Status CheckCaller(const Operation& op, const OperationContext& ctx);
+
+// Runs op with arguments that already passed CheckArguments, after
+// CheckCaller and the scope of each argument given (PermissionDenied).
 Result<nlohmann::json> Run(Brain& brain, const OperationContext& ctx, const Operation& op,
                            const nlohmann::json& checked_args);
 
-// Checks args against the parameters (an object or null; unknown fields,
-// missing required ones, wrong types and values out of range are
-// InvalidArgument naming the field), then the caller's scope and the
-// local-only flag (PermissionDenied), then runs the operation.
+// CheckCaller, then args against the parameters (an object or null;
+// unknown fields, missing required ones, wrong types and values out of range
+// are InvalidArgument naming the field), then runs the operation (Run).
 Result<nlohmann::json> Call(Brain& brain, const OperationContext& ctx, std::string_view name,
                             const nlohmann::json& args);
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "embed/embedder.h"
+#include "net/base_url.h"
 #include "sync/scope.h"
 #include "sync/sensitive.h"
 
@@ -80,6 +81,11 @@ Status EmbeddingOptions::Validate() const {
   return Status::Ok();
 }
 
+Status LlmOptions::Validate() const {
+  // Checked when the file is read, not at the first call that needs the model.
+  return net::ParseBaseUrl(base_url, "llm.base_url").status();
+}
+
 Status GitOptions::Validate() const {
   if (message.empty() || message.find_first_of("\r\n") != std::string::npos) {
     return Status::InvalidArgument("git.message must be one non-empty line (the commit's first line)");
@@ -87,10 +93,32 @@ Status GitOptions::Validate() const {
   return Status::Ok();
 }
 
+namespace {
+
+// A DNS host name (labels of letters, digits and inner hyphens, 1-63 bytes
+// each, 253 in all) or a dotted IPv4 address: what a Host header may name.
+bool IsHostName(std::string_view h) {
+  if (h.empty() || h.size() > 253) return false;
+  size_t start = 0;
+  while (true) {
+    const size_t dot = h.find('.', start);
+    const std::string_view label = h.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-') return false;
+    for (char c : label) {
+      const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
+      if (!ok) return false;
+    }
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
+}  // namespace
+
 Status ServerOptions::Validate() const {
   for (const std::string& h : allowed_hosts) {
-    if (h.empty() || h.find_first_of("/: \t") != std::string::npos || h == "*") {
-      return Status::InvalidArgument("server.allowed_hosts: '" + h +
+    if (!IsHostName(h)) {
+      return Status::InvalidArgument("server.allowed_hosts: '" + h.substr(0, 100) +
                                      "' must be a host name or IPv4 address, without scheme, port or wildcard");
     }
   }
@@ -122,6 +150,7 @@ Status BrainOptions::Validate() const {
     return Status::InvalidArgument("search.expansion needs llm.model (an OpenAI-compatible chat model)");
   }
   ENGRAM_RETURN_IF_ERROR(git.Validate());
+  ENGRAM_RETURN_IF_ERROR(llm.Validate());
   ENGRAM_RETURN_IF_ERROR(quarantine.Validate());
   ENGRAM_RETURN_IF_ERROR(scope.Validate());
   ENGRAM_RETURN_IF_ERROR(server.Validate());

@@ -6,7 +6,10 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -18,6 +21,21 @@ namespace engram::ops {
 
 struct PageWriteLock;
 class GitWrites;
+
+// One file of a write planned whole before its first byte is written: the
+// bytes it holds now and the bytes it will hold.
+struct PlannedFile {
+  std::string path;                   // relative to the pages' folder
+  std::optional<std::string> before;  // nullopt: no file there yet
+  std::string after;
+};
+
+// A multi-file write being planned (merge, split): each file once, in the
+// order it was first changed, with what every edit so far made of it.
+struct WritePlan {
+  std::vector<PlannedFile> files;
+  std::map<std::string, size_t, std::less<>> by_path;
+};
 
 // What `entity merge` did: the pages it rewrote (each write its own commit
 // on a git brain), the links it pointed at the kept page, the names that
@@ -39,6 +57,7 @@ struct SplitRequest {
   std::vector<std::string> names;     // aliases of `page` that name the other entity
   std::vector<std::string> sections;  // headings (## …) of `page` whose sections are about it
   std::string title;                  // the new page's title ("" = the first name)
+  bool publish = false;               // text of a private page may move to a public one
 };
 
 struct SplitReport {
@@ -101,14 +120,31 @@ class PageModule final : public BrainModule {
   // frontmatter facts as fact lines; every link to from is rewritten to
   // into; from becomes a redirect page naming into, so links written
   // elsewhere later still arrive. Refused: a page into itself, a public page
-  // into a private one, a redirect either way.
-  Result<MergeReport> MergeEntity(const OperationContext& ctx, std::string_view from, std::string_view into);
+  // into a private one, a redirect either way, and — unless publish — a
+  // private page into a public one (its text, facts and names would be read
+  // by remote callers; the refusal says what would be exposed). Every file
+  // is planned before the first is written, and the write is journaled: a
+  // merge killed halfway is finished by running it again (or by the next
+  // write, or `engram check --repair`), byte for byte as if uninterrupted.
+  Result<MergeReport> MergeEntity(const OperationContext& ctx, std::string_view from, std::string_view into,
+                                  bool publish = false);
   // Splits a page about two entities (ops/entity_split.cc): a new page gets
   // the aliases and sections named, and the links to the page shown as one
   // of those names. Named a redirect that `merge` left, it undoes the merge:
   // the redirect gets back its title, its names and the section merge
   // appended, and the links shown as its names or slug reach it again.
+  // Refused, unless request.publish, when text of a private page would move
+  // to a page remote callers read. Planned and journaled as a merge.
   Result<SplitReport> SplitEntity(const OperationContext& ctx, const SplitRequest& request);
+
+  // Finishes the interrupted writes of this brain (the open write journals
+  // it owns: a process killed mid-write), under the write lock: each file not
+  // done is brought to its planned bytes, committed on a git brain and
+  // indexed. A file changed since by someone else is left as it is and named
+  // in the error (the journal stays open) unless discard_conflicts, which
+  // keeps the person's version and closes the journal. Returns the journals
+  // finished. Every page write runs it first.
+  Result<std::vector<JournalEntry>> FinishInterruptedWrites(const OperationContext& ctx, bool discard_conflicts);
   // The optional LLM relation extractor (ops/fact_suggest.cc): asks [llm]'s
   // model for the relations the page states, keeps those about the page whose
   // object resolves (or is a text value where one is read) and that nothing
@@ -120,30 +156,61 @@ class PageModule final : public BrainModule {
 
  private:
   // Put with the page-write lock already held; operation names the write
-  // in its commit ("put", "tag", ...).
+  // in its commit ("put", "tag", ...). Planned (PlanPut), then run journaled.
   Result<PutReport> PutLocked(const OperationContext& ctx, PageWriteLock& held, std::string_view operation,
                               std::string_view slug, std::string_view content);
+  // Everything that can refuse writing content to slug's file, decided
+  // before a byte is written (the name, the content and its secrets, a
+  // remote caller's trust boundary, uncommitted work on a git brain, a file
+  // changed on disk since it was indexed): the file as planned.
+  Result<PlannedFile> PlanPut(const OperationContext& ctx, PageWriteLock& held, std::string_view slug,
+                              std::string_view content);
+  // Adds to plan the edit of the page named slug (as Get resolves it),
+  // applied to the page as the plan has made it so far; false when the edit
+  // changes nothing.
+  Result<bool> PlanEdit(const OperationContext& ctx, PageWriteLock& held, WritePlan* plan, std::string_view slug,
+                        const std::function<Result<std::string>(const StoredPage&)>& edit);
+  // Runs a planned write: recorded whole in the write journal (operation,
+  // args and the report a re-run gives back), then each file written,
+  // committed on a git brain and indexed, then the journal closed. The
+  // reports of the files, in plan order.
+  Result<std::vector<PutReport>> RunPlanned(const OperationContext& ctx, PageWriteLock& held, std::string_view operation,
+                                            const nlohmann::json& args, const nlohmann::json& report,
+                                            const std::vector<PlannedFile>& files);
+  // Brings one journaled file to its planned bytes: whatever of writing,
+  // committing and indexing is not done yet (a resumed write finds the file
+  // already written, or committed). FailedPrecondition when the file holds
+  // neither its planned nor its earlier bytes (someone changed it).
+  Result<PutReport> ApplyFile(const OperationContext& ctx, PageWriteLock& held, std::string_view operation,
+                              const JournalFile& file);
+  // Who owns a journal: this brain's folder on this host.
+  std::string JournalOwner() const;
+  // Finishes this brain's open journals under held (FinishInterruptedWrites),
+  // recording them in held.finished.
+  Status FinishJournals(const OperationContext& ctx, PageWriteLock& held);
   // Delete on a git brain: the file's removal is committed with the page's.
   Status DeleteCommitted(const OperationContext& ctx, GitWrites& git, common::RootedDir& dir, const StoredPage& page);
-  // Reads the page, applies edit to its content, writes it back when it changed.
+  // Reads the page, applies edit to its content, writes it back when it changed (journaled, as every write).
   Result<PutReport> EditPage(const OperationContext& ctx, std::string_view slug, std::string_view what,
                              const std::function<Result<std::string>(const StoredPage&)>& edit);
-  // Merge and split (ops/entity_merge.cc): in each page of `linking`, the
-  // links that reach `from` and whose shown text `pick` accepts now point at
-  // `to`, written as VaultLinkText gives it from that page (`pages`: every
-  // page of the source); a public page never gets a link to a private one.
-  // Each page written is an edit of its own, passed to `keep`. Returns the
-  // number of links rewritten.
-  Result<size_t> RetargetLinks(const OperationContext& ctx, std::string_view what,
-                               const std::set<std::string>& linking, const std::string& from, const PageNames& to,
-                               const std::vector<PageNames>& pages, const std::function<bool(const std::string&)>& pick,
-                               const std::function<void(const PutReport&)>& keep);
+  // Merge and split (ops/entity_merge.cc): plans, in each page of
+  // `linking`, that the links that reach `from` and whose shown text `pick`
+  // accepts point at `to`, written as VaultLinkText gives it from that page
+  // (`pages`: every page of the source); a public page never gets a link to
+  // a private one. Returns the number of links rewritten.
+  Result<size_t> PlanRetargetLinks(const OperationContext& ctx, PageWriteLock& held, WritePlan* plan,
+                                   const std::set<std::string>& linking, const std::string& from, const PageNames& to,
+                                   const std::vector<PageNames>& pages,
+                                   const std::function<bool(const std::string&)>& pick);
   // Why the file a local caller named is not a page (failed, quarantined
   // with rule and line, out of scope) and how to index it; "" when no such file.
   std::string WhyNotAPage(std::string_view slug);
   // The lock of a put, delete or page edit. On a git brain the database
   // first catches up with HEAD, and the lock carries what commits the write.
+  // Interrupted writes of this brain are finished before it is returned.
   Result<std::unique_ptr<PageWriteLock>> LockForPageWrite(std::string_view what);
+  // The lock alone, interrupted writes left as they are.
+  Result<std::unique_ptr<PageWriteLock>> TakePageWriteLock(std::string_view what);
 
   Brain& brain_;
 };

@@ -226,4 +226,14 @@ Result<StoredPage> ResolvePage(PageStore& engine, const ReadScope& scope, std::s
   return Status::NotFound(std::move(message));
 }
 
+std::string PageFileName(std::string_view slug) {
+  std::string rel(slug);
+  const std::string lower = common::AsciiLower(rel);
+  auto ends = [&](std::string_view suffix) {
+    return lower.size() >= suffix.size() && lower.compare(lower.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  if (!ends(".md") && !ends(".markdown")) rel += ".md";
+  return rel;
+}
+
 }  // namespace engram::ops

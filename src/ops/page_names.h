@@ -34,6 +34,10 @@ std::string VaultLinkText(const std::vector<PageNames>& pages, const PageNames& 
 // "name (slug)" when the slug differs from the name.
 std::vector<std::string> ClosestNames(const std::vector<PageNames>& names, std::string_view typed, size_t limit);
 
+// The file a page slug names: "notes/a" -> "notes/a.md"; a name that already
+// ends in .md or .markdown is kept.
+std::string PageFileName(std::string_view slug);
+
 // Checks a page name typed by a caller: non-empty, at most 1,024 bytes,
 // valid UTF-8, no control characters. Names are only compared with the
 // index, never used as file names, so spaces and punctuation are fine.

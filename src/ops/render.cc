@@ -138,6 +138,9 @@ Json ToJson(const BrainStats& s) {
             {"schema_version", s.schema_version},
             {"engine", s.engine},
             {"server", s.server}};
+  if (s.scoped) {  // counts that would tell a reader of public pages about private ones
+    for (const char* hidden : {"private_pages", "versions", "terms", "db_bytes"}) j.erase(hidden);
+  }
   if (s.replica) {
     j["replica"] = {{"where", s.replica->where},
                     {"lag_seconds", s.replica->lag_seconds < 0 ? Json(nullptr) : Json(s.replica->lag_seconds)},

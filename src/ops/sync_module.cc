@@ -9,6 +9,9 @@
 #include <tuple>
 
 #include "common/files.h"
+#include "common/rooted_dir.h"
+#include <nlohmann/json.hpp>
+#include "ops/page_module.h"
 #include "ops/embedding_module.h"
 #include "ops/index_format.h"
 #include "ops/kb_module.h"
@@ -204,6 +207,55 @@ Status ReindexFromStoredContent(Engine& engine, const std::set<std::string>& pat
 
 }  // namespace
 
+namespace {
+
+// How check names a write that did not finish.
+ImportIssue InterruptedWrite(const JournalEntry& e) {
+  size_t done = 0;
+  std::string next;
+  for (const JournalFile& f : e.files) {
+    if (f.done) {
+      ++done;
+    } else if (next.empty()) {
+      next = f.path;
+    }
+  }
+  std::string what = e.operation;
+  const auto args = nlohmann::json::parse(e.args, nullptr, false);
+  if (args.is_object()) {
+    for (const char* key : {"from", "page", "slug"}) {
+      if (args.contains(key) && args[key].is_string()) what += " " + args[key].get<std::string>();
+    }
+    if (args.contains("into") && args["into"].is_string() && !args["into"].get<std::string>().empty()) {
+      what += " -> " + args["into"].get<std::string>();
+    }
+  }
+  return {next, "an interrupted write: " + what + " (started " + e.started_at + ") wrote " + std::to_string(done) +
+                    " of " + std::to_string(e.files.size()) +
+                    " files; run it again, or `engram check --repair` finishes it"};
+}
+
+// The temporary files of writes killed before their rename (RootedDir), by path.
+std::vector<std::string> TemporaryFiles(const fs::path& root) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
+       !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (it->is_directory(ec) && (name == ".git" || name == ".engram")) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (common::RootedDir::IsTemporaryName(name) && it->is_regular_file(ec)) {
+      out.push_back(fs::relative(it->path(), root, ec).generic_string());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
 Result<CheckReport> SyncModule::Check(const OperationContext& ctx, const CheckOptions& options) {
   CheckReport report;
   auto repo = sync::GitRepo::Open(brain_.root());
@@ -215,8 +267,17 @@ Result<CheckReport> SyncModule::Check(const OperationContext& ctx, const CheckOp
   rebuild.sample = options.sample;
   const std::string fingerprint = IndexFingerprint(brain_.options());
   bool knowledge_disagrees = false;
+  ENGRAM_ASSIGN_OR_RETURN(fs::path source_root, brain_.SourceRoot());
+  std::vector<std::string> temporaries;
   auto run_check = [&](std::vector<ImportIssue>* problems) -> Status {
     reindex.clear();
+    // Writes that did not finish, and what they left behind.
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<JournalEntry> journals, brain_.engine().OpenJournals());
+    for (const JournalEntry& e : journals) problems->push_back(InterruptedWrite(e));
+    temporaries = TemporaryFiles(source_root);
+    for (const std::string& t : temporaries) {
+      problems->push_back({t, "a temporary file an interrupted write left (`check --repair` removes it)"});
+    }
     // Governed knowledge entries against their collections' searchable entries.
     ENGRAM_ASSIGN_OR_RETURN(std::vector<std::string> knowledge, brain_.Module<KbModule>().CheckGoverned());
     knowledge_disagrees = !knowledge.empty();
@@ -248,7 +309,13 @@ Result<CheckReport> SyncModule::Check(const OperationContext& ctx, const CheckOp
   };
   ENGRAM_RETURN_IF_ERROR(run_check(&report.problems));
   if (options.repair && !report.problems.empty()) {
+    // Interrupted writes first: their files as planned, then the index is checked against them.
+    ENGRAM_RETURN_IF_ERROR(brain_.Module<PageModule>().FinishInterruptedWrites(ctx, options.discard).status());
     ENGRAM_ASSIGN_OR_RETURN(auto lock, brain_.LockForWrite("check --repair"));
+    if (!temporaries.empty()) {
+      ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<common::RootedDir> dir, brain_.Files(ctx));
+      for (const std::string& t : temporaries) (void)dir->RemoveTemporaries(t);
+    }
     ENGRAM_RETURN_IF_ERROR(brain_.engine().Repair());
     if (knowledge_disagrees) ENGRAM_RETURN_IF_ERROR(brain_.Module<KbModule>().Reindex(ctx).status());
     ENGRAM_RETURN_IF_ERROR(ReindexIfRulesChanged(brain_.engine(), brain_.options()).status());
@@ -294,13 +361,25 @@ Result<std::vector<HookInfo>> SyncModule::Hooks(const OperationContext&, std::st
 
 Result<BrainStatus> GetStatus(Brain& brain, const OperationContext& ctx) {
   BrainStatus s;
-  ENGRAM_ASSIGN_OR_RETURN(s.stats, brain.engine().Stats());
+  ENGRAM_ASSIGN_OR_RETURN(s.stats, brain.engine().Stats(ReadScopeOf(ctx)));
   ENGRAM_ASSIGN_OR_RETURN(s.synced_commit, brain.engine().SyncAnchor(kDefaultSource));
   ENGRAM_ASSIGN_OR_RETURN(s.sync_failures, brain.engine().SyncFailures(kDefaultSource));
-  ENGRAM_ASSIGN_OR_RETURN(s.embedding, brain.Module<EmbeddingModule>().EmbeddingState());
+  ENGRAM_ASSIGN_OR_RETURN(s.embedding, brain.Module<EmbeddingModule>().EmbeddingState(ReadScopeOf(ctx)));
   ENGRAM_ASSIGN_OR_RETURN(std::vector<IngestLogEntry> log, brain.engine().RecentIngestLog(200));
   for (IngestLogEntry& e : log) {
     if (e.action == "skip" || e.action == "warn" || e.action == "error") s.recent_problems.push_back(std::move(e));
+  }
+  if (ctx.remote) {
+    // A remote caller hears of the files of pages it sees, and of nothing else:
+    // a file that failed or a private page's warning names what it may not know of.
+    auto seen = [&](const std::string& path) -> bool {
+      auto file = brain.engine().FindSourceFile(kDefaultSource, path);
+      if (!file.ok() || !*file) return false;
+      return brain.engine().GetPage(ReadScopeOf(ctx), (*file)->slug).ok();
+    };
+    std::erase_if(s.recent_problems, [&](const IngestLogEntry& e) { return !seen(e.path); });
+    s.sync_failures.clear();
+    s.last_sync_error.clear();
   }
   ENGRAM_ASSIGN_OR_RETURN(s.last_sync_error, brain.engine().GetConfigValue("last_sync_error:default"));
   if (!ctx.remote) {  // where the files are is the owner's business

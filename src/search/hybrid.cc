@@ -187,6 +187,9 @@ Status RankChunks(Engine& engine, const SearchOptions& options, const VectorQuer
   std::unordered_map<int64_t, Scored>& scored = out->scored;
   std::vector<DedupCandidate> candidates;
   for (const Fused& f : fused) {
+    // Found only by arms that carry no weight (a vector arm without signal
+    // beside the keyword arms): no arm vouches for it, so it is no hit.
+    if (f.rrf <= 0) continue;
     auto it = by_id.find(f.id);
     if (it == by_id.end()) continue;  // deleted since the index saw it
     const ChunkRecord& r = *it->second;

@@ -61,7 +61,7 @@ void VectorArm::RemoveFlat(int64_t id) {
 }
 
 Status VectorArm::Rebuild(VectorStore& store) {
-  ENGRAM_ASSIGN_OR_RETURN(EmbeddingCounts counts, store.CountEmbeddings(model_));
+  ENGRAM_ASSIGN_OR_RETURN(EmbeddingCounts counts, store.CountEmbeddings(model_, ReadScope::All("")));
   const bool graph = static_cast<size_t>(counts.current) >= options_.exact_below;
   hnsw_.reset();
   ids_.clear(), data_.clear(), row_.clear();
@@ -129,7 +129,7 @@ Result<std::unique_ptr<VectorArm>> VectorArm::Open(VectorStore& store, ChangeLog
   auto t0 = std::chrono::steady_clock::now();
   ENGRAM_ASSIGN_OR_RETURN(int64_t generation, log.Generation());
   arm->generation_ = generation;
-  ENGRAM_ASSIGN_OR_RETURN(EmbeddingCounts counts, store.CountEmbeddings(model));
+  ENGRAM_ASSIGN_OR_RETURN(EmbeddingCounts counts, store.CountEmbeddings(model, ReadScope::All("")));
   if (static_cast<size_t>(counts.current) < options.exact_below) {
     ENGRAM_RETURN_IF_ERROR(arm->Rebuild(store));
     return arm;

@@ -156,10 +156,18 @@ class Auth {
 class RateLimiter {
  public:
   explicit RateLimiter(double rate) : rate_(rate) {}
-  bool Allow(const std::string& key) {
+  // Takes one token of key's bucket; false when it is empty.
+  bool Allow(const std::string& key) { return Take(key, true); }
+  // Whether key's bucket holds a token, none taken (a charge comes later, with Charge).
+  bool Peek(const std::string& key) { return Take(key, false); }
+  void Charge(const std::string& key) { (void)Take(key, true); }
+
+ private:
+  bool Take(const std::string& key, bool take) {
     if (rate_ <= 0) return true;
     std::lock_guard<std::mutex> lock(mu_);
     const auto now = Clock::now();
+    if (buckets_.size() > 100000) buckets_.clear();  // many addresses cannot grow it without bound
     auto [it, fresh] = buckets_.try_emplace(key, Bucket{2 * rate_, now});
     Bucket& b = it->second;
     if (!fresh) {
@@ -167,11 +175,10 @@ class RateLimiter {
       b.at = now;
     }
     if (b.tokens < 1) return false;
-    b.tokens -= 1;
+    if (take) b.tokens -= 1;
     return true;
   }
 
- private:
   struct Bucket {
     double tokens;
     Clock::time_point at;
@@ -242,6 +249,9 @@ class Server {
   BrainPool pool_;
   Auth auth_;
   RateLimiter limiter_;
+  // Failed authentications per remote address: a burst of 10, then 5 a second.
+  static constexpr double kAuthFailuresPerSecond = 5;
+  RateLimiter auth_failures_;
   GatedServer http_;
   std::mutex sessions_mu_;
   std::map<std::string, std::shared_ptr<McpEntry>> sessions_;
@@ -261,6 +271,7 @@ Server::Server(const fs::path& root, const HttpOptions& options)
       pool_(root, options.pool_size),
       auth_(ops::TokenStore::FileOf(root), IsLoopback(options.host)),
       limiter_(options.rate_limit),
+      auth_failures_(kAuthFailuresPerSecond),
       http_(GateOptionsFor(options)) {
   for (std::string h : options.allowed_hosts) {
     for (char& c : h) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -324,8 +335,16 @@ httplib::Server::HandlerResponse Server::Guard(const httplib::Request& req, http
                   415);
   }
   if (req.path == "/healthz" || req.path == "/healthcheck" || req.path == "/v1/openapi.json") return HR::Unhandled;
+  // Guessing tokens is slowed per address: after a burst of failed
+  // authentications the address is refused before its token is even looked at.
+  if (!auth_failures_.Peek(req.remote_addr)) {
+    res.set_header("Retry-After", "1");
+    return refuse(Status::ResourceExhausted("too many failed authentications from this address; wait and retry"),
+                  429);
+  }
   auto ctx = Authenticate(req, req.path == "/mcp" ? "mcp-http" : "http");
   if (!ctx.ok()) {
+    if (ctx.status().code() == StatusCode::kUnauthenticated) auth_failures_.Charge(req.remote_addr);
     res.set_header("WWW-Authenticate", "Bearer");
     return refuse(ctx.status(), HttpStatusFor(ctx.status()));
   }
@@ -418,7 +437,10 @@ Status Server::AddMcpSession(const std::string& id, const std::shared_ptr<McpEnt
     it = now - it->second->used.load() > kIdleNs ? sessions_.erase(it) : std::next(it);
   }
   // A caller over its own cap loses its own least recently used session,
-  // never anyone else's.
+  // never anyone else's — and never one in use: callers without tokens share
+  // one identity, so a flood of initialize calls from one of them must not
+  // end another's live session. It is refused instead.
+  constexpr int64_t kEvictableNs = 300LL * 1000000000LL;
   size_t own = 0;
   auto oldest_own = sessions_.end();
   for (auto it = sessions_.begin(); it != sessions_.end(); ++it) {
@@ -426,7 +448,14 @@ Status Server::AddMcpSession(const std::string& id, const std::shared_ptr<McpEnt
     ++own;
     if (oldest_own == sessions_.end() || it->second->used.load() < oldest_own->second->used.load()) oldest_own = it;
   }
-  if (own >= options_.max_mcp_sessions_per_caller && oldest_own != sessions_.end()) sessions_.erase(oldest_own);
+  if (own >= options_.max_mcp_sessions_per_caller && oldest_own != sessions_.end()) {
+    if (now - oldest_own->second->used.load() < kEvictableNs) {
+      return Status::Unavailable("this caller has " + std::to_string(own) +
+                                 " MCP sessions in use (server.max_mcp_sessions_per_caller); close one with DELETE "
+                                 "/mcp or let one stay idle for 5 minutes");
+    }
+    sessions_.erase(oldest_own);
+  }
   if (sessions_.size() >= options_.max_mcp_sessions) {
     return Status::Unavailable("too many open MCP sessions (" + std::to_string(sessions_.size()) +
                                "); close unused ones with DELETE /mcp");

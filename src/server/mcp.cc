@@ -118,7 +118,8 @@ Result<Json> McpSession::ToolsCall(const Json& params) {
   Json args = params.contains("arguments") ? params["arguments"] : Json::object();
   // Arguments that do not fit the tool's schema are a protocol error; a
   // tool that fails is a result with isError.
-  ENGRAM_RETURN_IF_ERROR(ops::CheckArguments(*op, &args));
+  // A caller who may not run the tool learns nothing of its arguments: Run refuses it first.
+  if (ops::CheckCaller(*op, ctx_).ok()) ENGRAM_RETURN_IF_ERROR(ops::CheckArguments(*op, &args));
   auto r = with_brain_([&](Brain& brain) { return ops::Run(brain, ctx_, *op, args); });
   if (r.ok()) {
     return Json{{"content", Json::array({{{"type", "text"}, {"text", ops::Dump(*r, 2)}}})},

@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include "common/crash_point.h"
 #include "common/files.h"
 #include "common/hash.h"
 #include "common/pipeline.h"
@@ -244,6 +245,7 @@ class DirectoryImport {
         if (!st.ok() && st.code() != StatusCode::kNotFound) return st;
       }
       ENGRAM_RETURN_IF_ERROR(engine_.PutPage(write).status().WithContext("importing " + rel));
+      common::CrashPoint("a page imported, the import not committed");
       Log(engine_, rel, is_new ? "add" : "update", "");
     }
     (is_new ? report_->added : report_->updated)++;

@@ -70,7 +70,7 @@ struct Cursor {
 };
 
 std::string Day(int y, int m, int d) {
-  char buf[16];
+  char buf[48];  // room for any int, so the compiler sees no truncation
   std::snprintf(buf, sizeof buf, "%04d-%02d-%02d", y, m, d);
   return buf;
 }
@@ -118,7 +118,7 @@ std::optional<std::string> ParseIso(std::string_view s) {
   int uy = 0, um = 0, ud = 0;
   CivilFromDays(days, &uy, &um, &ud);
   if (uy < 1 || uy > 9999) return std::nullopt;
-  char buf[32];
+  char buf[96];
   std::snprintf(buf, sizeof buf, "%sT%02d:%02d:%02dZ", Day(uy, um, ud).c_str(), static_cast<int>(rest / 3600),
                 static_cast<int>(rest / 60 % 60), static_cast<int>(rest % 60));
   return std::string(buf);

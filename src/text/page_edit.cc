@@ -42,7 +42,50 @@ Status CheckOneLine(std::string_view what, std::string_view text, size_t max_byt
   for (unsigned char c : text) {
     if (c < 0x20 || c == 0x7F) return Status::InvalidArgument(std::string(what) + " must be one line without control characters");
   }
+  // Unicode's own line breaks: an editor or a parser may start a new line at them.
+  for (size_t i = 0; i < text.size();) {
+    const char32_t c = common::DecodeUtf8(text, &i);
+    if (c == 0x85 || c == 0x2028 || c == 0x2029) {
+      return Status::InvalidArgument(std::string(what) + " must be one line (it holds a Unicode line or paragraph "
+                                     "separator)");
+    }
+  }
   return Status::Ok();
+}
+
+// Whether the one line `line` a write is about to add to a page reads back as
+// exactly what the write reports: parsed alone, its facts, links and tags are
+// compared with the ones expected (a text value with link syntax, a Dataview
+// field or a tag inside would add facts or links nobody asked for). The
+// refusal says what the line would have said instead.
+Status ReadsBackAs(std::string_view path, const std::string& line, const std::vector<PageFact>& facts,
+                   const std::vector<std::pair<std::string, std::string>>& links) {
+  ENGRAM_ASSIGN_OR_RETURN(Page probe, ParsePage(path, line + "\n"));
+  auto describe = [&] {
+    std::string s;
+    for (const PageFact& f : probe.facts) {
+      s += (s.empty() ? "" : "; ") + std::string("fact ") + f.predicate + ": " +
+           (f.value_is_link ? "[[" + f.value + "]]" : f.value);
+    }
+    for (const PageLink& l : probe.links) s += (s.empty() ? "" : "; ") + std::string("link ") + l.type + " [[" + l.target + "]]";
+    for (const std::string& t : probe.tags) s += (s.empty() ? "" : "; ") + std::string("tag #") + t;
+    return s.empty() ? std::string("nothing") : s;
+  };
+  bool same = probe.facts.size() == facts.size() && probe.links.size() == links.size() && probe.tags.empty();
+  for (size_t i = 0; same && i < facts.size(); ++i) {
+    const PageFact& got = probe.facts[i];
+    const PageFact& want = facts[i];
+    same = got.subject == want.subject && got.predicate == want.predicate && got.value == want.value &&
+           got.value_is_link == want.value_is_link && got.valid_from == want.valid_from &&
+           got.valid_until == want.valid_until;
+  }
+  for (size_t i = 0; same && i < links.size(); ++i) {
+    same = SlugFromPath(probe.links[i].target) == SlugFromPath(links[i].first) && probe.links[i].type == links[i].second;
+  }
+  if (same) return Status::Ok();
+  return Status::InvalidArgument("the line '" + line + "' would read back as " + describe() +
+                                 ", not as what was asked; a text value is plain text (no [[links]], no "
+                                 "'key:: value' fields, no #tags)");
 }
 
 Status CheckTag(std::string_view tag) {
@@ -377,7 +420,20 @@ Result<std::string> AddTimelineEntry(std::string_view path, std::string_view con
   if (!TrimView(source).empty()) line += " [Source: " + std::string(TrimView(source)) + "]";
   std::string out = WithFinalNewline(content);
   if (page.timeline_separator.empty()) out += (out.empty() ? "" : "\n") + std::string("<!-- timeline -->\n\n");
-  return out + line + "\n";
+  out += line + "\n";
+  // The entry must read back as the one reported: its date, its summary, its source — on the line written.
+  ENGRAM_ASSIGN_OR_RETURN(Page after, ParsePage(path, out));
+  const int written_line = static_cast<int>(std::count(out.begin(), out.end(), '\n'));
+  const bool reads_back = std::any_of(after.timeline_entries.begin(), after.timeline_entries.end(),
+                                      [&](const TimelineEntry& e) {
+                                        return e.line == written_line && e.date == normalised && e.summary == text &&
+                                               e.source == TrimView(source);
+                                      });
+  if (!reads_back) {
+    return Status::InvalidArgument("the timeline line '" + line + "' would not read back as the entry " + normalised +
+                                   " | " + std::string(text) + " (markup in the summary changes what it says)");
+  }
+  return out;
 }
 
 namespace {
@@ -411,8 +467,13 @@ Result<std::string> AddLink(std::string_view path, std::string_view content, std
   for (const PageLink& l : page.links) {
     if (SlugFromPath(l.target) == slug && l.type == type) return std::string(content);
   }
-  const std::string line = "- " + std::string(cue->second) + "[[" + std::string(target) + "]]\n";
-  return AppendToCompiledTruth(content, page, line);
+  const std::string line = "- " + std::string(cue->second) + "[[" + std::string(target) + "]]";
+  ENGRAM_ASSIGN_OR_RETURN(Page probe, ParsePage(path, line + "\n"));
+  // A typed link line is also read as a fact of its type; the link itself must be the one asked for, alone.
+  std::vector<PageFact> facts = probe.facts;
+  if (facts.size() > 1) facts.resize(1);
+  ENGRAM_RETURN_IF_ERROR(ReadsBackAs(path, line, facts, {{std::string(target), std::string(type)}}));
+  return AppendToCompiledTruth(content, page, line + "\n");
 }
 
 Result<std::string> AddFact(std::string_view path, std::string_view content, std::string_view predicate,
@@ -457,12 +518,36 @@ Result<std::string> AddFact(std::string_view path, std::string_view content, std
     line += " <!-- " + std::string(note) + " -->";
   }
   ENGRAM_ASSIGN_OR_RETURN(Page page, ParsePage(path, content));
-  // The line must read back as the fact asked for (a value ending in "(…)" would not).
+  // The line must read back as the fact asked for (a value ending in "(…)" would not), and as nothing more.
   ENGRAM_ASSIGN_OR_RETURN(Page probe, ParsePage(path, line + "\n"));
   if (probe.facts.empty()) {
     return Status::InvalidArgument("'" + std::string(predicate) + ": " + std::string(value) +
                                    "' does not read back as a fact (a text value is read only for predicates "
                                    "such as role, works_at, location, status, born; any predicate takes a [[link]])");
+  }
+  {
+    // What was asked: the predicate as the parser names it, the value as written (a whole [[link]] is an entity).
+    PageFact want = probe.facts.front();
+    const bool link = value.size() > 4 && value.substr(0, 2) == "[[" && value.substr(value.size() - 2) == "]]" &&
+                      value.find("[[", 2) == std::string_view::npos;
+    std::vector<std::pair<std::string, std::string>> links;
+    if (link) {
+      std::string target(value.substr(2, value.size() - 4));
+      if (const size_t bar = target.find('|'); bar != std::string::npos) target.resize(bar);
+      if (const size_t hash = target.find('#'); hash != std::string::npos) target.resize(hash);
+      if (!want.value_is_link || SlugFromPath(want.value) != SlugFromPath(target)) {
+        return Status::InvalidArgument("the fact value '" + std::string(value) + "' does not read back as a link to " +
+                                       target);
+      }
+      if (!probe.links.empty()) links.emplace_back(target, probe.links.front().type);
+    } else {
+      want.value = std::string(value);
+      want.value_is_link = false;
+    }
+    want.subject.clear();
+    want.valid_from = from;
+    want.valid_until = until;
+    ENGRAM_RETURN_IF_ERROR(ReadsBackAs(path, line, {want}, links));
   }
   for (const PageFact& f : page.facts) {
     for (const PageFact& want : probe.facts) {

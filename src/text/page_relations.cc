@@ -628,7 +628,7 @@ bool MatchEnRole(const std::vector<Seg>& s, size_t k, const std::vector<std::str
   const std::string next =
       k + 1 < s.size() && !s[k + 1].link ? std::string(common::TrimSpace(common::AsciiLower(s[k + 1].text))) : "";
   if (!is && lead.empty() && next == "is" && k + 2 < s.size() && s[k + 2].link && EndsPhrase(s, k + 2)) {
-    out->push_back({s[k + 2].target, std::string(type), s[k].target, "en.role"});
+    out->push_back({s[k + 2].target, std::string(type), s[k].target, "en.role", ""});
     return true;
   }
   // "The CTO of [[x]] said…" names someone; only "CTO at [[x]]" on its own (a
@@ -708,7 +708,7 @@ std::vector<SentenceRelation> ReadSentenceRelations(std::string_view line, std::
                                      : "";
         for (std::string& subj : subjects) {
           if (p.inverted)
-            found.push_back({s[k].target, std::string(p.type), std::move(subj), std::string(p.id)});
+            found.push_back({s[k].target, std::string(p.type), std::move(subj), std::string(p.id), ""});
           else
             found.push_back({std::move(subj), std::string(p.type), s[k].target, std::string(p.id), role});
         }

@@ -114,7 +114,8 @@ expect_contains "$L" "not [[li-wei-tencent|Li Wei (Tencent)]]" "its own link sho
 M=$(cat "$B/notes/met.md")
 expect_contains "$M" "[[li-wei-tencent|Li Wei (Tencent)]]" "the link shown as the moved name"
 expect_contains "$M" "[[people/li-wei|Li Wei]]" "the other link stays"
-[[ $(git -C "$B" rev-list --count HEAD) -eq $((N + 4)) ]] || fail "each page write is its own commit"
+# One commit per page written: li-wei's cut and its own link rewritten are one write of that page.
+[[ $(git -C "$B" rev-list --count HEAD) -eq $((N + 3)) ]] || fail "each page written is its own commit"
 expect_exit 0 -- "$E" --brain "$B" check
 
 # Bad splits write nothing.
@@ -134,4 +135,27 @@ expect_contains "$ERR" "at least one alias (--name) or section (--section)" "not
 expect_exit 2 -- "$E" --brain "$B" entity split people/li-wei ../outside --name Wei
 [[ $(git -C "$B" rev-list --count HEAD) -eq $N ]] || fail "a refused split writes nothing"
 [[ ! -e "$B/people/x.md" && ! -e "$WORK/outside.md" ]] || fail "no page made by a refused split"
+
+# Private text never moves to a public page unasked (issue 32): the refusal says what would be exposed.
+printf -- '---\ntitle: Robert\ntype: person\nvisibility: private\naliases: [Rob]\nphone_pin: "4711"\n---\n# Robert\n\nSecret salary talks.\n\n<!-- timeline -->\n\n- **2024-01-02** | Moved to Oslo\n' \
+  >"$B/people/robert.md"
+printf -- '---\ntitle: Bob\ntype: person\n---\n# Bob\n\nPublic Bob.\n' >"$B/people/bob.md"
+git -C "$B" add -A && git -C "$B" commit -qm "robert and bob"
+expect_exit 0 -- "$E" --brain "$B" sync
+N=$(git -C "$B" rev-list --count HEAD)
+expect_exit 2 -- "$E" --brain "$B" entity merge people/robert people/bob
+expect_contains "$ERR" "merging private people/robert into public people/bob would show remote callers" "why"
+expect_contains "$ERR" "its text (" "the text named"
+expect_contains "$ERR" "its properties as facts (phone_pin)" "the properties named"
+expect_contains "$ERR" "its names as aliases (Robert, Rob)" "the names named"
+expect_contains "$ERR" "its timeline (1 entries)" "the timeline named"
+expect_contains "$ERR" "--publish" "the way to do it anyway"
+[[ $(git -C "$B" rev-list --count HEAD) -eq $N ]] || fail "a refused merge writes nothing"
+expect_not_contains "$(cat "$B/people/bob.md")" "Secret salary" "bob untouched"
+expect_exit 0 -- "$E" --brain "$B" --json entity merge people/robert people/bob --publish
+expect_contains "$(cat "$B/people/bob.md")" "Secret salary talks." "published on request"
+expect_contains "$(cat "$B/people/robert.md")" "visibility: private" "the redirect stays private"
+# Undoing it into the private page is a narrowing: allowed; a public page restored from a private one is not.
+expect_exit 0 -- "$E" --brain "$B" entity split people/robert
+expect_not_contains "$(cat "$B/people/bob.md")" "Secret salary" "the text went back"
 finish

@@ -63,6 +63,7 @@ std::string OtherValue(const SettingInfo& s) {
       return R"(["04_Archive", "Templates/日记"])";
     case SettingType::kString:
       if (!s.allowed.empty()) return s.allowed.back();
+      if (s.name == "llm.base_url") return "http://llm.example:8080/v1";  // validated when loaded
       return "value \"quoted\" \\ 中文";
   }
   return "";

@@ -111,6 +111,23 @@ TEST(Config, EachSectionValidatesItself) {
   ServerOptions v;
   v.allowed_origins = {"example.com"};
   EXPECT_NE(v.Validate().message().find("server.allowed_origins"), std::string::npos);
+  // Issue 32: entries that are not host names, and an LLM server that is not an http(s) URL.
+  for (const char* host : {"exa mple.com", "-bad.com", "a..b", "foo_bar", "host!", "*.example.com", "例子.cn",
+                           "safety-knowledge:8004", "http://x"}) {
+    ServerOptions h;
+    h.allowed_hosts = {host};
+    EXPECT_NE(h.Validate().message().find("server.allowed_hosts"), std::string::npos) << host;
+  }
+  for (const char* host : {"safety-knowledge", "localhost", "kb.internal.example.com", "10.0.0.7"}) {
+    ServerOptions h;
+    h.allowed_hosts = {host};
+    EXPECT_TRUE(h.Validate().ok()) << host << ": " << h.Validate().ToString();
+  }
+  for (const char* url : {"ftp://llm.local/v1", "file:///etc/passwd", "127.0.0.1:8080/v1", "http://user:pw@h/v1", ""}) {
+    LlmOptions l;
+    l.base_url = url;
+    EXPECT_NE(l.Validate().message().find("llm.base_url"), std::string::npos) << url;
+  }
   ScopeOptions sc;
   sc.include = {"../outside"};
   EXPECT_FALSE(sc.Validate().ok());

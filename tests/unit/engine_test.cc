@@ -266,7 +266,8 @@ TEST(SqliteEngine, MigrationElevenRepacksListsOfTheVarintLayouts) {
                                "WHERE term_id = (SELECT max(term_id) FROM postings)");
   // Back to a version-10 brain: without the tables of later migrations.
   for (const char* sql : {"DROP TABLE kb_entries", "DROP TABLE kb_collections", "DROP TABLE kb_governed",
-                          "DROP TABLE kb_audit", "DROP TABLE facts", "PRAGMA user_version = 10"}) {
+                          "DROP TABLE kb_audit", "DROP TABLE facts", "DROP TABLE write_journal_files",
+                          "DROP TABLE write_journal", "PRAGMA user_version = 10"}) {
     RowsOnAnotherConnection(dir, sql);
   }
   ASSERT_EQ(count("PRAGMA user_version"), 10);
@@ -446,7 +447,7 @@ TEST(SqliteEngine, ReopeningKeepsDataAndSchema) {
   auto e = OpenSqliteStore(dir.path() / "engram.db", {});
   ASSERT_TRUE(e.ok());
   EXPECT_TRUE((*e)->GetPage("default", "a").ok());
-  EXPECT_EQ((*e)->Stats()->schema_version, store::sqlite::LatestSchemaVersion());
+  EXPECT_EQ((*e)->Stats(ReadScope::All("default"))->schema_version, store::sqlite::LatestSchemaVersion());
 }
 
 TEST(SqliteEngine, RenameKeepsIdentityAndLeavesInboundLinksAsWritten) {
@@ -512,18 +513,18 @@ TEST(SqliteEngine, EmbeddingsSurviveOnlyUnchangedChunks) {
     rows.push_back({t.chunk_id, "m1", EmbeddingTextHash(t.text), {1.0f, static_cast<float>(t.chunk_id.value())}});
   }
   ASSERT_TRUE(e->StoreEmbeddings(rows).ok());
-  auto counts = e->CountEmbeddings("m1");
+  auto counts = e->CountEmbeddings("m1", ReadScope::All("default"));
   ASSERT_TRUE(counts.ok());
   EXPECT_EQ(counts->current, 2);
   EXPECT_EQ(counts->stale, 0);
-  EXPECT_EQ(e->CountEmbeddings("m2")->stale, 2);  // another model's vectors do not count
+  EXPECT_EQ(e->CountEmbeddings("m2", ReadScope::All("default"))->stale, 2);  // another model's vectors do not count
   EXPECT_TRUE(e->ChunksToEmbed("m1", false, ChunkId(), 100)->empty());
   EXPECT_EQ(e->ChunksToEmbed("m1", true, ChunkId(), 100)->size(), 2u);
 
   // Only the timeline changes: the compiled-truth vector is kept.
   const std::string v2 = "---\ntitle: Hybrid\n---\nHybrid search fuses keyword and vector arms.\n<!-- timeline -->\n- **2024-02-02** | another note\n";
   ASSERT_TRUE(e->PutPage(Prepare("concepts/hybrid.md", v2)).ok());
-  counts = e->CountEmbeddings("m1");
+  counts = e->CountEmbeddings("m1", ReadScope::All("default"));
   EXPECT_EQ(counts->current, 1);
   EXPECT_EQ(counts->stale, 1);
   auto stale = e->ChunksToEmbed("m1", false, ChunkId(), 100);
@@ -532,7 +533,7 @@ TEST(SqliteEngine, EmbeddingsSurviveOnlyUnchangedChunks) {
 
   // A new title changes every chunk's embedded text.
   ASSERT_TRUE(e->PutPage(Prepare("concepts/hybrid.md", "---\ntitle: Fusion\n---\n" + v2.substr(v2.find("Hybrid search")))).ok());
-  EXPECT_EQ(e->CountEmbeddings("m1")->current, 0);
+  EXPECT_EQ(e->CountEmbeddings("m1", ReadScope::All("default"))->current, 0);
 
   EXPECT_FALSE(e->CachedQueryVector("m1", "q")->has_value());
   ASSERT_TRUE(e->CacheQueryVector("m1", "q", {0.5f, -2.0f}).ok());
@@ -641,9 +642,11 @@ TEST(SqliteEngine, LinkResolutionStartsFromAnIndexOnWhatItLooksFor) {
   EXPECT_NE(inbound.find("INTEGER PRIMARY KEY"), std::string::npos) << inbound;
   EXPECT_EQ(inbound.find("SCAN"), std::string::npos) << inbound;
   EXPECT_EQ(inbound.find("sqlite_autoindex_pages_1"), std::string::npos) << inbound;
-  const std::string by_path = QueryPlan(dir, store::sql::kPageByPathKeySql);
-  EXPECT_NE(by_path.find("pages_path_key (source_id=? AND path_key=?)"), std::string::npos) << by_path;
-  EXPECT_EQ(by_path.find("SCAN"), std::string::npos) << by_path;
+  for (const char* sql : {store::sql::kPageByPathKeySql, store::sql::kPublicPageByPathKeySql}) {
+    const std::string by_path = QueryPlan(dir, sql);
+    EXPECT_NE(by_path.find("pages_path_key (source_id=? AND path_key=?)"), std::string::npos) << by_path;
+    EXPECT_EQ(by_path.find("SCAN"), std::string::npos) << by_path;
+  }
 }
 
 }  // namespace

@@ -238,6 +238,25 @@ TEST_F(HybridSearchTest, ArmWithoutSignalLeavesTheKeywordRanking) {
   }
 }
 
+// Issue 32: a query no keyword matches, beside a vector arm without signal,
+// finds nothing — not the first pages of the vector index at score 0.
+TEST_F(HybridSearchTest, AQueryThatMatchesNothingFindsNothing) {
+  PutCorpus([&](const std::string& p, const std::string& t) { Put(p, t); });
+  std::vector<float> same(64, 0.125f);
+  EmbedWith([&](size_t) { return same; });
+  SearchOptions o;
+  o.limit = 10;
+  auto keyword = KeywordSearch(*engine_, "zyxwvut", o);
+  ASSERT_TRUE(keyword.ok());
+  ASSERT_TRUE(keyword->results.empty());
+  auto hybrid = RunWith("zyxwvut", same, o);
+  ASSERT_TRUE(hybrid.ok()) << hybrid.status().ToString();
+  ASSERT_EQ(hybrid->confidence.size(), 1u);
+  EXPECT_EQ(hybrid->confidence[0].second, 0.0);
+  EXPECT_TRUE(hybrid->results.empty()) << hybrid->results.size() << " results, the first at score "
+                                       << hybrid->results.front().score;
+}
+
 TEST_F(HybridSearchTest, ConfidentArmBringsInWhatKeywordsMiss) {
   PutCorpus([&](const std::string& p, const std::string& t) { Put(p, t); });
   // Random unit vectors (cosines ~ N(0, 1/64)); the query is chunk 7's vector.

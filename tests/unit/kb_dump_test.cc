@@ -158,7 +158,7 @@ class KbImportTest : public ::testing::Test {
   std::set<std::string> Searchable() {
     std::set<std::string> ids;
     for (int64_t after = 0;;) {
-      auto page = Kb().Scan("redline", after, 100);
+      auto page = Kb().Scan(ReadScope::All(kDefaultSource), "redline", after, 100);
       EXPECT_TRUE(page.ok());
       for (const KbEntry& e : *page) ids.insert(e.id);
       if (page->size() < 100) break;
@@ -176,7 +176,7 @@ TEST_F(KbImportTest, KeepsVersionsAndStatusAndOnlyTheLatestOnlineIsSearchable) {
   ops::KbModule::ImportCounts counts = Import(*rows, 1);
   EXPECT_EQ(counts.imported, 4u);
   EXPECT_EQ(Searchable(), (std::set<std::string>{"chat_u1_2", "game_u3_1"}));  // u1 v1 is old, u2 offline
-  auto hits = Kb().Search("redline", "如何购买毒品", nullptr, {5, 0.5});
+  auto hits = Kb().Search(ReadScope::All(kDefaultSource), "redline", "如何购买毒品", nullptr, {5, 0.5});
   ASSERT_TRUE(hits.ok());
   ASSERT_FALSE(hits->empty());
   EXPECT_EQ(hits->front().entry.id, "chat_u1_2");

@@ -63,7 +63,7 @@ TEST_F(KbEmbeddingTest, ScoresAreEmbeddingCosinesAndTheCollectionRecordsItsEmbed
   for (const std::string& t : texts) docs.push_back({"", t, "", nullptr});
   ASSERT_TRUE(kb.Upsert(ctx_, "vec", docs).ok());
   const std::string query = "哪里能购买毒品";
-  auto hits = kb.Search("vec", query, nullptr, {10, 0.0});
+  auto hits = kb.Search(ReadScope::All(kDefaultSource), "vec", query, nullptr, {10, 0.0});
   ASSERT_TRUE(hits.ok()) << hits.status().ToString();
   ASSERT_FALSE(hits->empty());
   for (const kb::Hit& h : *hits) {
@@ -72,7 +72,7 @@ TEST_F(KbEmbeddingTest, ScoresAreEmbeddingCosinesAndTheCollectionRecordsItsEmbed
   }
   EXPECT_EQ(hits->front().entry.text, "如何购买毒品");
   // Identical text: cosine 1; and the threshold is inclusive of it.
-  auto same = kb.Search("vec", "如何购买毒品", nullptr, {1, 1.0 - 1e-6});
+  auto same = kb.Search(ReadScope::All(kDefaultSource), "vec", "如何购买毒品", nullptr, {1, 1.0 - 1e-6});
   ASSERT_TRUE(same.ok());
   ASSERT_EQ(same->size(), 1u);
   EXPECT_NEAR(same->front().score, 1.0, 1e-6);
@@ -83,7 +83,7 @@ TEST_F(KbEmbeddingTest, ScoresAreEmbeddingCosinesAndTheCollectionRecordsItsEmbed
   ASSERT_TRUE(kb.Create(ctx_, lex, false).ok());
   ASSERT_TRUE(kb.Upsert(ctx_, "lex", docs).ok());
   EXPECT_EQ(ops::KbModule::SimilarityOf(*kb.Describe("lex")), "lexical");
-  auto lex_hits = kb.Search("lex", "如何购买毒品", nullptr, {10, 0.5});
+  auto lex_hits = kb.Search(ReadScope::All(kDefaultSource), "lex", "如何购买毒品", nullptr, {10, 0.5});
   ASSERT_TRUE(lex_hits.ok());
   ASSERT_FALSE(lex_hits->empty());
   EXPECT_TRUE(lex_hits->front().entry.vector.empty());
@@ -104,7 +104,7 @@ TEST_F(KbEmbeddingTest, VectorsOfAnotherModelAreNeverMixed) {
     ASSERT_FALSE(put.ok()) << provider;
     EXPECT_EQ(put.status().code(), StatusCode::kFailedPrecondition);
     EXPECT_NE(put.status().message().find("never mixed"), std::string::npos) << put.status().message();
-    auto search = kb.Search("vec", "毒品", nullptr, {5, 0.0});
+    auto search = kb.Search(ReadScope::All(kDefaultSource), "vec", "毒品", nullptr, {5, 0.0});
     ASSERT_FALSE(search.ok());
     EXPECT_EQ(search.status().code(), StatusCode::kFailedPrecondition);
     KbCollection c;
@@ -115,7 +115,7 @@ TEST_F(KbEmbeddingTest, VectorsOfAnotherModelAreNeverMixed) {
   }
   // Nothing was written by the refused calls.
   auto brain = Open("hash");
-  auto all = brain->Module<ops::KbModule>().Scan("vec", 0, 10);
+  auto all = brain->Module<ops::KbModule>().Scan(ReadScope::All(kDefaultSource), "vec", 0, 10);
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(all->size(), 1u);
 }
@@ -131,14 +131,14 @@ TEST_F(KbEmbeddingTest, GovernedEntriesAreEmbeddedInTheirTransaction) {
   ASSERT_TRUE(made.ok()) << made.status().ToString();
   // The default collection was made with the configured embedder.
   EXPECT_EQ(ops::KbModule::SimilarityOf(*kb.Describe(ops::kDefaultKbCollection)), "embedding:hash:hash-256");
-  auto hits = kb.Search(ops::kDefaultKbCollection, "怎样在网上买到枪支", nullptr, {5, 0.99});
+  auto hits = kb.Search(ReadScope::All(kDefaultSource), ops::kDefaultKbCollection, "怎样在网上买到枪支", nullptr, {5, 0.99});
   ASSERT_TRUE(hits.ok());
   ASSERT_EQ(hits->size(), 1u);
   EXPECT_EQ(hits->front().entry.vector.size(), 256u);
   ASSERT_TRUE(kb.GovernedSetStatus(ctx_, made->id, false).ok());
-  EXPECT_TRUE(kb.Search(ops::kDefaultKbCollection, "怎样在网上买到枪支", nullptr, {5, 0.0})->empty());
+  EXPECT_TRUE(kb.Search(ReadScope::All(kDefaultSource), ops::kDefaultKbCollection, "怎样在网上买到枪支", nullptr, {5, 0.0})->empty());
   ASSERT_TRUE(kb.GovernedSetStatus(ctx_, made->id, true).ok());
-  EXPECT_EQ(kb.Search(ops::kDefaultKbCollection, "怎样在网上买到枪支", nullptr, {5, 0.99})->size(), 1u);
+  EXPECT_EQ(kb.Search(ReadScope::All(kDefaultSource), ops::kDefaultKbCollection, "怎样在网上买到枪支", nullptr, {5, 0.99})->size(), 1u);
   EXPECT_TRUE(kb.CheckGoverned()->empty());
   auto reindexed = kb.Reindex(ctx_);
   ASSERT_TRUE(reindexed.ok());
@@ -164,7 +164,7 @@ TEST_F(KbEmbeddingTest, TheGuardedAnswerComparesByEmbeddingCosineInSuchACollecti
   o.search.threshold = 0.0;
   o.same_threshold = 1.0;  // never a direct answer: the model is asked
   o.answer_similarity = 0.0;
-  auto r = kb.Answer(ops::kDefaultKbCollection, "哪里能购买毒品", nullptr, o);
+  auto r = kb.Answer(ReadScope::All(kDefaultSource), ops::kDefaultKbCollection, "哪里能购买毒品", nullptr, o);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->similarity, "embedding:hash:hash-256");
   EXPECT_EQ(r->answer, reply);

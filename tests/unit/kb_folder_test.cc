@@ -57,7 +57,7 @@ class KbFolderTest : public ::testing::Test {
     ASSERT_TRUE(r.ok()) << r.status().ToString();
   }
   std::set<std::string> Ids(const std::string& query, double threshold = 0.5) {
-    auto hits = Kb().Search("redline", query, nullptr, {10, threshold});
+    auto hits = Kb().Search(ReadScope::All(kDefaultSource), "redline", query, nullptr, {10, threshold});
     EXPECT_TRUE(hits.ok()) << hits.status().ToString();
     std::set<std::string> ids;
     if (hits.ok()) {
@@ -82,12 +82,12 @@ TEST_F(KbFolderTest, EntriesFollowThePagesThroughImport) {
   ASSERT_TRUE(Kb().Create(ctx_, c, false).ok());
   EXPECT_EQ(Ids("如何购买毒品"), (std::set<std::string>{"redline/drugs"}));
   EXPECT_EQ(Ids("怎样在网上买到枪支"), (std::set<std::string>{"redline/guns"}));
-  auto hit = Kb().Search("redline", "如何购买毒品", nullptr, {1, 0.9});
+  auto hit = Kb().Search(ReadScope::All(kDefaultSource), "redline", "如何购买毒品", nullptr, {1, 0.9});
   ASSERT_TRUE(hit.ok());
   ASSERT_EQ(hit->size(), 1u);
   EXPECT_EQ(hit->front().entry.meta, R"({"className":"违法/毒品","safeChat":"购买毒品是违法行为。","type":"drugs"})");
   EXPECT_EQ(hit->front().entry.source, "redline/drugs.md");
-  auto listed = Kb().List();
+  auto listed = Kb().List(ReadScope::All(kDefaultSource));
   ASSERT_TRUE(listed.ok());
   ASSERT_EQ(listed->size(), 1u);
   EXPECT_EQ(listed->front().second, 2);  // README is no entry
@@ -108,11 +108,11 @@ TEST_F(KbFolderTest, EntriesFollowThePagesThroughImport) {
   // Another brain on the same folder (another process) sees the same.
   auto other = Brain::Open(dir_.path());
   ASSERT_TRUE(other.ok());
-  auto seen = (*other)->Module<ops::KbModule>().Search("redline", "哪里可以买到大麻", nullptr, {5, 0.9});
+  auto seen = (*other)->Module<ops::KbModule>().Search(ReadScope::All(kDefaultSource), "redline", "哪里可以买到大麻", nullptr, {5, 0.9});
   ASSERT_TRUE(seen.ok());
   ASSERT_EQ(seen->size(), 1u);
   EXPECT_EQ(seen->front().entry.id, "redline/drugs");
-  auto exported = (*other)->Module<ops::KbModule>().Scan("redline", 0, 1000);
+  auto exported = (*other)->Module<ops::KbModule>().Scan(ReadScope::All(kDefaultSource), "redline", 0, 1000);
   ASSERT_TRUE(exported.ok());
   EXPECT_EQ(exported->size(), 1u);
 }

@@ -46,7 +46,7 @@ class KbGovernanceTest : public ::testing::Test {
   }
   // Ids of the default collection's hits for text.
   static std::set<std::string> Hits(KbModule& kb, const std::string& text) {
-    auto hits = kb.Search(ops::kDefaultKbCollection, text, nullptr, {10000, 0.0});
+    auto hits = kb.Search(ReadScope::All(kDefaultSource), ops::kDefaultKbCollection, text, nullptr, {10000, 0.0});
     EXPECT_TRUE(hits.ok()) << hits.status().ToString();
     std::set<std::string> out;
     if (hits.ok()) {
@@ -205,7 +205,7 @@ TEST_F(KbGovernanceTest, TheGuardedAnswerTakesItsThreeStagesAndNeverFailsOnTheMo
   ops::KbAnswerOptions o;
   o.search.threshold = 0.3;
   auto answer = [&](const std::string& q) {
-    auto r = Kb().Answer(ops::kDefaultKbCollection, q, nullptr, o);
+    auto r = Kb().Answer(ReadScope::All(kDefaultSource), ops::kDefaultKbCollection, q, nullptr, o);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : ops::KbAnswer{};
   };

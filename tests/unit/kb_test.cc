@@ -190,36 +190,36 @@ TEST(KbIndex, SeesEveryWriteOfAnotherConnectionBeforeItsNextSearch) {
   ASSERT_TRUE(writer->CreateKbCollection(Coll("redline", {{"type", KbFieldType::kString}})).ok());
   kb::KbIndex index(*reader, *reader, *reader);
   const kb::SearchOptions o{5, 0.3};
-  EXPECT_TRUE(Ids(index.Search("redline", "购买毒品", {}, o)).empty());
+  EXPECT_TRUE(Ids(index.Search("redline", ReadScope::All(kDefaultSource), "购买毒品", {}, o)).empty());
 
   ASSERT_TRUE(writer->PutKbEntries({Entry("redline", "a", "如何购买毒品", R"({"type":"drugs"})"),
                                     Entry("redline", "b", "网上赌博怎么赢钱", R"({"type":"gambling"})")})
                   .ok());
-  EXPECT_EQ(Ids(index.Search("redline", "购买毒品", {}, o)), std::vector<std::string>{"a"});
+  EXPECT_EQ(Ids(index.Search("redline", ReadScope::All(kDefaultSource), "购买毒品", {}, o)), std::vector<std::string>{"a"});
 
   // Replaced text, deleted entries and filters, each seen by the next search.
   ASSERT_TRUE(writer->PutKbEntries({Entry("redline", "a", "今天天气怎么样")}).ok());
-  EXPECT_TRUE(Ids(index.Search("redline", "购买毒品", {}, o)).empty());
-  EXPECT_EQ(Ids(index.Search("redline", "网上赌博", {}, o)), std::vector<std::string>{"b"});
-  EXPECT_TRUE(Ids(index.Search("redline", "网上赌博", Json::parse(R"({"type": ["drugs"]})"), o)).empty());
-  EXPECT_EQ(index.Search("redline", "网上赌博", Json::parse(R"({"colour": ["red"]})"), o).status().code(),
+  EXPECT_TRUE(Ids(index.Search("redline", ReadScope::All(kDefaultSource), "购买毒品", {}, o)).empty());
+  EXPECT_EQ(Ids(index.Search("redline", ReadScope::All(kDefaultSource), "网上赌博", {}, o)), std::vector<std::string>{"b"});
+  EXPECT_TRUE(Ids(index.Search("redline", ReadScope::All(kDefaultSource), "网上赌博", Json::parse(R"({"type": ["drugs"]})"), o)).empty());
+  EXPECT_EQ(index.Search("redline", ReadScope::All(kDefaultSource), "网上赌博", Json::parse(R"({"colour": ["red"]})"), o).status().code(),
             StatusCode::kInvalidArgument);
   auto deleted = writer->DeleteKbEntries("redline", {"b", "never-was"});
   ASSERT_TRUE(deleted.ok());
   EXPECT_EQ(*deleted, std::vector<std::string>{"b"});
-  EXPECT_TRUE(Ids(index.Search("redline", "网上赌博", {}, o)).empty());
+  EXPECT_TRUE(Ids(index.Search("redline", ReadScope::All(kDefaultSource), "网上赌博", {}, o)).empty());
 
   // A collection dropped and made again holds only its new entries.
   ASSERT_TRUE(writer->PutKbEntries({Entry("redline", "c", "网上赌博怎么赢钱")}).ok());
-  EXPECT_EQ(Ids(index.Search("redline", "网上赌博", {}, o)), std::vector<std::string>{"c"});
+  EXPECT_EQ(Ids(index.Search("redline", ReadScope::All(kDefaultSource), "网上赌博", {}, o)), std::vector<std::string>{"c"});
   ASSERT_TRUE(writer->DropKbCollection("redline").ok());
-  EXPECT_EQ(index.Search("redline", "网上赌博", {}, o).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(index.Search("redline", ReadScope::All(kDefaultSource), "网上赌博", {}, o).status().code(), StatusCode::kNotFound);
   KbCollection again = Coll("redline");
   again.created_at = "2030-01-01T00:00:00Z";
   ASSERT_TRUE(writer->CreateKbCollection(again).ok());
-  EXPECT_TRUE(Ids(index.Search("redline", "网上赌博", {}, o)).empty());
+  EXPECT_TRUE(Ids(index.Search("redline", ReadScope::All(kDefaultSource), "网上赌博", {}, o)).empty());
   ASSERT_TRUE(writer->PutKbEntries({Entry("redline", "d", "网上赌博怎么赢钱")}).ok());
-  EXPECT_EQ(Ids(index.Search("redline", "网上赌博", {}, o)), std::vector<std::string>{"d"});
+  EXPECT_EQ(Ids(index.Search("redline", ReadScope::All(kDefaultSource), "网上赌博", {}, o)), std::vector<std::string>{"d"});
 }
 
 TEST(KbIndex, RanksBestFirstWithTiesByKeyAndKeepsTopK) {
@@ -231,8 +231,8 @@ TEST(KbIndex, RanksBestFirstWithTiesByKeyAndKeepsTopK) {
                                Entry("c", "w", "天气")})
                   .ok());
   kb::KbIndex index(*e, *e, *e);
-  EXPECT_EQ(Ids(index.Search("c", "赌博网站", {}, {2, 0.0})), (std::vector<std::string>{"x", "y"}));
-  EXPECT_EQ(Ids(index.Search("c", "赌博网站", {}, {10, 0.0})), (std::vector<std::string>{"x", "y", "z"}));
+  EXPECT_EQ(Ids(index.Search("c", ReadScope::All(kDefaultSource), "赌博网站", {}, {2, 0.0})), (std::vector<std::string>{"x", "y"}));
+  EXPECT_EQ(Ids(index.Search("c", ReadScope::All(kDefaultSource), "赌博网站", {}, {10, 0.0})), (std::vector<std::string>{"x", "y", "z"}));
 }
 
 TEST(KbStore, BadNamesUnknownCollectionsAndDuplicatesAreRefused) {

@@ -149,13 +149,13 @@ TEST(NoteDateStore, ReindexingTheSameContentKeepsTheDateAndMakesNoVersion) {
   ASSERT_TRUE(e->PutPage(Write("a.md", "apples", "2020-01-01")).ok());
   ASSERT_TRUE(e->PutPage(Write("a.md", "apples")).ok());  // no date given: a re-index
   EXPECT_EQ(e->GetPage("default", "a")->updated_at, "2020-01-01");
-  EXPECT_EQ(e->Stats()->versions, 0);
+  EXPECT_EQ(e->Stats(ReadScope::All("default"))->versions, 0);
   // New content without a date is a modification now.
   ASSERT_TRUE(e->PutPage(Write("a.md", "pears")).ok());
   auto p = e->GetPage("default", "a");
   EXPECT_GT(p->updated_at, "2024");
   EXPECT_EQ(p->created_at, "2020-01-01");  // the earliest date it had
-  EXPECT_EQ(e->Stats()->versions, 1);
+  EXPECT_EQ(e->Stats(ReadScope::All("default"))->versions, 1);
 }
 
 TEST(NoteDateStore, CreatedIsTheFrontmatterOrTheEarliestDate) {
@@ -335,7 +335,7 @@ TEST_F(GitDates, PagesIndexedBeforeNotesHadDatesAreDatedByTheNextSync) {
   ASSERT_TRUE(report.ok());
   EXPECT_NE(report->mode.find("dates"), std::string::npos) << report->mode;
   EXPECT_EQ(DateOf(*e, "a"), "2021-09-01T00:00:00Z");
-  EXPECT_EQ(e->Stats()->versions, 0) << "the same content written again is no version";
+  EXPECT_EQ(e->Stats(ReadScope::All("default"))->versions, 0) << "the same content written again is no version";
   report = sync::SyncGit(*e, **repo, SyncOptionsFor(r));
   ASSERT_TRUE(report.ok());
   EXPECT_EQ(report->mode, "up to date");

@@ -155,6 +155,40 @@ TEST_F(OperationsTest, ScopesAndLocalOnly) {
   EXPECT_EQ(Run("embed", Json::object(), writer).status().code(), StatusCode::kPermissionDenied);
 }
 
+// Issue 32: who may run an operation is decided before its arguments are
+// read — a read token learns nothing of a write operation's parameters — and
+// an argument that reads pages (a collection kept from a folder) needs admin.
+TEST_F(OperationsTest, TheCallerIsCheckedBeforeTheArguments) {
+  OperationContext reader{true, "test", "agent", Scope::kRead};
+  OperationContext writer{true, "test", "agent", Scope::kWrite};
+  OperationContext admin{true, "test", "agent", Scope::kAdmin};
+  for (const Json& args : {Json::object(), Json{{"nonsense", 1}}, Json{{"slug", 5}}}) {
+    auto r = Run("put_page", args, reader);
+    EXPECT_EQ(r.status().code(), StatusCode::kPermissionDenied) << args.dump() << ": " << r.status().ToString();
+    EXPECT_EQ(r.status().message().find("slug"), std::string::npos) << r.status().ToString();
+  }
+  EXPECT_EQ(Run("merge_entities", Json::object(), admin).status().code(), StatusCode::kPermissionDenied);
+  auto folder = Run("kb_create", {{"collection", "kept"}, {"folder", "redline"}}, writer);
+  EXPECT_EQ(folder.status().code(), StatusCode::kPermissionDenied) << folder.status().ToString();
+  EXPECT_NE(folder.status().message().find("'folder' needs the admin scope"), std::string::npos);
+  EXPECT_TRUE(Run("kb_create", {{"collection", "plain"}}, writer).ok()) << "a collection of entries is a writer's";
+  EXPECT_TRUE(Run("kb_create", {{"collection", "kept"}, {"folder", "redline"}}, admin).ok());
+  EXPECT_EQ(Run("kb_create", {{"collection", "engram"}, {"folder", ".engram"}}).status().code(),
+            StatusCode::kInvalidArgument)
+      << "a hidden folder holds no pages";
+}
+
+// Issue 32: silent accepts are errors that name what is wrong.
+TEST_F(OperationsTest, EmptyQuestionsAndUnknownFiltersAreRefused) {
+  auto empty = Run("kb_answer", {{"text_list", Json::array({"  "})}});
+  EXPECT_EQ(empty.status().code(), StatusCode::kInvalidArgument) << empty.status().ToString();
+  // The default collection, before it exists, filters on the fields it will have.
+  auto unknown = Run("kb_search", {{"text_list", Json::array({"x"})}, {"filters", {{"colour", Json::array({"red"})}}}});
+  EXPECT_EQ(unknown.status().code(), StatusCode::kInvalidArgument) << unknown.status().ToString();
+  EXPECT_NE(unknown.status().message().find("colour"), std::string::npos);
+  EXPECT_TRUE(Run("kb_search", {{"text_list", Json::array({"x"})}, {"filters", {{"type", Json::array({"a"})}}}}).ok());
+}
+
 TEST_F(OperationsTest, WriteEditReadBack) {
   OperationContext agent{true, "test", "agent", Scope::kWrite};
   ASSERT_TRUE(Run("put_page", {{"slug", "people/ann"}, {"content", "---\ntitle: Ann\n---\nAnn builds rank fusion.\n"}}, agent).ok());

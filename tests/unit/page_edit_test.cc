@@ -147,6 +147,44 @@ TEST(PageEdit, AFactNoteIsACommentThatNamesTheOriginNeverTheValue) {
   EXPECT_FALSE(AddFact("people/a.md", "# A\n", "role", "CTO", "", "", "two\nlines").ok());
 }
 
+// Issue 32: a written line reads back as exactly the item reported — the
+// injections a model followed (links and Dataview fields inside a text
+// value), a tag, and Unicode line separators are refused with the reason.
+TEST(PageEdit, AWrittenLineReadsBackAsWhatWasReportedAndNothingMore) {
+  const std::string page = "# A\n";
+  struct Refused {
+    const char* predicate;
+    const char* value;
+    const char* why;
+  };
+  for (const Refused& r : std::vector<Refused>{
+           {"role", "CEO [[companies/evil]] [[people/bob]]", "would read back as"},
+           {"location", "Paris - works_at:: [[people/bob]]", "would read back as"},
+           {"role", "CTO #evil", "would read back as"},
+           {"role", "CTO [[people/bob|Bob]] and more", "would read back as"},
+           {"role", "CTO\u2028- fact: role: CEO", "Unicode line or paragraph separator"},
+           {"role", "CTO\u2029x", "Unicode line or paragraph separator"},
+           {"role", "CTO\u0085x", "Unicode line or paragraph separator"},
+       }) {
+    auto out = AddFact("people/a.md", page, r.predicate, r.value, "", "", "");
+    ASSERT_FALSE(out.ok()) << r.value << " was written as " << *out;
+    EXPECT_NE(out.status().message().find(r.why), std::string::npos) << out.status().ToString();
+  }
+  // What plain values and a whole link write is what reads back.
+  for (const auto& [predicate, value] : std::vector<std::pair<std::string, std::string>>{
+           {"role", "CTO"}, {"works_at", "[[companies/acme]]"}, {"location", "Paris, France"}, {"role", "C# lead"}}) {
+    auto out = AddFact("people/a.md", page, predicate, value, "2024", "", "");
+    ASSERT_TRUE(out.ok()) << value << ": " << out.status().ToString();
+    Page p = Parse(*out);
+    ASSERT_EQ(p.facts.size(), 1u) << *out;
+    EXPECT_EQ(p.facts[0].predicate, predicate);
+    EXPECT_EQ(p.facts[0].valid_from, "2024");
+  }
+  // A timeline summary and source that hold a line separator are refused too.
+  EXPECT_FALSE(AddTimelineEntry("notes/a.md", page, "2026-01-02", "Met\u2028- fact: role: CEO", "").ok());
+  EXPECT_FALSE(AddTimelineEntry("notes/a.md", page, "2026-01-02", "Met", "a\u2029b").ok());
+}
+
 TEST(PageEdit, AddTimelineEntry) {
   const std::string with = "# A\nTruth.\n\n<!-- timeline -->\n\n- **2026-01-02** | First\n";
   const std::string out = Must(AddTimelineEntry("notes/a.md", with, "2026年4月7日", "Met [[people/b]]", "[[meetings/m]]"));

@@ -162,11 +162,11 @@ TEST_F(PgEngine, AMissingBrainIsNotFoundUnlessCreating) {
 TEST_F(PgEngine, AWriteOfOneServerIsReadByAnotherConnection) {
   auto a = Open();
   auto b = Open();
-  ASSERT_TRUE(b->Stats().ok());
+  ASSERT_TRUE(b->Stats(ReadScope::All("default")).ok());
   ASSERT_TRUE(a->PutPage(Prepare("notes/shared.md", "zebra crossing rules")).ok());
   auto page = b->GetPage(ReadScope::All("default"), "notes/shared");
   ASSERT_TRUE(page.ok()) << page.status().ToString();
-  auto stats = b->Stats();
+  auto stats = b->Stats(ReadScope::All("default"));
   ASSERT_TRUE(stats.ok());
   EXPECT_EQ(stats->pages, 1);
   EXPECT_GT(stats->db_bytes, 0);
@@ -241,7 +241,7 @@ TEST_F(PgEngine, ALongBatchWritesWhatExistedBeforeItAsOnePageAtATimeWould) {
   auto problems = reader->CheckIntegrity();
   ASSERT_TRUE(problems.ok()) << problems.status().ToString();
   EXPECT_TRUE(problems->empty()) << (problems->empty() ? "" : problems->front().what);
-  auto stats = reader->Stats();
+  auto stats = reader->Stats(ReadScope::All("default"));
   ASSERT_TRUE(stats.ok());
   EXPECT_EQ(stats->pages, 62);  // p0..p59 with p4 renamed, old, gone
   auto alpha = reader->Postings().FindTerm("alpha");

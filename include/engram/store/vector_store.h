@@ -60,7 +60,8 @@ class VectorStore {
                                                            size_t limit) = 0;
   // Stores vectors (one transaction); chunks deleted meanwhile are skipped.
   virtual Status StoreEmbeddings(const std::vector<EmbeddingWrite>& rows) = 0;
-  virtual Result<EmbeddingCounts> CountEmbeddings(std::string_view model) = 0;
+  // The chunks of the pages scope sees, and how many have a vector of model.
+  virtual Result<EmbeddingCounts> CountEmbeddings(std::string_view model, const ReadScope& scope) = 0;
   // The query-embedding cache (model, query text) -> vector.
   virtual Result<std::optional<std::vector<float>>> CachedQueryVector(std::string_view model,
                                                                       std::string_view query) = 0;

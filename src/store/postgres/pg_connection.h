@@ -73,7 +73,11 @@ class PgConnection final : public sql::Connection {
   // statement, and the count of rows changed (ChangeKey's second half).
   // Connection 0 is the primary, 1 the read replica.
   PGconn* raw(int which = 0) const { return which == 1 ? replica_.get() : conn_.get(); }
-  std::string NextStatementName() { return "e" + std::to_string(++statements_); }
+  std::string NextStatementName() {
+    std::string name = "e";  // appended: GCC 12 warns (-Wrestrict) on "e" + std::string
+    name += std::to_string(++statements_);
+    return name;
+  }
   void AddChanges(int64_t n) { changes_ += n; }
   // Bumped when a connection was re-established (its prepared statements are gone).
   int64_t epoch(int which = 0) const { return which == 1 ? replica_epoch_ : epoch_; }

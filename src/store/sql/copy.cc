@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/crash_point.h"
 #include "common/hash.h"
 #include "store/sql/sql_engine.h"
 
@@ -90,6 +91,10 @@ const std::vector<Table>& Tables() {
         {"releaser_id", T}, {"create_time", T}, {"update_time", T}, {"collection", T}, {"latest", I}}},
       {"kb_audit", "id", Mode::kResume,
        {{"id", I}, {"at", T}, {"who", T}, {"action", T}, {"governed_id", I}, {"before", T}, {"after", T}}},
+      {"write_journal", "id", Mode::kUpsert,
+       {{"id", I}, {"operation", T}, {"args", T}, {"report", T}, {"started_at", T}, {"owner", T}}},
+      {"write_journal_files", "journal_id, seq", Mode::kUpsert,
+       {{"journal_id", I}, {"seq", I}, {"path", T}, {"before", B}, {"after", B}, {"done", I}}},
       // Last: the chunks copied above logged their vectors again through the triggers.
       {"store_generation", "id", Mode::kReplace, {{"id", I}, {"value", I}, {"trimmed_through", I}}},
       {"change_log", "generation, stream, key", Mode::kReplace, {{"generation", I}, {"stream", I}, {"key", I}}},
@@ -257,6 +262,7 @@ Result<CopyReport> CopyStore(Engine& from_engine, Engine& to_engine, const std::
         }
         return read.status();
       }).WithContext(std::string("copying ") + t.name));
+      common::CrashPoint("a table copied");
       if (progress) progress(p);
     } else {
       for (;;) {
@@ -273,6 +279,7 @@ Result<CopyReport> CopyStore(Engine& from_engine, Engine& to_engine, const std::
           return read.status();
         }).WithContext(std::string("copying ") + t.name));
         p.rows_done += static_cast<int64_t>(batch);
+        common::CrashPoint("a batch of rows copied");
         if (progress) progress(p);
         if (batch < kBatchRows) break;
       }
@@ -283,7 +290,8 @@ Result<CopyReport> CopyStore(Engine& from_engine, Engine& to_engine, const std::
   if (to->dialect() == store::sql::Dialect::kPostgres) {
     for (const Table& t : Tables()) {
       const std::string name = t.name;
-      if (t.mode != Mode::kResume && name != "sources" && name != "kb_collections") continue;
+      const bool identity = name == "sources" || name == "kb_collections" || name == "write_journal";
+      if (t.mode != Mode::kResume && !identity) continue;
       if (std::string(t.key) == "term_id") continue;  // not an identity
       ENGRAM_RETURN_IF_ERROR(to->Exec(std::string("SELECT setval(pg_get_serial_sequence('") + t.name + "', '" +
                                       t.key + "'), coalesce(max(" + t.key + "), 0) + 1, false) FROM " + t.name)

@@ -52,13 +52,20 @@ Status SqlEngine::StoreEmbeddings(const std::vector<EmbeddingWrite>& rows) {
   });
 }
 
-Result<EmbeddingCounts> SqlEngine::CountEmbeddings(std::string_view model) {
+Result<EmbeddingCounts> SqlEngine::CountEmbeddings(std::string_view model, const ReadScope& scope) {
   EmbeddingCounts c;
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * total, S("SELECT count(*) FROM chunks"));
+  // A public reader counts the chunks of public pages (pages_private indexes the others).
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * total, S(scope.include_private ? "SELECT count(*) FROM chunks"
+                                                                : "SELECT count(*) FROM chunks WHERE page_id NOT IN "
+                                                                  "(SELECT id FROM pages WHERE visibility = 'private')"));
   if (total->Step()) c.chunks = total->Int(0);
   ENGRAM_RETURN_IF_ERROR(total->status());
   total->Reset();
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * cur, S("SELECT count(*) FROM chunks WHERE embedding_model = ? AND embedding IS NOT NULL"));
+  ENGRAM_ASSIGN_OR_RETURN(
+      Stmt * cur, S(scope.include_private
+                        ? "SELECT count(*) FROM chunks WHERE embedding_model = ? AND embedding IS NOT NULL"
+                        : "SELECT count(*) FROM chunks WHERE embedding_model = ? AND embedding IS NOT NULL AND "
+                          "page_id NOT IN (SELECT id FROM pages WHERE visibility = 'private')"));
   cur->Bind(1, model);
   if (cur->Step()) c.current = cur->Int(0);
   ENGRAM_RETURN_IF_ERROR(cur->status());

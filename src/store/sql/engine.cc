@@ -287,35 +287,51 @@ Result<std::vector<TimelineEntry>> SqlEngine::Timeline(std::string_view source, 
   return out;
 }
 
-Result<BrainStats> SqlEngine::Stats() {
+Result<BrainStats> SqlEngine::Stats(const ReadScope& scope) {
   BrainStats st;
+  st.scoped = !scope.include_private;
   struct Count {
-    const char* sql;
+    const char* all;     // every page's
+    const char* scoped;  // a public reader's: what belongs to public pages ("" = not counted)
     int64_t* out;
   };
+#define ENGRAM_PUBLIC_PAGE(col) " " col " NOT IN (SELECT id FROM pages WHERE visibility = 'private')"
   const Count counts[] = {
-      {"SELECT count(*) FROM pages", &st.pages},
-      {"SELECT count(*) FROM pages WHERE visibility = 'private'", &st.private_pages},
-      {"SELECT count(*) FROM chunks", &st.chunks},
-      {"SELECT count(*) FROM links WHERE type != 'attachment'", &st.links},
-      {"SELECT count(*) FROM links WHERE type = 'attachment'", &st.attachments},
-      {"SELECT count(*) FROM tags", &st.tags},
-      {"SELECT count(*) FROM aliases", &st.aliases},
-      {"SELECT count(*) FROM timeline_entries", &st.timeline_entries},
-      {"SELECT count(*) FROM page_versions", &st.versions},
-      {"SELECT count(*) FROM terms", &st.terms},
+      {"SELECT count(*) FROM pages", "SELECT count(*) FROM pages WHERE visibility != 'private'", &st.pages},
+      {"SELECT count(*) FROM pages WHERE visibility = 'private'", "", &st.private_pages},
+      {"SELECT count(*) FROM chunks", "SELECT count(*) FROM chunks WHERE" ENGRAM_PUBLIC_PAGE("page_id"), &st.chunks},
+      {"SELECT count(*) FROM links WHERE type != 'attachment'",
+       "SELECT count(*) FROM links WHERE type != 'attachment' AND" ENGRAM_PUBLIC_PAGE("from_page"), &st.links},
+      {"SELECT count(*) FROM links WHERE type = 'attachment'",
+       "SELECT count(*) FROM links WHERE type = 'attachment' AND" ENGRAM_PUBLIC_PAGE("from_page"), &st.attachments},
+      {"SELECT count(*) FROM tags", "SELECT count(*) FROM tags WHERE" ENGRAM_PUBLIC_PAGE("page_id"), &st.tags},
+      {"SELECT count(*) FROM aliases", "SELECT count(*) FROM aliases WHERE" ENGRAM_PUBLIC_PAGE("page_id"),
+       &st.aliases},
+      {"SELECT count(*) FROM timeline_entries",
+       "SELECT count(*) FROM timeline_entries WHERE" ENGRAM_PUBLIC_PAGE("page_id"), &st.timeline_entries},
+      // Versions outlive their pages, whose visibility is then unknown: counted for readers of every page.
+      {"SELECT count(*) FROM page_versions", "", &st.versions},
+      {"SELECT count(*) FROM terms", "", &st.terms},
   };
+#undef ENGRAM_PUBLIC_PAGE
   for (const Count& c : counts) {
-    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(c.sql));
+    const char* sql = scope.include_private ? c.all : c.scoped;
+    if (*sql == '\0') continue;
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(sql));
     int64_t v = q->Step() ? q->Int(0) : 0;
     ENGRAM_RETURN_IF_ERROR(q->status());
     *c.out = v;
   }
-  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT type, count(*) FROM pages GROUP BY type ORDER BY type"));
+  ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(scope.include_private
+                                          ? "SELECT type, count(*) FROM pages GROUP BY type ORDER BY type"
+                                          : "SELECT type, count(*) FROM pages WHERE visibility != 'private' "
+                                            "GROUP BY type ORDER BY type"));
   while (q->Step()) st.pages_by_type[q->Text(0)] = q->Int(1);
   ENGRAM_RETURN_IF_ERROR(q->status());
   ENGRAM_ASSIGN_OR_RETURN(st.schema_version, conn_->SchemaVersion());
-  ENGRAM_ASSIGN_OR_RETURN(st.db_bytes, conn_->DatabaseBytes());
+  if (scope.include_private) {
+    ENGRAM_ASSIGN_OR_RETURN(st.db_bytes, conn_->DatabaseBytes());
+  }
   st.engine = pg_ ? "postgres" : "sqlite";
   ENGRAM_ASSIGN_OR_RETURN(st.server, conn_->Describe());
   ENGRAM_ASSIGN_OR_RETURN(st.replica, conn_->ReadReplica());

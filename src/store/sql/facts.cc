@@ -72,7 +72,7 @@ Result<std::vector<FactRecord>> SqlEngine::Facts(const ReadScope& scope, std::op
     q->Reset();
   }
   // Subjects and entity values: each distinct (target, folder) resolved once.
-  LinkMemo memo;
+  LinkMemo memo(scope);
   std::map<int64_t, std::pair<std::string, std::string>> shown;  // page id -> slug, title (if the scope sees it)
   auto names_of = [&](int64_t id) -> Result<std::pair<std::string, std::string>> {
     auto seen = shown.find(id);

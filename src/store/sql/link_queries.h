@@ -9,9 +9,12 @@
 
 namespace engram::store::sql {
 
-// ?1 source id, ?2 path key: the page at that path (the first by path).
+// ?1 source id, ?2 path key: the page at that path (the first by path); of
+// the public pages only.
 inline constexpr const char kPageByPathKeySql[] =
     "SELECT id FROM pages WHERE source_id = ? AND path_key = ? ORDER BY +path";
+inline constexpr const char kPublicPageByPathKeySql[] =
+    "SELECT id FROM pages WHERE source_id = ? AND path_key = ? AND visibility = 'public' ORDER BY +path";
 
 // ?1 source id, ?2 a page's slug, ?3 its file-name key: every page link that
 // may reach it (written as the slug, or ending in the name), by linking page.
@@ -25,6 +28,8 @@ inline constexpr const char kInboundLinksSql[] =
 // statistics.
 inline constexpr const char kPgPageByPathKeySql[] =
     "SELECT id FROM pages WHERE source_id = ? AND path_key = ? ORDER BY path";
+inline constexpr const char kPgPublicPageByPathKeySql[] =
+    "SELECT id FROM pages WHERE source_id = ? AND path_key = ? AND visibility = 'public' ORDER BY path";
 inline constexpr const char kPgInboundLinksSql[] =
     "SELECT l.from_page, f.slug, f.visibility, f.path, l.to_slug, l.type, l.context "
     "FROM links l JOIN pages f ON f.id = l.from_page WHERE f.source_id = ?1 AND "

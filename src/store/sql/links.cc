@@ -12,7 +12,7 @@
 namespace engram::store::sql {
 
 Result<std::optional<int64_t>> SqlEngine::ResolveLink(int64_t source_id, std::string_view target,
-                                                         std::string_view from_folder) {
+                                                         std::string_view from_folder, bool public_only) {
   auto one = [&](const char* sql, const std::string& value) -> Result<std::optional<int64_t>> {
     ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(sql));
     q->Bind(1, source_id).Bind(2, value);
@@ -24,12 +24,21 @@ Result<std::optional<int64_t>> SqlEngine::ResolveLink(int64_t source_id, std::st
   };
   // The steps are text::ResolveLinkTarget's; here each look-up is a query.
   text::LinkLookup lookup;
-  lookup.by_path_key = [&](const std::string& key) { return one(D(kPageByPathKeySql, kPgPageByPathKeySql), key); };
+  lookup.by_path_key = [&](const std::string& key) {
+    return one(public_only ? D(kPublicPageByPathKeySql, kPgPublicPageByPathKeySql)
+                           : D(kPageByPathKeySql, kPgPageByPathKeySql),
+               key);
+  };
   lookup.by_slug = [&](const std::string& slug) {
-    return one("SELECT id FROM pages WHERE source_id = ? AND slug = ?", slug);
+    return one(public_only ? "SELECT id FROM pages WHERE source_id = ? AND slug = ? AND visibility = 'public'"
+                           : "SELECT id FROM pages WHERE source_id = ? AND slug = ?",
+               slug);
   };
   lookup.by_name = [&](const std::string& name) -> Result<std::vector<text::LinkCandidate>> {
-    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT id, path_key FROM pages WHERE source_id = ? AND name_key = ?"));
+    ENGRAM_ASSIGN_OR_RETURN(
+        Stmt * q, S(public_only
+                        ? "SELECT id, path_key FROM pages WHERE source_id = ? AND name_key = ? AND visibility = 'public'"
+                        : "SELECT id, path_key FROM pages WHERE source_id = ? AND name_key = ?"));
     q->Bind(1, source_id).Bind(2, name);
     std::vector<text::LinkCandidate> candidates;
     while (q->Step()) candidates.push_back({q->Int(0), q->Text(1)});
@@ -43,13 +52,14 @@ Result<std::optional<int64_t>> SqlEngine::ResolveLink(int64_t source_id, std::st
 Result<std::optional<int64_t>> SqlEngine::ResolveLinkOnce(int64_t source_id, const std::string& target,
                                                           const std::string& from_folder, LinkMemo* memo) {
   auto key = std::make_pair(target, from_folder);
-  if (auto it = memo->find(key); it != memo->end()) return it->second;
-  ENGRAM_ASSIGN_OR_RETURN(std::optional<int64_t> page, ResolveLink(source_id, target, from_folder));
-  memo->emplace(std::move(key), page);
+  if (auto it = memo->answers.find(key); it != memo->answers.end()) return it->second;
+  ENGRAM_ASSIGN_OR_RETURN(std::optional<int64_t> page, ResolveLink(source_id, target, from_folder, memo->public_only));
+  memo->answers.emplace(std::move(key), page);
   return page;
 }
 
-Result<std::vector<SqlEngine::InboundLink>> SqlEngine::InboundLinks(int64_t source_id, std::string_view slug,
+Result<std::vector<SqlEngine::InboundLink>> SqlEngine::InboundLinks(const ReadScope& scope, int64_t source_id,
+                                                                    std::string_view slug,
                                                                           std::string_view name_key) {
   ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S(D(kInboundLinksSql, kPgInboundLinksSql)));
   q->Bind(1, source_id).Bind(2, slug).Bind(3, name_key);
@@ -61,7 +71,7 @@ Result<std::vector<SqlEngine::InboundLink>> SqlEngine::InboundLinks(int64_t sour
   }
   ENGRAM_RETURN_IF_ERROR(q->status());
   q->Reset();
-  LinkMemo memo;
+  LinkMemo memo(scope);
   for (size_t i = 0; i < out.size(); ++i) {
     ENGRAM_ASSIGN_OR_RETURN(out[i].reaches, ResolveLinkOnce(source_id, out[i].to_slug, folders[i], &memo));
   }
@@ -87,7 +97,7 @@ Result<std::vector<LinkRecord>> SqlEngine::Backlinks(const ReadScope& scope, std
   ENGRAM_RETURN_IF_ERROR(q->status());
   q->Reset();
   if (hidden) return std::vector<LinkRecord>{};
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<InboundLink> links, InboundLinks(*source_id, slug, name_key));
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<InboundLink> links, InboundLinks(scope, *source_id, slug, name_key));
   std::vector<LinkRecord> out;
   for (InboundLink& l : links) {
     if (!scope.Sees(l.from_private)) continue;
@@ -118,7 +128,7 @@ Result<std::vector<ResolvedLink>> SqlEngine::ResolvedLinks(const ReadScope& scop
   }
   ENGRAM_RETURN_IF_ERROR(q->status());
   q->Reset();
-  LinkMemo memo;
+  LinkMemo memo(scope);
   std::map<int64_t, std::pair<std::string, bool>> pages;  // page -> slug, private
   for (size_t i = 0; i < out.size(); ++i) {
     ENGRAM_ASSIGN_OR_RETURN(const std::optional<int64_t> reached,
@@ -195,7 +205,7 @@ Result<std::map<PageId, int64_t>> SqlEngine::BacklinkCounts(const ReadScope& sco
     const int64_t source_id = q->Int(0);
     const std::string slug = q->Text(1), name_key = q->Text(2);
     q->Reset();
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<InboundLink> links, InboundLinks(source_id, slug, name_key));
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<InboundLink> links, InboundLinks(scope, source_id, slug, name_key));
     int64_t n = 0;
     for (const InboundLink& l : links) {
       if (l.reaches == id && l.from_id != id && scope.Sees(l.from_private)) ++n;

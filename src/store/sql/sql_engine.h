@@ -60,6 +60,11 @@ class SqlEngine final : public Engine, public PostingStore {
       : conn_(std::move(conn)), pg_(conn_->dialect() == Dialect::kPostgres) {}
 
   Result<PageId> PutPage(const PageWrite& write) override;
+
+  Result<int64_t> BeginJournal(const JournalEntry& entry) override;
+  Status MarkJournalFileDone(int64_t id, size_t index) override;
+  Status EndJournal(int64_t id) override;
+  Result<std::vector<JournalEntry>> OpenJournals() override;
   Status DeletePage(std::string_view source, std::string_view slug) override;
   using PageStore::GetPage;
   Result<StoredPage> GetPage(const ReadScope& scope, std::string_view slug) override;
@@ -115,7 +120,7 @@ class SqlEngine final : public Engine, public PostingStore {
   Result<std::vector<EmbeddingTask>> ChunksToEmbed(std::string_view model, bool all, ChunkId after_id,
                                                    size_t limit) override;
   Status StoreEmbeddings(const std::vector<EmbeddingWrite>& rows) override;
-  Result<EmbeddingCounts> CountEmbeddings(std::string_view model) override;
+  Result<EmbeddingCounts> CountEmbeddings(std::string_view model, const ReadScope& scope) override;
   Result<std::optional<std::vector<float>>> CachedQueryVector(std::string_view model, std::string_view query) override;
   Result<std::vector<ChunkVector>> ChunkVectors(std::string_view model, ChunkId after_id, size_t limit) override;
   Result<std::vector<ChunkVector>> ChunkVectorsById(std::string_view model, const std::vector<ChunkId>& ids) override;
@@ -129,7 +134,7 @@ class SqlEngine final : public Engine, public PostingStore {
   Result<std::map<PageId, int64_t>> BacklinkCounts(const ReadScope& scope, const std::vector<PageId>& page_ids) override;
   Result<std::vector<ChunkId>> PrivateChunkIds() override;
   Status CacheQueryVector(std::string_view model, std::string_view query, const std::vector<float>& v) override;
-  Result<BrainStats> Stats() override;
+  Result<BrainStats> Stats(const ReadScope& scope) override;
   Status AppendIngestLog(const IngestLogEntry& entry) override;
   Result<std::vector<IngestLogEntry>> RecentIngestLog(size_t limit) override;
 
@@ -288,13 +293,24 @@ class SqlEngine final : public Engine, public PostingStore {
     std::optional<int64_t> reaches;  // the page the link resolves to, if any
   };
   // Every page link that may reach the page with this slug and file-name key
-  // (written as the slug, or ending in the name), with the page it reaches.
-  Result<std::vector<InboundLink>> InboundLinks(int64_t source_id, std::string_view slug, std::string_view name_key);
+  // (written as the slug, or ending in the name), with the page it reaches
+  // among the pages scope sees.
+  Result<std::vector<InboundLink>> InboundLinks(const ReadScope& scope, int64_t source_id, std::string_view slug,
+                                                std::string_view name_key);
   // The page a link target (slug form) written in a page of from_folder
   // reaches: exact path, page slug, relative to from_folder, then file name.
-  Result<std::optional<int64_t>> ResolveLink(int64_t source_id, std::string_view target, std::string_view from_folder);
-  // ResolveLink once per distinct (target, folder) within one read; memo keeps the answers.
-  using LinkMemo = std::map<std::pair<std::string, std::string>, std::optional<int64_t>>;
+  // public_only: among public pages alone — for a reader who may not see
+  // private ones, a link resolves as it would were they absent (it may reach
+  // another page, or none), never to a page the reader cannot see.
+  Result<std::optional<int64_t>> ResolveLink(int64_t source_id, std::string_view target, std::string_view from_folder,
+                                             bool public_only);
+  // ResolveLink once per distinct (target, folder) within one read of one
+  // scope; answers keeps them.
+  struct LinkMemo {
+    explicit LinkMemo(const ReadScope& scope) : public_only(!scope.include_private) {}
+    bool public_only;
+    std::map<std::pair<std::string, std::string>, std::optional<int64_t>> answers;
+  };
   Result<std::optional<int64_t>> ResolveLinkOnce(int64_t source_id, const std::string& target,
                                                  const std::string& from_folder, LinkMemo* memo);
   struct VectorLogState;

@@ -12,7 +12,7 @@ namespace engram::store::sqlite {
 namespace {
 
 // Migration N is kMigrations[N-1]. Never edit a released migration: append.
-constexpr std::array<const char*, 15> kMigrations = {
+constexpr std::array<const char*, 16> kMigrations = {
     // 1: the foundation schema.
     R"sql(
 CREATE TABLE sources (
@@ -374,6 +374,28 @@ CREATE INDEX facts_page ON facts(page_id);
 CREATE INDEX facts_subject_name ON facts(subject_name) WHERE subject != '';
 CREATE INDEX facts_value_name ON facts(value_name) WHERE value_is_link = 1;
 CREATE INDEX facts_predicate ON facts(predicate);
+)sql",
+    // 16: the write journal (engram/store/journal_store.h): a write of
+    // Markdown files recorded, with each file's bytes before and after,
+    // before its first file changes.
+    R"sql(
+CREATE TABLE write_journal (
+  id INTEGER PRIMARY KEY,
+  operation TEXT NOT NULL,
+  args TEXT NOT NULL DEFAULT '{}',
+  report TEXT NOT NULL DEFAULT '{}',
+  started_at TEXT NOT NULL,
+  owner TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE write_journal_files (
+  journal_id INTEGER NOT NULL REFERENCES write_journal(id),
+  seq INTEGER NOT NULL,
+  path TEXT NOT NULL,
+  before BLOB,
+  after BLOB,
+  done INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (journal_id, seq)
+);
 )sql",
 };
 
