@@ -25,6 +25,7 @@
 #include "graph/link_graph.h"
 #include "graph/traverse.h"
 #include "search/metrics.h"
+#include "sync/page_indexer.h"
 #include "text/page_facts.h"
 #include "text/page_parser.h"
 
@@ -94,7 +95,7 @@ int main(int argc, char** argv) {
     auto g = engram::graph::LinkGraphFor(store, engram::ReadScope::All(engram::kDefaultSource));
     out["link_graph_build_ms"] = Ms(t0, Clock::now());
     if (!g.ok()) Die(g.status().ToString());
-    out["link_graph_links"] = (*g)->links;
+    out["link_graph_links"] = (**g).links;
   }
 
   // Depth-2 neighbourhoods.
@@ -135,6 +136,37 @@ int main(int argc, char** argv) {
   out["paths_found"] = found;
   out["path_hops_mean"] = found == 0 ? 0.0 : static_cast<double>(hops) / static_cast<double>(found);
   out["paths_truncated"] = path_truncated;
+
+  // A write followed by a walk (issue 32): the walk brings the graph held in memory up to the write by
+  // re-reading the one page it changed. Each round rewrites an entity page with one more link.
+  {
+    std::vector<double> put_ms, walk_ms;
+    const size_t rounds = std::min<size_t>(queries, 100);
+    const auto before = engram::graph::LinkGraphCountersNow();
+    for (size_t q = 0; q < rounds; ++q) {
+      const engram::PageNames* p = pick();
+      auto page = store.GetPage(scope, p->slug);
+      if (!page.ok()) Die(page.status().ToString());
+      const std::string content = page->content + "\nAlso met [[" + pick()->slug + "]].\n";
+      auto write = engram::sync::PreparePage(page->path, content, {});
+      if (!write.ok()) Die(write.status().ToString());
+      auto t0 = Clock::now();
+      if (auto put = store.PutPage(*write); !put.ok()) Die(put.status().ToString());
+      put_ms.push_back(Ms(t0, Clock::now()));
+      engram::graph::WalkLimits limits;
+      limits.depth = 2;
+      t0 = Clock::now();
+      auto n = engram::graph::Explore(store, scope, p->slug, limits);
+      walk_ms.push_back(Ms(t0, Clock::now()));
+      if (!n.ok()) Die(n.status().ToString());
+    }
+    const auto after = engram::graph::LinkGraphCountersNow();
+    out["write_put_ms_p50"] = engram::search::Percentile(put_ms, 50);
+    out["write_then_walk_ms_p50"] = engram::search::Percentile(walk_ms, 50);
+    out["write_then_walk_ms_p95"] = engram::search::Percentile(walk_ms, 95);
+    out["write_then_walk_rebuilds"] = after.builds - before.builds;
+    out["write_then_walk_updates"] = after.updates - before.updates;
+  }
 
   // Extraction: parsing every page, then reading its facts and relations again on the parsed page.
   if (!vault.empty()) {

@@ -1,9 +1,13 @@
 #include "graph/traverse.h"
 
 #include <algorithm>
+#include <condition_variable>
 #include <deque>
 #include <map>
+#include <mutex>
 #include <set>
+#include <thread>
+#include <utility>
 
 #include "graph/entities.h"
 #include "graph/link_graph.h"
@@ -14,12 +18,55 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The walks running now, and how many may.
+struct WalkGate {
+  std::mutex mu;
+  std::condition_variable freed;
+  size_t running = 0;
+  size_t capacity = std::max<size_t>(1, std::thread::hardware_concurrency() / 2);
+};
+
+WalkGate& Gate() {
+  static WalkGate gate;
+  return gate;
+}
+
+// A slot of the gate for one walk, given back when it ends.
+class WalkSlot {
+ public:
+  static Result<WalkSlot> Take(std::chrono::milliseconds wait) {
+    WalkGate& g = Gate();
+    std::unique_lock<std::mutex> lock(g.mu);
+    if (!g.freed.wait_for(lock, wait, [&] { return g.running < g.capacity; })) {
+      return Status::Unavailable("graph walks are busy (" + std::to_string(g.capacity) +
+                                 " at a time); try again shortly");
+    }
+    ++g.running;
+    return WalkSlot();
+  }
+  WalkSlot(WalkSlot&& other) noexcept : held_(std::exchange(other.held_, false)) {}
+  WalkSlot& operator=(WalkSlot&&) = delete;
+  ~WalkSlot() {
+    if (!held_) return;
+    WalkGate& g = Gate();
+    {
+      std::lock_guard<std::mutex> lock(g.mu);
+      --g.running;
+    }
+    g.freed.notify_one();
+  }
+
+ private:
+  WalkSlot() = default;
+  bool held_ = true;
+};
+
 // Both directions of a page's links, each edge as written, from the graph
 // in memory; pages the scope cannot see are not there, nor links to them.
 class Adjacency {
  public:
-  Adjacency(std::shared_ptr<const LinkGraph> graph, const ReadScope& scope, std::string relation)
-      : graph_(std::move(graph)), scope_(scope), relation_(std::move(relation)) {}
+  Adjacency(const LinkGraph& graph, const ReadScope& scope, std::string relation)
+      : graph_(&graph), scope_(scope), relation_(std::move(relation)) {}
 
   Result<std::vector<Edge>> Of(const std::string& slug) const {
     auto at = graph_->by_slug.find(slug);
@@ -27,14 +74,16 @@ class Adjacency {
       return Status::NotFound("no page " + slug);
     }
     std::vector<Edge> out;
-    for (const LinkGraph::Arc& a : graph_->arcs[at->second]) {
-      const LinkGraph::Page& other = graph_->pages[a.other];
-      const std::string& type = graph_->types[a.type];
-      if (!scope_.Sees(other.is_private) || (!relation_.empty() && type != relation_)) continue;
-      if (a.outbound) {
-        out.push_back({slug, other.slug, type, "", a.link_id});
-      } else {
-        out.push_back({other.slug, slug, type, "", a.link_id});
+    for (const auto* arcs : {&graph_->out[at->second], &graph_->in[at->second]}) {
+      for (const LinkGraph::Arc& a : *arcs) {
+        const LinkGraph::Page& other = graph_->pages[a.other];
+        const std::string& type = graph_->types[a.type];
+        if (!scope_.Sees(other.is_private) || (!relation_.empty() && type != relation_)) continue;
+        if (a.outbound) {
+          out.push_back({slug, other.slug, type, "", a.link_id});
+        } else {
+          out.push_back({other.slug, slug, type, "", a.link_id});
+        }
       }
     }
     // Typed links first: of two walks as short, the one along typed links is found.
@@ -43,7 +92,7 @@ class Adjacency {
   }
 
  private:
-  std::shared_ptr<const LinkGraph> graph_;
+  const LinkGraph* graph_;  // held by the caller's LinkGraphView
   const ReadScope& scope_;
   std::string relation_;
 };
@@ -63,6 +112,20 @@ const std::string& Other(const Edge& e, const std::string& slug) { return e.from
 
 }  // namespace
 
+void SetConcurrentWalks(size_t walks) {
+  WalkGate& g = Gate();
+  {
+    std::lock_guard<std::mutex> lock(g.mu);
+    g.capacity = std::max<size_t>(1, walks);
+  }
+  g.freed.notify_all();
+}
+
+size_t ConcurrentWalks() {
+  std::lock_guard<std::mutex> lock(Gate().mu);
+  return Gate().capacity;
+}
+
 Result<Neighbourhood> Explore(PageStore& store, const ReadScope& scope, std::string_view slug,
                               const WalkLimits& limits) {
   if (limits.depth < 1 || limits.depth > kMaxDepth) {
@@ -70,9 +133,10 @@ Result<Neighbourhood> Explore(PageStore& store, const ReadScope& scope, std::str
                                    std::to_string(kMaxDepth));
   }
   ENGRAM_ASSIGN_OR_RETURN(StoredPage root, store.GetPage(scope, slug));
+  ENGRAM_ASSIGN_OR_RETURN(WalkSlot slot, WalkSlot::Take(limits.budget));
   const auto deadline = Clock::now() + limits.budget;
-  ENGRAM_ASSIGN_OR_RETURN(std::shared_ptr<const LinkGraph> graph, LinkGraphFor(store, scope));
-  Adjacency adjacency(graph, scope, limits.relation);
+  ENGRAM_ASSIGN_OR_RETURN(LinkGraphView graph, LinkGraphFor(store, scope));
+  Adjacency adjacency(*graph, scope, limits.relation);
   Neighbourhood out;
   std::map<std::string, int> depth_of = {{root.slug, 0}};
   std::set<std::tuple<std::string, std::string, std::string>> seen_edges;
@@ -130,9 +194,10 @@ Result<Path> ShortestPath(PageStore& store, const ReadScope& scope, std::string_
   // Breadth first from both ends, a whole level of the smaller side at a
   // time: the levels met are as short as one search from `from` would find,
   // and each side explores about the square root of what that would.
+  ENGRAM_ASSIGN_OR_RETURN(WalkSlot slot, WalkSlot::Take(limits.budget));
   const auto deadline = Clock::now() + limits.budget;
-  ENGRAM_ASSIGN_OR_RETURN(std::shared_ptr<const LinkGraph> graph, LinkGraphFor(store, scope));
-  Adjacency adjacency(graph, scope, limits.relation);
+  ENGRAM_ASSIGN_OR_RETURN(LinkGraphView graph, LinkGraphFor(store, scope));
+  Adjacency adjacency(*graph, scope, limits.relation);
   struct Side {
     std::map<std::string, std::pair<std::string, Edge>> came_from;  // node -> (the node before it, the edge)
     std::map<std::string, int> hops;
@@ -193,15 +258,17 @@ Result<std::vector<ResolvedLink>> DeadLinks(PageStore& store, const ReadScope& s
 
 Result<std::vector<PageNames>> Orphans(PageStore& store, const ReadScope& scope) {
   // A page with a link either way to another page the scope sees is linked; a self-link connects nothing.
-  ENGRAM_ASSIGN_OR_RETURN(std::shared_ptr<const LinkGraph> graph, LinkGraphFor(store, scope));
   ENGRAM_ASSIGN_OR_RETURN(std::vector<PageNames> pages, store.AllPageNames(scope));
+  ENGRAM_ASSIGN_OR_RETURN(LinkGraphView graph, LinkGraphFor(store, scope));
   std::erase_if(pages, [&](const PageNames& p) {
     auto at = graph->by_slug.find(p.slug);
     if (at == graph->by_slug.end()) return false;
-    const auto& arcs = graph->arcs[at->second];
-    return std::any_of(arcs.begin(), arcs.end(), [&](const LinkGraph::Arc& a) {
-      return a.other != at->second && scope.Sees(graph->pages[a.other].is_private);
-    });
+    auto linked = [&](const std::vector<LinkGraph::Arc>& arcs) {
+      return std::any_of(arcs.begin(), arcs.end(), [&](const LinkGraph::Arc& a) {
+        return a.other != at->second && scope.Sees(graph->pages[a.other].is_private);
+      });
+    };
+    return linked(graph->out[at->second]) || linked(graph->in[at->second]);
   });
   return pages;
 }

@@ -24,6 +24,13 @@ struct WalkLimits {
   std::chrono::milliseconds budget{2000};
 };
 inline constexpr int kMaxDepth = 6;
+
+// Graph walks at once in this process (Explore, ShortestPath, Orphans): a
+// walk waits for a free slot, at most its budget, then fails Unavailable.
+// The default leaves half the cores to everything else (searches keep
+// answering under any number of walks); a server may set it once at start.
+void SetConcurrentWalks(size_t walks);
+size_t ConcurrentWalks();
 inline constexpr int kMaxPathHops = 12;
 
 struct Node {

@@ -75,11 +75,11 @@ void KbIndex::Unindex(int64_t key) {
 }
 
 Status KbIndex::CatchUp() {
-  ENGRAM_ASSIGN_OR_RETURN(int64_t generation, changes_.Generation());
+  ENGRAM_ASSIGN_OR_RETURN(int64_t generation, changes_->Generation());
   if (generation == generation_) return Status::Ok();
   std::optional<std::vector<int64_t>> keys;
   if (generation_ >= 0) {
-    ENGRAM_ASSIGN_OR_RETURN(keys, changes_.ChangesSince(ChangeStream::kKbEntries, generation_));
+    ENGRAM_ASSIGN_OR_RETURN(keys, changes_->ChangesSince(ChangeStream::kKbEntries, generation_));
   }
   if (!keys) {  // the first look, or the log no longer reaches back: every collection is rebuilt on use
     collections_.clear();
@@ -88,11 +88,11 @@ Status KbIndex::CatchUp() {
     return Status::Ok();
   }
   ENGRAM_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> pages,
-                          changes_.ChangesSince(ChangeStream::kPages, generation_));
+                          changes_->ChangesSince(ChangeStream::kPages, generation_));
   if (!pages || !pages->empty()) {
     for (auto& [name, ix] : collections_) ix.folder_stale = true;
   }
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<KbEntry> entries, store_.KbEntriesByKey(*keys));
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<KbEntry> entries, store_->KbEntriesByKey(*keys));
   for (int64_t key : *keys) Unindex(key);
   for (const KbEntry& e : entries) {
     auto c = collections_.find(e.collection);
@@ -103,13 +103,13 @@ Status KbIndex::CatchUp() {
 }
 
 Result<KbCollection> KbIndex::Collection(std::string_view name) {
-  ENGRAM_ASSIGN_OR_RETURN(std::optional<KbCollection> c, store_.FindKbCollection(name));
+  ENGRAM_ASSIGN_OR_RETURN(std::optional<KbCollection> c, store_->FindKbCollection(name));
   if (!c) return Status::NotFound("no knowledge collection '" + std::string(name) + "'");
   return *c;
 }
 
 Status KbIndex::SyncFolder(Indexed& ix) {
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<SourceFile> files, pages_.ListSourceFiles(kPageSource));
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<SourceFile> files, pages_->ListSourceFiles(kPageSource));
   std::erase_if(files, [&](const SourceFile& f) { return !InFolder(f.path, ix.info.folder); });
   auto drop = [&](int64_t key) {
     if (key == 0) return;
@@ -133,7 +133,7 @@ Status KbIndex::SyncFolder(Indexed& ix) {
   for (const SourceFile& f : files) {
     auto known = ix.folder_pages.find(f.slug);
     if (known != ix.folder_pages.end() && known->second.first == f.content_hash) continue;
-    auto page = pages_.GetPage(ReadScope::All(kPageSource), f.slug);
+    auto page = pages_->GetPage(ReadScope::All(kPageSource), f.slug);
     if (!page.ok() && page.status().code() == StatusCode::kNotFound) continue;  // gone since the listing
     ENGRAM_RETURN_IF_ERROR(page.status());
     if (known != ix.folder_pages.end()) drop(known->second.second);
@@ -189,7 +189,7 @@ Result<KbIndex::Indexed*> KbIndex::Open(std::string_view name) {
   // Entries written after CatchUp read the generation are scanned here too;
   // the next catch-up applies them again, which is harmless.
   for (int64_t after = 0;;) {
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<KbEntry> page, store_.ScanKbEntries(info.name, after, kScanPage));
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<KbEntry> page, store_->ScanKbEntries(info.name, after, kScanPage));
     for (const KbEntry& e : page) Index(ix, e);
     if (page.size() < kScanPage) break;
     after = page.back().key;
@@ -279,7 +279,7 @@ Result<std::vector<Hit>> KbIndex::Search(std::string_view collection, const Read
   }
   std::vector<int64_t> keys;
   for (const ScoredKey& s : scored) keys.push_back(s.key);
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<KbEntry> entries, store_.KbEntriesByKey(keys));
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<KbEntry> entries, store_->KbEntriesByKey(keys));
   std::unordered_map<int64_t, KbEntry*> by_key;
   for (KbEntry& e : entries) by_key[e.key] = &e;
   for (const ScoredKey& s : scored) {
@@ -287,6 +287,18 @@ Result<std::vector<Hit>> KbIndex::Search(std::string_view collection, const Read
     if (e != by_key.end()) hits.push_back({std::move(*e->second), s.score});
   }
   return hits;
+}
+
+std::shared_ptr<SharedKbIndex> SharedKbIndexFor(const std::string& store_identity) {
+  static std::mutex mu;
+  static std::map<std::string, std::shared_ptr<SharedKbIndex>> shared;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = shared.find(store_identity);
+  if (it != shared.end()) return it->second;
+  if (shared.size() >= 32) {  // stores come and go (tests): drop the indexes nobody holds
+    for (auto s = shared.begin(); s != shared.end();) s = s->second.use_count() == 1 ? shared.erase(s) : std::next(s);
+  }
+  return shared.emplace(store_identity, std::make_shared<SharedKbIndex>()).first->second;
 }
 
 }  // namespace engram::kb

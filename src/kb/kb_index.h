@@ -4,12 +4,16 @@
 // (ChangeStream::kKbEntries) before every search, so a search sees every
 // write committed before it started, from this process or any other.
 //
-// Thread safety: none; one per engine, used from the engine's thread.
+// Thread safety: none; its owner serialises calls. A process shares one per
+// database (SharedKbIndexFor): every connection searches the same index,
+// each call reading through the connection it is given (Rebind).
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -55,7 +59,14 @@ class VectorRows {
 
 class KbIndex {
  public:
-  KbIndex(KbStore& store, ChangeLog& changes, PageStore& pages) : store_(store), changes_(changes), pages_(pages) {}
+  KbIndex(KbStore& store, ChangeLog& changes, PageStore& pages) : store_(&store), changes_(&changes), pages_(&pages) {}
+
+  // Reads through these stores from now on (the caller's connection to the same database).
+  void Rebind(KbStore& store, ChangeLog& changes, PageStore& pages) {
+    store_ = &store;
+    changes_ = &changes;
+    pages_ = &pages;
+  }
 
   // The named collection as stored now; NotFound when there is none.
   Result<KbCollection> Collection(std::string_view name);
@@ -107,12 +118,19 @@ class KbIndex {
   // The collection's index, built from a scan when it is new to this index or was re-created.
   Result<Indexed*> Open(std::string_view name);
 
-  KbStore& store_;
-  ChangeLog& changes_;
-  PageStore& pages_;
+  KbStore* store_;
+  ChangeLog* changes_;
+  PageStore* pages_;
   std::map<std::string, Indexed, std::less<>> collections_;
   std::unordered_map<int64_t, std::string> key_collection_;
   int64_t generation_ = -1;  // -1: nothing read yet
 };
+
+// One index per database for the whole process, and the lock its users take.
+struct SharedKbIndex {
+  std::mutex mu;
+  std::unique_ptr<KbIndex> index;  // made by the first user, bound to its stores
+};
+std::shared_ptr<SharedKbIndex> SharedKbIndexFor(const std::string& store_identity);
 
 }  // namespace engram::kb

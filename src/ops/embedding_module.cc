@@ -7,7 +7,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <random>
+#include <shared_mutex>
 
 #include "embed/embedder.h"
 #include "ops/embedding_keys.h"
@@ -50,7 +53,29 @@ EmbeddingModule::EmbeddingModule(Brain& brain) : brain_(brain) {}
 
 EmbeddingModule::~EmbeddingModule() = default;
 
-Result<search::VectorArm*> EmbeddingModule::Vectors() {
+namespace {
+
+// One vector index per database, model and index id, for the whole process.
+struct SharedVectors {
+  std::shared_mutex mu;
+  std::unique_ptr<search::VectorArm> arm;
+};
+
+std::shared_ptr<SharedVectors> SharedVectorsFor(const std::string& key) {
+  static std::mutex mu;
+  static std::map<std::string, std::shared_ptr<SharedVectors>> shared;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = shared.find(key);
+  if (it != shared.end()) return it->second;
+  if (shared.size() >= 16) {  // stores come and go (tests): drop the indexes nobody holds
+    for (auto s = shared.begin(); s != shared.end();) s = s->second.use_count() == 1 ? shared.erase(s) : std::next(s);
+  }
+  return shared.emplace(key, std::make_shared<SharedVectors>()).first->second;
+}
+
+}  // namespace
+
+Result<EmbeddingModule::VectorsLease> EmbeddingModule::Vectors() {
   ENGRAM_ASSIGN_OR_RETURN(std::string model, brain_.engine().GetConfigValue(kModelKey));
   ENGRAM_ASSIGN_OR_RETURN(std::string dims, brain_.engine().GetConfigValue(kDimsKey));
   ENGRAM_ASSIGN_OR_RETURN(std::string index_id, brain_.engine().GetConfigValue(kIndexIdKey));
@@ -62,22 +87,41 @@ Result<search::VectorArm*> EmbeddingModule::Vectors() {
     }
     return Status::FailedPrecondition("nothing is embedded yet: run `engram embed`");
   }
-  if (vectors_ && vectors_->dims() == std::stoi(dims)) {
-    // What other processes (or this one's other connections) wrote since: a server's next request sees it.
-    ENGRAM_RETURN_IF_ERROR(vectors_->CatchUp(brain_.engine(), brain_.engine()));
-    return vectors_.get();
+  const int want_dims = std::stoi(dims);
+  std::shared_ptr<SharedVectors> shared =
+      SharedVectorsFor(brain_.engine().StoreIdentity() + "\x1f" + model + "\x1f" + dims + "\x1f" + index_id);
+  ENGRAM_ASSIGN_OR_RETURN(const int64_t generation, brain_.engine().Generation());
+  {
+    std::shared_lock<std::shared_mutex> read(shared->mu);
+    if (shared->arm && shared->arm->dims() == want_dims && shared->arm->generation() >= generation) {
+      search::VectorArm* arm = shared->arm.get();
+      return VectorsLease{shared, std::move(read), arm};
+    }
   }
-  search::VectorIndexOptions vo;
-  const VectorSettings& v = brain_.options().vector;
-  vo.exact_below = static_cast<size_t>(v.exact_below);
-  vo.exact_filter_max = static_cast<size_t>(v.exact_filter_max);
-  vo.m = v.m;
-  vo.ef_construction = v.ef_construction;
-  vo.ef_search = v.ef_search;
-  ENGRAM_ASSIGN_OR_RETURN(
-      vectors_, search::VectorArm::Open(brain_.engine(), brain_.engine(), IndexFile(brain_.root(), model, index_id),
-                                        model, std::stoi(dims), vo, &vectors_note_));
-  return vectors_.get();
+  {
+    std::unique_lock<std::shared_mutex> write(shared->mu);
+    if (shared->arm && shared->arm->dims() == want_dims) {
+      // What other processes (or this one's other connections) wrote since: a server's next request sees it.
+      if (shared->arm->generation() < generation) {
+        ENGRAM_RETURN_IF_ERROR(shared->arm->CatchUp(brain_.engine(), brain_.engine()));
+      }
+    } else {
+      search::VectorIndexOptions vo;
+      const VectorSettings& v = brain_.options().vector;
+      vo.exact_below = static_cast<size_t>(v.exact_below);
+      vo.exact_filter_max = static_cast<size_t>(v.exact_filter_max);
+      vo.m = v.m;
+      vo.ef_construction = v.ef_construction;
+      vo.ef_search = v.ef_search;
+      ENGRAM_ASSIGN_OR_RETURN(
+          shared->arm, search::VectorArm::Open(brain_.engine(), brain_.engine(), IndexFile(brain_.root(), model, index_id),
+                                               model, want_dims, vo, &vectors_note_));
+    }
+  }
+  std::shared_lock<std::shared_mutex> read(shared->mu);
+  search::VectorArm* arm = shared->arm.get();
+  if (arm == nullptr) return Status::Internal("the vector index was dropped while opening it");
+  return VectorsLease{shared, std::move(read), arm};
 }
 
 std::string EmbeddingModule::TakeVectorsNote() {

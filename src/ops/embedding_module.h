@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -40,9 +41,17 @@ class EmbeddingModule final : public BrainModule {
   Result<std::vector<float>> EmbedQuery(std::string_view query);
   // The configured embedder (opened once); FailedPrecondition when provider = "none".
   Result<embed::Embedder*> GetEmbedder();
-  // The vector index of the recorded model, caught up with the database;
-  // FailedPrecondition when nothing is embedded yet.
-  Result<search::VectorArm*> Vectors();
+  // The vector index of the recorded model, caught up with the database, held
+  // for reading as long as the lease lives; FailedPrecondition when nothing is
+  // embedded yet. One index per database and model is shared by every
+  // connection of the process: a server's pooled brains neither build nor
+  // hold one each.
+  struct VectorsLease {
+    std::shared_ptr<void> holder;
+    std::shared_lock<std::shared_mutex> lock;
+    search::VectorArm* arm = nullptr;
+  };
+  Result<VectorsLease> Vectors();
   // What opening or catching up the index did ("" when nothing), once.
   std::string TakeVectorsNote();
   // Under the write lock: embeds up to options().embedding.inline_limit stale
@@ -54,8 +63,7 @@ class EmbeddingModule final : public BrainModule {
 
   Brain& brain_;
   std::unique_ptr<embed::Embedder> embedder_;
-  std::unique_ptr<search::VectorArm> vectors_;  // opened by the first vector search
-  std::string vectors_note_;                     // what opening it did (built, caught up)
+  std::string vectors_note_;  // what opening the shared index did (built, caught up)
 };
 
 }  // namespace engram::ops

@@ -65,7 +65,7 @@ Status KeptFromFolder(const KbCollection& c) {
 }  // namespace
 
 KbModule::KbModule(Brain& brain)
-    : brain_(brain), index_(std::make_unique<kb::KbIndex>(brain.engine(), brain.engine(), brain.engine())) {}
+    : brain_(brain), shared_(kb::SharedKbIndexFor(brain.engine().StoreIdentity())) {}
 
 KbModule::~KbModule() = default;
 
@@ -156,7 +156,8 @@ Result<std::vector<std::pair<KbCollection, int64_t>>> KbModule::List(const ReadS
       if (s.name == c.name) entries = s.entries;
     }
     if (!c.folder.empty()) {
-      ENGRAM_ASSIGN_OR_RETURN(std::vector<KbEntry> kept, index_->FolderEntries(c.name, scope));
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<KbEntry> kept,
+                              WithIndex([&](kb::KbIndex& ix) { return ix.FolderEntries(c.name, scope); }));
       entries = static_cast<int64_t>(kept.size());
     }
     out.emplace_back(std::move(c), entries);
@@ -164,14 +165,17 @@ Result<std::vector<std::pair<KbCollection, int64_t>>> KbModule::List(const ReadS
   return out;
 }
 
-Result<KbCollection> KbModule::Describe(std::string_view collection) { return index_->Collection(collection); }
+Result<KbCollection> KbModule::Describe(std::string_view collection) {
+  return WithIndex([&](kb::KbIndex& ix) { return ix.Collection(collection); });
+}
 
 Result<std::vector<KbEntry>> KbModule::Scan(const ReadScope& scope, std::string_view collection, int64_t after_key,
                                             size_t limit) {
-  ENGRAM_ASSIGN_OR_RETURN(KbCollection c, index_->Collection(collection));
+  ENGRAM_ASSIGN_OR_RETURN(KbCollection c, Describe(collection));
   if (!c.folder.empty()) {  // one page holds all: the folder's entries, by id
     if (after_key != 0) return std::vector<KbEntry>();
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<KbEntry> all, index_->FolderEntries(collection, scope));
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<KbEntry> all,
+                            WithIndex([&](kb::KbIndex& ix) { return ix.FolderEntries(collection, scope); }));
     (void)limit;
     return all;
   }
@@ -222,7 +226,7 @@ Status KbModule::EnsureCollection(const OperationContext& ctx, std::string_view 
 Result<std::vector<std::string>> KbModule::Delete(std::string_view collection, const std::vector<std::string>& ids,
                                                   const std::vector<std::string>& texts) {
   if (ids.empty() && texts.empty()) return Status::InvalidArgument("ids和texts均为空 (ids and texts are both empty)");
-  ENGRAM_ASSIGN_OR_RETURN(KbCollection c, index_->Collection(collection));
+  ENGRAM_ASSIGN_OR_RETURN(KbCollection c, Describe(collection));
   if (!c.folder.empty()) return KeptFromFolder(c);
   std::vector<std::string> wanted;
   if (!texts.empty()) {
@@ -245,14 +249,25 @@ Result<std::vector<kb::Hit>> KbModule::Search(const ReadScope& scope, std::strin
 Result<std::vector<kb::Hit>> KbModule::SearchIn(const ReadScope& scope, std::string_view collection,
                                                 std::string_view text, const Json& filters,
                                                 const kb::SearchOptions& options, KbCollection* searched) {
-  // Queries are embedded as documents: a red-line entry and a user's text are the same kind of text.
-  Result<std::vector<kb::Hit>> hits = index_->Search(
-      collection, scope, text, filters, options,
-      [&](const KbCollection& c) -> Result<std::vector<float>> {
-        ENGRAM_ASSIGN_OR_RETURN(embed::Embedder * e, EmbedderFor(c));
-        return e->Embed({std::string(text)}, embed::EmbedKind::kDocument);
-      },
-      searched);
+  // Queries are embedded as documents: a red-line entry and a user's text are the same kind of text. The
+  // query is embedded before the index's lock is taken: searches of other connections go on meanwhile.
+  std::optional<Result<std::vector<float>>> query;
+  if (Result<KbCollection> c = Describe(collection); c.ok() && !c->embedder.empty()) {
+    query = [&]() -> Result<std::vector<float>> {
+      ENGRAM_ASSIGN_OR_RETURN(embed::Embedder * e, EmbedderFor(*c));
+      return e->Embed({std::string(text)}, embed::EmbedKind::kDocument);
+    }();
+  }
+  Result<std::vector<kb::Hit>> hits = WithIndex([&](kb::KbIndex& ix) {
+    return ix.Search(
+        collection, scope, text, filters, options,
+        [&](const KbCollection& c) -> Result<std::vector<float>> {
+          if (query) return *query;
+          ENGRAM_ASSIGN_OR_RETURN(embed::Embedder * e, EmbedderFor(c));  // made since it was described
+          return e->Embed({std::string(text)}, embed::EmbedKind::kDocument);
+        },
+        searched);
+  });
   // The default collection exists for callers before their first upsert: empty (and lexical), not unknown —
   // with the fields it will have, so a filter on any other is the same error as once it exists.
   if (!hits.ok() && hits.status().code() == StatusCode::kNotFound && collection == kDefaultKbCollection) {

@@ -188,8 +188,18 @@ class KbModule final : public BrainModule {
   // The [llm] model with [kb]'s call settings, opened on first use.
   Result<llm::ChatClient*> Chat();
 
+  // The process's index of this database, bound to this brain's connection
+  // for the call: fn runs under the index's lock.
+  template <typename Fn>
+  auto WithIndex(Fn&& fn) {
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    if (!shared_->index) shared_->index = std::make_unique<kb::KbIndex>(brain_.engine(), brain_.engine(), brain_.engine());
+    shared_->index->Rebind(brain_.engine(), brain_.engine(), brain_.engine());
+    return fn(*shared_->index);
+  }
+
   Brain& brain_;
-  std::unique_ptr<kb::KbIndex> index_;
+  std::shared_ptr<kb::SharedKbIndex> shared_;
   std::mutex chat_mu_;
   std::unique_ptr<llm::ChatClient> chat_;
 };

@@ -3,6 +3,8 @@
 // query vectors, and the LLM's query expansion.
 #include "ops/search_module.h"
 
+#include <optional>
+
 #include "graph/answer.h"
 #include "llm/chat_client.h"
 #include "llm/expansion.h"
@@ -46,23 +48,25 @@ Result<SearchResponse> SearchModule::SearchStore(const OperationContext& ctx, st
   EmbeddingModule& embedding = brain_.Module<EmbeddingModule>();
   search::VectorQuery vq;
   ENGRAM_ASSIGN_OR_RETURN(std::string incomplete, brain_.engine().GetConfigValue(kIncompleteKey));
-  auto arm =
-      incomplete.empty()
-          ? embedding.Vectors()
-          : Result<search::VectorArm*>(Status::FailedPrecondition("the switch to " + incomplete +
-                                                                  " has not embedded every chunk yet: run `engram "
-                                                                  "embed` to finish it (keyword results until then)"));
+  // The query's vector first: the shared index is held (read-locked) only for the search itself.
+  std::optional<Result<std::vector<float>>> embedded;
+  if (incomplete.empty()) embedded = embedding.EmbedQuery(query);
+  auto arm = incomplete.empty()
+                 ? embedding.Vectors()
+                 : Result<EmbeddingModule::VectorsLease>(Status::FailedPrecondition(
+                       "the switch to " + incomplete +
+                       " has not embedded every chunk yet: run `engram embed` to finish it (keyword results until then)"));
   if (!arm.ok()) {
     vq.off_reason = arm.status().message();
   } else {
-    auto v = embedding.EmbedQuery(query);
+    auto& v = *embedded;
     if (!v.ok()) {
       vq.off_reason = "the query could not be embedded: " + v.status().message();
-    } else if (static_cast<int>(v->size()) != (*arm)->dims()) {
+    } else if (static_cast<int>(v->size()) != arm->arm->dims()) {
       vq.off_reason = "the configured model gives " + std::to_string(v->size()) + " dimensions, the brain's vectors " +
-                      std::to_string((*arm)->dims()) + ": run `engram embed --all`";
+                      std::to_string(arm->arm->dims()) + ": run `engram embed --all`";
     } else {
-      vq.arm = *arm;
+      vq.arm = arm->arm;
       vq.vectors.push_back(std::move(*v));
     }
   }

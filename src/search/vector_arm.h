@@ -53,6 +53,8 @@ class VectorArm {
   size_t size() const;
   bool graph() const { return hnsw_ != nullptr; }
   int dims() const { return dims_; }
+  // The log's generation the arm reflects.
+  int64_t generation() const { return generation_; }
   // The k chunks closest to q (unit length) by cosine, best first, among
   // those the selector contains (nullptr: any).
   std::vector<vector::Neighbor> Search(const float* q, size_t k, const ChunkSelector* selector) const;

@@ -8,6 +8,9 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
 
 #include "common/utf8.h"
 #include "sync/sensitive_scan.h"
@@ -28,7 +31,7 @@ struct ContentRule {
 };
 
 // In the order they are tried: the first hit names the file's rule.
-constexpr std::array<ContentRule, 11> kContentRules = {{
+constexpr std::array<ContentRule, 17> kContentRules = {{
     {"pem_private_key", sensitive::PemPrivateKey},
     {"api_key_sk", sensitive::ApiKey},
     {"aws_access_key", sensitive::AwsKey},
@@ -40,22 +43,62 @@ constexpr std::array<ContentRule, 11> kContentRules = {{
     {"cn_resident_id", sensitive::ChineseResidentId},
     {"cn_mobile", sensitive::ChineseMobile},
     {"card_number", sensitive::CardNumber},
+    {"cli_password", sensitive::CommandLinePassword},
+    {"markup_password", sensitive::MarkupPassword},
+    {"table_secret", sensitive::TableSecret},
+    {"private_key_body", sensitive::PrivateKeyBody},
+    {"vendor_token", sensitive::VendorToken},
+    {"personal_label", sensitive::PersonalLabel},
 }};
 
-// A file-name keyword, unless the name is about the topic rather than a
-// record of one: "密码学笔记" (cryptography), "password-policy",
-// "身份证校验算法" hold no secret, "wifi-password" and "张三身份证" may.
+// Words of a folded name: runs of ASCII letters and digits; other
+// characters separate them, Chinese text is kept whole between them.
+std::vector<std::string_view> NameWords(std::string_view name) {
+  std::vector<std::string_view> words;
+  for (size_t i = 0; i < name.size();) {
+    const bool ascii = static_cast<unsigned char>(name[i]) < 0x80;
+    if (ascii && !sensitive::IsAlnum(name[i])) {
+      ++i;
+      continue;
+    }
+    size_t e = i;
+    while (e < name.size() && (ascii ? sensitive::IsAlnum(name[e]) : static_cast<unsigned char>(name[e]) >= 0x80)) ++e;
+    words.push_back(name.substr(i, e - i));
+    i = e;
+  }
+  return words;
+}
+
+// Whether a folded name holds keyword: as whole words for an ASCII keyword
+// ("my-secrets", "Secrets-2024", "password list"; never "secretary"), as a
+// part of the text for a Chinese one ("账号密码", "密码本") — unless the name is
+// about the topic rather than a record of one: "密码学笔记", "password-policy",
+// "忘记密码", "密钥交换算法", "password-audit" hold no secret.
 bool NameHasKeyword(std::string_view name, std::string_view keyword) {
-  static constexpr std::array<std::string_view, 26> kTopics = {
-      "学",       "策略",  "政策",    "规则", "算法",  "校验",       "验证",      "强度",    "管理器",
-      "生成器",   "机制",  "原理",    "格式", "识别",  "policy",     "policies",  "manager", "generator",
-      "strength", "rules", "hashing", "hash", "reset", "validation", "validator", "checksum"};
-  for (size_t at = name.find(keyword); at != std::string_view::npos; at = name.find(keyword, at + 1)) {
-    size_t k = at + keyword.size();
-    while (k < name.size() && (name[k] == ' ' || name[k] == '-' || name[k] == '_' || name[k] == '.')) ++k;
-    bool topic =
-        std::any_of(kTopics.begin(), kTopics.end(), [&](std::string_view w) { return StartsWith(name, k, w); });
-    if (!topic) return true;
+  static constexpr std::array<std::string_view, 30> kTopicsZh = {
+      "学", "策略", "政策", "规则", "算法", "校验", "验证", "强度", "管理器", "生成器", "机制", "原理", "格式", "识别",
+      "修改", "忘记", "忘了", "重置", "找回", "设置", "交换", "破解", "弱", "安全", "教程", "入门", "加密", "共享",
+      "泄露", "审计"};
+  static constexpr std::array<std::string_view, 43> kTopicsEn = {
+      "policy", "policies", "manager", "generator", "strength", "rules",   "hashing", "hash",    "reset",
+      "validation", "validator", "checksum", "audit", "auditor", "scanning", "scanner", "sharing", "exchange",
+      "forgot", "forgotten", "weak", "strong",  "cracking", "crack",   "guide",   "tutorial", "tips",
+      "practices", "garden", "santa", "secretary", "management", "rotation", "hygiene", "simple", "random",
+      "secure", "plugin", "meter", "checker", "check", "field", "input"};
+  const std::vector<std::string_view> words = NameWords(name);
+  for (std::string_view w : words) {
+    if (std::find(kTopicsEn.begin(), kTopicsEn.end(), w) != kTopicsEn.end()) return false;
+    if (static_cast<unsigned char>(w[0]) >= 0x80) {
+      for (std::string_view t : kTopicsZh) {
+        if (w.find(t) != std::string_view::npos) return false;
+      }
+    }
+  }
+  if (keyword.empty()) return false;
+  if (static_cast<unsigned char>(keyword[0]) >= 0x80) return name.find(keyword) != std::string_view::npos;
+  const std::vector<std::string_view> want = NameWords(keyword);
+  for (size_t i = 0; i + want.size() <= words.size(); ++i) {
+    if (std::equal(want.begin(), want.end(), words.begin() + static_cast<std::ptrdiff_t>(i))) return true;
   }
   return false;
 }
@@ -64,9 +107,13 @@ bool NameHasKeyword(std::string_view name, std::string_view keyword) {
 
 SensitiveRules SensitiveRules::Defaults() {
   SensitiveRules r;
-  r.path_components = {"secrets", "secret", "credentials", "passwords", "private-keys", "密码", "机密"};
-  r.name_keywords = {"password",    "passwd", "secret", "credential", "apikey", "api-key", "api_key",
-                     "private-key", "id_rsa", "密码",   "口令",       "密钥",   "身份证",  "银行卡"};
+  // Folders by their words: a folder of secrets is a secret whatever its notes say.
+  r.path_components = {"secrets", "secret",   "credentials", "creds", "passwords", "private keys", "密码",
+                       "机密",    "凭据",     "凭证",        "密钥",  "私密"};
+  // File names that are records of secrets (a name alone is weak: "secret", "token" and a singular English
+  // "password" name plugins, books and topics far more often than records).
+  r.name_keywords = {"password", "passwords", "passwd", "credentials", "id_rsa", "id_ed25519", "private key",
+                     "密码",     "口令",      "密钥",   "身份证",      "银行卡"};
   return r;
 }
 
@@ -81,12 +128,24 @@ const std::vector<std::string>& ContentRuleIds() {
 
 namespace {
 
+// Text as the rules read it: its scan, and the scan of it with the line
+// breaks that cut a number or a key in two removed (when there are any).
+struct Scans {
+  Scan scan;
+  std::optional<Scan> joined;
+  Scans(std::string_view text, bool with_zones) : scan(MakeScan(text, with_zones)) {
+    std::string j = sensitive::JoinBrokenLines(scan.text);
+    if (!j.empty()) joined = sensitive::ScanOf(std::move(j), with_zones);
+  }
+  bool Hit(const ContentRule& r) const { return r.found(scan) || (joined && r.found(*joined)); }
+};
+
 // The first content rule hit in text (the path's lines when is_path).
 const ContentRule* FirstContentHit(std::string_view text, bool is_path, const SensitiveRules& rules) {
-  Scan scan = MakeScan(text, /*with_zones=*/!is_path);
+  const Scans scans(text, /*with_zones=*/!is_path);
   for (const ContentRule& r : kContentRules) {
     if (std::find(rules.disabled.begin(), rules.disabled.end(), r.id) != rules.disabled.end()) continue;
-    if (r.found(scan)) return &r;
+    if (scans.Hit(r)) return &r;
   }
   return nullptr;
 }
@@ -108,7 +167,7 @@ int HitLine(std::string_view content, const ContentRule& rule) {
   auto hits = [&](size_t first, size_t last) {  // lines [first, last), 0-based
     size_t begin = starts[first];
     size_t end = last < n ? starts[last] : content.size();
-    return rule.found(MakeScan(content.substr(begin, end - begin), /*with_zones=*/true));
+    return Scans(content.substr(begin, end - begin), /*with_zones=*/true).Hit(rule);
   };
   auto narrow = [&](size_t first, size_t last) {  // hits(first, last) holds
     size_t lo = first + 1, hi = last;             // hits(first, hi) holds
@@ -150,7 +209,7 @@ std::optional<SensitiveHit> FindSensitiveOrThrow(std::string_view path, std::str
   // "pass\u200bword.md" and "我的密碼.md" are the names they look like.
   auto fold = [](std::string_view s) { return common::AsciiLower(Normalise(s)); };
   std::string lower = fold(path);
-  // Folders: whole components.
+  // Folders: by their words.
   size_t start = 0;
   while (true) {
     size_t slash = lower.find('/', start);
@@ -158,7 +217,7 @@ std::optional<SensitiveHit> FindSensitiveOrThrow(std::string_view path, std::str
     std::string dir = lower.substr(start, slash - start);
     for (const std::string& c : rules.path_components) {
       std::string id = "path:" + c;
-      if (dir == fold(c) && !disabled(id)) return SensitiveHit{id, 0};
+      if (NameHasKeyword(dir, fold(c)) && !disabled(id)) return SensitiveHit{id, 0};
     }
     start = slash + 1;
   }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdint>
 #include <string>
 
 #include "common/utf8.h"
@@ -25,28 +26,44 @@ struct SecretKey {
   std::string_view word;
   bool suffix_ok;  // may end a longer identifier word ("pgpassword", "csrftoken")
 };
-constexpr std::array<SecretKey, 10> kAsciiKeys = {{{"password", true},
+constexpr std::array<SecretKey, 24> kAsciiKeys = {{{"password", true},
                                                    {"passwd", true},
                                                    {"passphrase", true},
                                                    {"pwd", false},
+                                                   {"pass", false},
+                                                   {"pw", false},
                                                    {"secret", true},
                                                    {"token", true},
                                                    {"apikey", true},
                                                    {"api_key", false},
                                                    {"api-key", false},
-                                                   {"access_key", false}}};
+                                                   {"access_key", false},
+                                                   {"accountkey", true},
+                                                   {"secretkey", true},
+                                                   {"sharedaccesskey", true},
+                                                   {"privatekey", true},
+                                                   {"private_key", false},
+                                                   {"signingkey", true},
+                                                   {"signing_key", false},
+                                                   {"encryptionkey", true},
+                                                   {"encryption_key", false},
+                                                   {"masterkey", true},
+                                                   {"master_key", false},
+                                                   {"authkey", true}}};
 // Folded (simplified) forms only: the text was folded Traditional → Simplified.
-constexpr std::array<std::string_view, 4> kChineseKeys = {"密码", "口令", "密钥", "秘钥"};
+constexpr std::array<std::string_view, 9> kChineseKeys = {"密码", "口令", "密钥", "秘钥", "密碼",
+                                                          "金钥", "令牌", "授权码", "私钥"};
 
 // Identifier words that make a "password…" name something other than a secret
 // (password_policy, token_url, max_tokens, pad_token).
-constexpr std::array<std::string_view, 52> kNotSecretWords = {
+constexpr std::array<std::string_view, 57> kNotSecretWords = {
     "url",     "uri",      "endpoint",  "file",    "path",    "dir",        "type",     "length", "len",
     "size",    "ttl",      "expiry",    "expires", "expire",  "expiration", "timeout",  "name",   "field",
     "header",  "prefix",   "format",    "min",     "max",     "count",      "limit",    "policy", "rule",
     "rules",   "strength", "hint",      "label",   "env",     "var",        "mode",     "kind",   "version",
     "manager", "encoding", "algorithm", "regex",   "pattern", "num",        "total",    "pad",    "eos",
-    "bos",     "unk",      "cls",       "sep",     "mask",    "special",    "protected"};
+    "bos",     "unk",      "cls",       "sep",     "mask",    "special",    "protected", "id",    "reset",
+    "through", "word",     "port"};
 
 // Pure-letter values that are types, states or placeholders.
 constexpr std::array<std::string_view, 30> kNotSecretValues = {
@@ -55,12 +72,15 @@ constexpr std::array<std::string_view, 30> kNotSecretValues = {
     "password", "passwords", "protected", "anything",  "whatever",  "something", "supported", "provided",
     "rotating", "expiring",  "required.", "mandatory", "username",  "hardcoded"};
 
-enum class Sep { kNone, kWeak, kStrong };  // strong: the value must have a secret's shape on its own
+// strong: the value must have a secret's shape on its own; bare (no
+// separator, or prose such as "changed it to"): that, and more than digits.
+enum class Sep { kNone, kWeak, kStrong, kBare };
 
 // Does the value look like a secret? cased: the value with its case.
 bool SecretValue(std::string_view cased, Sep sep, bool ends_line) {
   std::string v = common::AsciiLower(cased);
   if (v.size() < 6) return false;
+  if (IsPlaceholder(v)) return false;
   char c0 = v[0];
   if (c0 == '$' || c0 == '{' || c0 == '<' || c0 == '%' || c0 == '[' || c0 == '/' || c0 == '~' || c0 == '(') {
     return false;  // ${ENV}, {{template}}, <your-key>, %(password)s, [PAD], /run/secrets/x, ~/.pgpass
@@ -70,13 +90,24 @@ bool SecretValue(std::string_view cased, Sep sep, bool ends_line) {
   for (std::string_view p : {"your", "xxxx", "example", "placeholder", "redacted", "dummy", "replace"}) {
     if (Contains(v, p)) return false;
   }
-  // Code: os.environ[...], getenv(...), self.token, config.password.
-  size_t ident = 0;
-  while (ident < v.size() && (IsAlpha(v[ident]) || v[ident] == '_' || (ident > 0 && IsDigit(v[ident])))) ++ident;
-  if (ident > 0 && ident < v.size() &&
-      (v[ident] == '(' || v[ident] == '[' ||
-       (v[ident] == '.' && ident + 1 < v.size() && (IsAlpha(v[ident + 1]) || v[ident + 1] == '_')))) {
-    return false;
+  // Code: os.environ[...], getenv(...), self.token, config.password — not
+  // a dotted key ("SG.weFe_TFEu…"): code's parts are words without digits.
+  {
+    size_t k = 0;  // a chain of identifiers: a.b.c
+    bool digits = false, dotted = false;
+    while (k < v.size() && (IsAlpha(v[k]) || v[k] == '_')) {
+      for (; k < v.size() && (IsAlnum(v[k]) || v[k] == '_'); ++k) {
+        if (IsDigit(v[k])) digits = true;
+      }
+      if (k + 1 < v.size() && v[k] == '.' && (IsAlpha(v[k + 1]) || v[k + 1] == '_')) {
+        dotted = true;
+        ++k;
+        continue;
+      }
+      break;
+    }
+    const bool call = k > 0 && k < v.size() && (v[k] == '(' || v[k] == '[');
+    if (call || (dotted && !digits && k == v.size())) return false;
   }
   // A colour (#ff0000) or an algorithm name (AES-256, RSA-2048, SHA-1, GPT-4).
   if (c0 == '#' && v.size() <= 9 &&
@@ -106,6 +137,14 @@ bool SecretValue(std::string_view cased, Sep sep, bool ends_line) {
     }
   }
   bool all_digits = digit && !letter && std::all_of(v.begin(), v.end(), [](char c) { return IsDigit(c); });
+  if (sep == Sep::kBare) {
+    // Without a separator only a random-looking value is one: not a path, not digits alone, not a word with a
+    // number after it ("admin123", which lists of weak passwords are made of).
+    if (all_digits || !digit || Contains(v, "/") || v[0] == '-') return false;
+    size_t k = 0;
+    while (k < v.size() && IsAlpha(v[k])) ++k;
+    if (k > 0 && k < v.size() && std::all_of(v.begin() + static_cast<std::ptrdiff_t>(k), v.end(), IsDigit)) return false;
+  }
   if ((digit && letter) || symbol || all_digits || (inner_upper && lower)) return true;
   if (sep != Sep::kWeak || !ends_line || digit) return false;
   // Letters only ("correcthorsebattery"): a secret when it ends the line and is long enough and not a word for a type
@@ -115,9 +154,37 @@ bool SecretValue(std::string_view cased, Sep sep, bool ends_line) {
          std::find(kNotSecretValues.begin(), kNotSecretValues.end(), v) == kNotSecretValues.end();
 }
 
-// Reads the separator after a key at t[i]; advances i past it.
-Sep ReadSeparator(std::string_view l, size_t* i, bool chinese) {
+// "改成了", "设为", … within a few characters of l[*k] on its line: *k moves past it.
+bool SettingVerb(std::string_view l, size_t* k) {
+  const std::string_view ahead = l.substr(*k, 24);
+  for (std::string_view verb : {"改成了", "改为", "改成", "设成", "设为", "设置为", "换成了", "换成", "变成了"}) {
+    const size_t at = ahead.find(verb);
+    if (at == std::string_view::npos || ahead.substr(0, at).find('\n') != std::string_view::npos) continue;
+    *k += at + verb.size();
+    return true;
+  }
+  return false;
+}
+
+// Reads the separator after a key at t[i]; advances i past it. line_start:
+// the key begins its line (past indentation, quote and list markers).
+Sep ReadSeparator(std::string_view l, size_t* i, bool chinese, bool line_start) {
   size_t k = *i;
+  // "ClientSecret(AppSecret)：", "口令(password)："： an alias in brackets before the separator.
+  if (k < l.size() && l[k] == '(') {
+    const size_t close = l.substr(k, 40).find(')');
+    if (close != std::string_view::npos && l.substr(k, close).find('\n') == std::string_view::npos) k += close + 1;
+  }
+  // A key alone at the start of its line, its value after a wide gap: "密码　　hx_5G…", "Password\tTw8#…".
+  if (line_start && k + 1 < l.size() && ((l[k] == ' ' && l[k + 1] == ' ') || l[k] == '\t')) {
+    size_t v = k;
+    while (v < l.size() && (l[v] == ' ' || l[v] == '\t')) ++v;
+    if (v < l.size() && l[v] != '\n' && l[v] != ':' && l[v] != '=' && l[v] != '|') {
+      *i = v;
+      return Sep::kStrong;
+    }
+  }
+  const size_t gap = k;
   while (k < l.size() &&
          (l[k] == ' ' || l[k] == '\t' || l[k] == '"' || l[k] == '\'' || l[k] == '`' || l[k] == ']' || l[k] == '*')) {
     ++k;
@@ -132,16 +199,69 @@ Sep ReadSeparator(std::string_view l, size_t* i, bool chinese) {
   } else if (k < l.size() && l[k] == '|') {
     k += 1;
     sep = Sep::kStrong;  // a table cell: "| password | … |"
-  } else if (chinese && (StartsWith(l, k, "是") || StartsWith(l, k, "为"))) {
+  } else if (StartsWith(l, k, "都是") || StartsWith(l, k, "就是") || StartsWith(l, k, "也是") ||
+             StartsWith(l, k, "均为") || StartsWith(l, k, "统一为")) {
+    k += StartsWith(l, k, "统一为") ? 9 : 6;
+    if (k < l.size() && l[k] == ':') ++k;
+    sep = Sep::kStrong;  // "密码都是…"
+  } else if (!chinese && k < l.size() && l[k] == '(' && k + 1 < l.size() && (l[k + 1] == '"' || l[k + 1] == '\'')) {
+    k += 1;
+    sep = Sep::kStrong;  // a setter: setPassword("…"), .password('…')
+  } else if (StartsWith(l, k, "->") || StartsWith(l, k, "→")) {
+    k += l[k] == '-' ? 2 : 3;
+    sep = Sep::kWeak;
+  } else if (StartsWith(l, k, "是") || StartsWith(l, k, "为")) {
     k += 3;
     if (k < l.size() && l[k] == ':') ++k;
-    sep = Sep::kWeak;
-  } else if (!chinese && StartsWith(l, k, "is") && k + 2 < l.size() && (l[k + 2] == ' ' || l[k + 2] == ':')) {
+    sep = chinese ? Sep::kWeak : Sep::kStrong;  // "密码是…", "数据库pwd是…"
+  } else if (!chinese && (StartsWith(l, k, "is ") || StartsWith(l, k, "is:"))) {
     k += 3;
     sep = Sep::kStrong;  // prose: "my password is …"
+  } else if (!chinese && (StartsWith(l, k, "for ") || StartsWith(l, k, "of ")) &&
+             l.substr(k, 40).find(" is ") != std::string_view::npos &&
+             l.substr(k, l.substr(k, 40).find(" is ")).find('\n') == std::string_view::npos) {
+    k += l.substr(k, 40).find(" is ") + 4;
+    sep = Sep::kStrong;  // "the password for admin@ is …"
+  } else if (!chinese && (StartsWith(l, k, "was ") || StartsWith(l, k, "to "))) {
+    k += l[k] == 'w' ? 4 : 3;
+    sep = Sep::kBare;  // "changed the Netflix password to …"
+  } else if (chinese && SettingVerb(l, &k)) {
+    sep = Sep::kStrong;  // "密码他改成了 …", "管理员密码我改成了 …"
+  } else if (k == gap + 1 && l[gap] == ' ') {
+    // "pw Jr4!bot_svc2", "password 7d3c2b91-…" (.netrc): no separator at all, so only a value with a secret's shape.
+    sep = Sep::kBare;
   }
   *i = k;
   return sep;
+}
+
+// Standard base64 decoded; "" when the text is not base64 or not printable ASCII.
+std::string DecodeBase64Text(std::string_view b) {
+  std::string out;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (char c : b) {
+    int v = c >= 'A' && c <= 'Z' ? c - 'A' : c >= 'a' && c <= 'z' ? c - 'a' + 26 : c >= '0' && c <= '9' ? c - '0' + 52
+            : c == '+' ? 62 : c == '/' ? 63 : c == '=' ? -2 : -1;
+    if (v == -2) break;
+    if (v < 0) return "";
+    acc = (acc << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      const char ch = static_cast<char>((acc >> bits) & 0xFF);
+      if (ch < 0x20 || ch > 0x7E) return "";
+      out.push_back(ch);
+    }
+  }
+  return out;
+}
+
+// Whether t[at] begins its line, past indentation, quote markers and a list bullet.
+bool StartsLine(std::string_view t, size_t at) {
+  size_t k = at;
+  while (k > 0 && (t[k - 1] == ' ' || t[k - 1] == '\t' || t[k - 1] == '>' || t[k - 1] == '-' || t[k - 1] == '*')) --k;
+  return k == 0 || t[k - 1] == '\n';
 }
 
 // The value after a separator: same line, or the next line when the separator ends its line.
@@ -174,6 +294,9 @@ bool AssignedValue(const Scan& s, size_t i, Sep sep) {
          t[e] != '|' && static_cast<unsigned char>(t[e]) < 0x80) {
     ++e;
   }
+  // An HTML tag that closes the value's element ("…db!x</p>") is no part of it.
+  const size_t tag = std::string_view(t).substr(i, e - i).find("</");
+  if (tag != std::string_view::npos && tag > 0) e = i + tag;
   size_t after = e;
   while (e > i && (t[e - 1] == '.' || t[e - 1] == ',' || t[e - 1] == ';' || t[e - 1] == ':' || t[e - 1] == ')' ||
                    t[e - 1] == '*')) {
@@ -198,16 +321,53 @@ bool UrlParamSecret(const Scan& s, size_t key_begin, size_t key_end) {
   const std::string& t = s.text;
   if (key_begin == 0 || (t[key_begin - 1] != '?' && t[key_begin - 1] != '&' && t[key_begin - 1] != ';')) return false;
   if (key_end >= t.size() || t[key_end] != '=') return false;
+  // A password in a connection URL ("jdbc:…?user=erp&password=Erp#2024db") is one whatever its length
+  // (and its '#' no fragment).
+  const std::string_view key = std::string_view(s.lower).substr(key_begin, key_end - key_begin);
+  const bool password = key == "password" || key == "passwd" || key == "pwd" || key == "pass";
   size_t b = key_end + 1;
   size_t e = b;
-  while (e < t.size() && s.ZoneAt(e) == kUrl && t[e] != '&' && t[e] != '#') ++e;
+  while (e < t.size() && s.ZoneAt(e) == kUrl && t[e] != '&' && t[e] != ';' && (password || t[e] != '#')) ++e;
   std::string_view v = std::string_view(t).substr(b, e - b);
   bool digit = std::any_of(v.begin(), v.end(), IsDigit);
   bool letter = std::any_of(v.begin(), v.end(), IsAlpha);
+  if (password && SecretValue(v, Sep::kStrong, false)) return true;
   return v.size() >= 20 && digit && letter;
 }
 
 }  // namespace
+
+bool IsPlaceholder(std::string_view v) {
+  static constexpr std::array<std::string_view, 40> kPlaceholders = {
+      "123456",    "1234567",  "12345678",  "123456789", "1234567890", "111111",   "000000",  "666666",
+      "888888",    "654321",   "112233",    "changeme",  "changeit",   "secret",   "admin",   "root",
+      "test",      "example",  "qwerty",    "abc123",    "letmein",    "passw0rd", "p@ssw0rd", "p@ssword",
+      "password1", "tiger",    "mysecret",  "mypassword", "yourpassword", "foobar", "dummy",  "sample",
+      "新密码",    "你的密码", "你自己的密码", "密码",   "xxx",        "***",      "none",    "null"};
+  if (std::find(kPlaceholders.begin(), kPlaceholders.end(), v) != kPlaceholders.end()) return true;
+  for (std::string_view p : {"your", "xxxx", "example", "placeholder", "redacted", "dummy", "replace", "changeme"}) {
+    if (Contains(v, p)) return true;
+  }
+  return !v.empty() && std::all_of(v.begin(), v.end(), [&](char c) { return c == v[0]; });
+}
+
+bool LooksLikeSecret(std::string_view cased) { return SecretValue(cased, Sep::kStrong, false); }
+
+bool IsPublicExample(std::string_view value) {
+  static constexpr std::array<std::string_view, 16> kExamples = {
+      "AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+      "11010519491231002X",   "4111111111111111",  "4242424242424242", "5555555555554444", "378282246310005",
+      "371449635398431",      "6011111111111117",  "3530111333300000", "5105105105105100", "4012888888881881",
+      "4000056655665556",     "5200828282828210", "6200000000000005"};
+  std::string plain;
+  for (char c : value) {
+    if (c != ' ' && c != '-') plain.push_back(c);
+  }
+  for (std::string_view e : kExamples) {
+    if (Contains(plain, e)) return true;
+  }
+  return false;
+}
 
 bool SecretAssignment(const Scan& s) {
   const std::string& l = s.lower;
@@ -249,7 +409,7 @@ bool SecretAssignment(const Scan& s) {
         continue;
       }
       size_t i = e;
-      Sep sep = ReadSeparator(l, &i, /*chinese=*/false);
+      Sep sep = ReadSeparator(l, &i, /*chinese=*/false, StartsLine(l, b));
       if (sep != Sep::kNone && AssignedValue(s, i, sep)) return true;
     }
   }
@@ -257,8 +417,19 @@ bool SecretAssignment(const Scan& s) {
     for (size_t at = l.find(key); at != std::string::npos; at = l.find(key, at + 1)) {
       if (s.ZoneAt(at) != kText) continue;
       size_t i = at + key.size();
-      Sep sep = ReadSeparator(l, &i, /*chinese=*/true);
+      Sep sep = ReadSeparator(l, &i, /*chinese=*/true, StartsLine(l, at));
       if (sep != Sep::kNone && AssignedValue(s, i, sep)) return true;
+    }
+  }
+  // "Authorization: Basic <base64 of user:password>".
+  for (size_t at = l.find("basic "); at != std::string::npos; at = l.find("basic ", at + 1)) {
+    if (s.ZoneAt(at) != kText || (at > 0 && IsAlnum(l[at - 1]))) continue;
+    size_t e = at + 6;
+    while (e < s.text.size() && (IsAlnum(s.text[e]) || s.text[e] == '+' || s.text[e] == '/' || s.text[e] == '=')) ++e;
+    const std::string decoded = DecodeBase64Text(std::string_view(s.text).substr(at + 6, e - at - 6));
+    const size_t colon = decoded.find(':');
+    if (colon != std::string::npos && colon > 0 && SecretValue(decoded.substr(colon + 1), Sep::kStrong, false)) {
+      return true;
     }
   }
   // "Authorization: Bearer <token>" (a JWT is caught by its own rule).
@@ -294,6 +465,7 @@ bool UrlCredentials(const Scan& s) {
     static constexpr std::array<std::string_view, 9> kPlaceholders = {
         "password", "pass", "passwd", "pwd", "secret", "pw", "changeme", "mypassword", "yourpassword"};
     if (std::find(kPlaceholders.begin(), kPlaceholders.end(), pass) != kPlaceholders.end()) continue;
+    if (IsPlaceholder(pass)) continue;
     char c0 = pass[0];
     if (c0 == '<' || c0 == '$' || c0 == '{' || c0 == '[' || c0 == '*' || Contains(pass, "xxx") ||
         Contains(pass, "your"))

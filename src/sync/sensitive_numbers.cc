@@ -128,13 +128,14 @@ bool ChineseResidentId(const Scan& s) {
       DigitSeq copy = q;
       copy.attached_right = false;
       if (AnyWindow(copy, [&](size_t, size_t b, const std::string& d) {
-            return b == q.groups.size() && d.size() == 17 && valid(d, 'X');
+            return b == q.groups.size() && d.size() == 17 && valid(d, 'X') && !IsPublicExample(d + "X");
           })) {
         return true;
       }
     }
-    return AnyWindow(
-        q, [&](size_t, size_t, const std::string& d) { return d.size() == 18 && valid(d.substr(0, 17), d[17]); });
+    return AnyWindow(q, [&](size_t, size_t, const std::string& d) {
+      return d.size() == 18 && valid(d.substr(0, 17), d[17]) && !IsPublicExample(d);
+    });
   });
 }
 
@@ -273,7 +274,12 @@ bool CardWordNear(const Scan& s, size_t begin, size_t end) {
   size_t b = begin > 60 ? begin - 60 : 0;
   size_t e = std::min(l.size(), end + 30);
   size_t nl = l.rfind('\n', begin);
-  if (nl != std::string::npos && nl >= b) b = nl + 1;
+  if (nl != std::string::npos && nl >= b) {
+    // A number alone at the start of its line is labelled by the line before ("card:\n4539…").
+    const bool alone = l.substr(nl + 1, begin - nl - 1).find_first_not_of(" \t>") == std::string::npos;
+    const size_t prev = nl > 0 ? l.rfind('\n', nl - 1) : std::string::npos;
+    b = alone ? (prev == std::string::npos ? 0 : prev + 1) : nl + 1;
+  }
   size_t nr = l.find('\n', end);
   if (nr != std::string::npos && nr < e) e = nr;
   std::string_view window = std::string_view(l).substr(b, e - b);
@@ -294,7 +300,7 @@ bool CardNumber(const Scan& s) {
                 std::all_of(q.groups.begin(), q.groups.end(), [](const std::string& g) { return g.size() == 4; });
     if (dump) return false;
     return AnyWindow(q, [&](size_t a, size_t b, const std::string& d) {
-      if (d.size() < 13 || !CardIssuer(d) || !Luhn(d)) return false;
+      if (d.size() < 13 || !CardIssuer(d) || !Luhn(d) || IsPublicExample(d)) return false;
       if (CardWordNear(s, q.begin, q.end)) return true;
       // Without a card word the grouped number must stand alone: four-digit
       // groups continuing on either side are a row of a table or a dump.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 
 #include "common/utf8.h"
 #include "text/analyzer.h"
@@ -40,9 +41,141 @@ char32_t SimpleMap(char32_t c) {
   return 0;
 }
 
+// Cyrillic and Greek letters that look like Latin ones ("pаssword" with a
+// Cyrillic а, "ΑKIA…" with a Greek Α, as OCR and some fonts produce). Mapped
+// only beside an ASCII letter or digit, so Russian or Greek text is left alone.
+char32_t LatinLookalike(char32_t c) {
+  switch (c) {
+    case 0x0430: return 'a';
+    case 0x0435: return 'e';
+    case 0x043E: return 'o';
+    case 0x0440: return 'p';
+    case 0x0441: return 'c';
+    case 0x0443: return 'y';
+    case 0x0445: return 'x';
+    case 0x0455: return 's';
+    case 0x0456: return 'i';
+    case 0x0458: return 'j';
+    case 0x0410: return 'A';
+    case 0x0412: return 'B';
+    case 0x0415: return 'E';
+    case 0x041A: return 'K';
+    case 0x041C: return 'M';
+    case 0x041D: return 'H';
+    case 0x041E: return 'O';
+    case 0x0420: return 'P';
+    case 0x0421: return 'C';
+    case 0x0422: return 'T';
+    case 0x0425: return 'X';
+    case 0x0405: return 'S';
+    case 0x0406: return 'I';
+    case 0x0408: return 'J';
+    case 0x0391: return 'A';
+    case 0x0392: return 'B';
+    case 0x0395: return 'E';
+    case 0x0396: return 'Z';
+    case 0x0397: return 'H';
+    case 0x0399: return 'I';
+    case 0x039A: return 'K';
+    case 0x039C: return 'M';
+    case 0x039D: return 'N';
+    case 0x039F: return 'O';
+    case 0x03A1: return 'P';
+    case 0x03A4: return 'T';
+    case 0x03A5: return 'Y';
+    case 0x03A7: return 'X';
+    case 0x03BF: return 'o';
+    default: return 0;
+  }
+}
+
+bool AsciiAlnumAt(std::string_view s, size_t i) {
+  return i < s.size() && static_cast<unsigned char>(s[i]) < 0x80 && IsAlnum(s[i]);
+}
+
+// HTML's named references a note pasted from a web page or an export holds.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 8> kNamedEntities = {{
+    {"amp", "&"}, {"lt", "<"}, {"gt", ">"}, {"quot", "\""}, {"apos", "'"}, {"nbsp", " "}, {"#39", "'"},
+    {"colon", ":"},
+}};
+
 }  // namespace
 
-std::string Normalise(std::string_view s) {
+std::string Decode(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const char c = s[i];
+    if (c == '&') {
+      // &name; &#NN; &#xHH;
+      const size_t semi = s.substr(i, 12).find(';');
+      if (semi != std::string_view::npos && semi > 1) {
+        const std::string_view body = s.substr(i + 1, semi - 1);
+        std::string decoded;
+        for (const auto& [name, value] : kNamedEntities) {
+          if (common::AsciiLower(body) == name) decoded = value;
+        }
+        if (decoded.empty() && body.size() >= 2 && body[0] == '#') {
+          const bool hex = body[1] == 'x' || body[1] == 'X';
+          const std::string_view digits = body.substr(hex ? 2 : 1);
+          char32_t cp = 0;
+          bool ok = !digits.empty() && digits.size() <= 7;
+          for (char d : digits) {
+            const int v = IsDigit(d) ? d - '0' : hex && std::isxdigit(static_cast<unsigned char>(d)) ? (d | 0x20) - 'a' + 10 : -1;
+            if (v < 0) ok = false;
+            cp = cp * (hex ? 16 : 10) + static_cast<char32_t>(std::max(v, 0));
+          }
+          if (ok && cp > 0 && cp <= 0x10FFFF && (cp < 0xD800 || cp > 0xDFFF)) common::AppendUtf8(cp, &decoded);
+        }
+        if (!decoded.empty()) {
+          out += decoded;
+          i += semi + 1;
+          continue;
+        }
+      }
+    } else if (c == '\\' && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) < 0x80 &&
+               std::ispunct(static_cast<unsigned char>(s[i + 1])) && s[i + 1] != '\\') {
+      // A Markdown backslash escape ("sk\_live\_…", "Lm\#4q") reads as the character.
+      out.push_back(s[i + 1]);
+      i += 2;
+      continue;
+    } else if (c == '*' && i + 1 < s.size() && s[i + 1] == '*') {
+      // ** emphasis: "**sk-proj-**TX…" is the key it shows.
+      i += 2;
+      continue;
+    } else if (c == '%' && i + 2 < s.size()) {
+      // Percent escapes of characters a URL never needs to escape ("AIza…%5F…").
+      const std::string_view hex = s.substr(i + 1, 2);
+      char plain = 0;
+      if (hex == "5F" || hex == "5f") plain = '_';
+      if (hex == "2D" || hex == "2d") plain = '-';
+      if (hex == "2E" || hex == "2e") plain = '.';
+      if (hex == "7E" || hex == "7e") plain = '~';
+      if (plain != 0) {
+        out.push_back(plain);
+        i += 3;
+        continue;
+      }
+    } else if (c == '<' && i + 3 < s.size() && (s[i + 1] == 'b' || s[i + 1] == 'B') &&
+               (s[i + 2] == 'r' || s[i + 2] == 'R')) {
+      // <br>, <br/>, <br />: a line break where the page shows one.
+      size_t k = i + 3;
+      while (k < s.size() && (s[k] == ' ' || s[k] == '/')) ++k;
+      if (k < s.size() && s[k] == '>') {
+        out.push_back('\n');
+        i = k + 1;
+        continue;
+      }
+    }
+    out.push_back(c);
+    ++i;
+  }
+  return out;
+}
+
+std::string Normalise(std::string_view raw) {
+  const std::string decoded = Decode(raw);
+  const std::string_view s = decoded;
   std::string out;
   out.reserve(s.size());
   std::string run;  // pending non-ASCII code points for FoldText
@@ -71,6 +204,11 @@ std::string Normalise(std::string_view s) {
     } else if (char32_t m = SimpleMap(c)) {
       flush();
       out.push_back(static_cast<char>(m));
+    } else if (char32_t latin = LatinLookalike(c);
+               latin != 0 && ((!out.empty() && run.empty() && AsciiAlnumAt(out, out.size() - 1)) ||
+                              AsciiAlnumAt(s, i))) {
+      flush();
+      out.push_back(static_cast<char>(latin));
     } else if (c == 0xFFFD && i - at == 1) {
       flush();
       out.push_back(' ');  // an invalid byte separates, like in the analyzer
@@ -219,9 +357,61 @@ std::vector<uint8_t> FindZones(std::string_view t, std::string_view lower) {
 
 }  // namespace
 
-Scan MakeScan(std::string_view raw, bool with_zones) {
+std::string JoinBrokenLines(std::string_view t) {
+  // A word is random-looking when it mixes digits with letters or lower with upper case.
+  auto random_word = [](std::string_view w) {
+    bool digit = false, lower = false, upper = false;
+    for (char c : w) {
+      digit = digit || IsDigit(c);
+      lower = lower || IsLower(c);
+      upper = upper || IsUpper(c);
+    }
+    return (digit && (lower || upper)) || (lower && upper);
+  };
+  auto token = [](char c) { return IsBase64Url(c) || c == '+' || c == '/' || c == '='; };
+  std::string out;
+  bool joined = false;
+  size_t copied = 0;
+  for (size_t nl = t.find('\n'); nl != std::string_view::npos; nl = t.find('\n', nl + 1)) {
+    if (nl == 0) continue;
+    size_t next = nl + 1;  // the next line's first character, past indentation and quote markers
+    while (next < t.size() && (t[next] == ' ' || t[next] == '\t' || t[next] == '>')) ++next;
+    if (next >= t.size()) break;
+    size_t end = nl;  // the line's end, past trailing spaces
+    while (end > 0 && (t[end - 1] == ' ' || t[end - 1] == '\t')) --end;
+    if (end == 0) continue;
+    const char left = t[end - 1], right = t[next];
+    std::string glue;
+    bool join = false;
+    if (IsDigit(left) && IsDigit(right)) {
+      join = true;
+      glue = " ";  // "6222 0219 1888 / 9396 729": one number, its groups kept
+    } else if ((left == '-' || left == '\\') && end >= 2 && IsAlnum(t[end - 2]) && IsAlnum(right)) {
+      join = true;
+      if (left == '\\') --end;  // a shell continuation inside a quoted token
+    } else if (token(left) && token(right)) {
+      size_t a = end;
+      while (a > 0 && token(t[a - 1])) --a;
+      size_t b = next;
+      while (b < t.size() && token(t[b])) ++b;
+      const std::string_view before = t.substr(a, end - a), after = t.substr(next, b - next);
+      join = before.size() >= 12 && after.size() >= 8 && random_word(before) && random_word(after);
+    }
+    if (!join) continue;
+    out.append(t.substr(copied, end - copied)).append(glue);
+    copied = next;
+    joined = true;
+  }
+  if (!joined) return "";
+  out.append(t.substr(copied));
+  return out;
+}
+
+Scan MakeScan(std::string_view raw, bool with_zones) { return ScanOf(Normalise(raw), with_zones); }
+
+Scan ScanOf(std::string normalised, bool with_zones) {
   Scan s;
-  s.text = Normalise(raw);
+  s.text = std::move(normalised);
   s.lower = common::AsciiLower(s.text);
   if (with_zones) {
     s.zones = FindZones(s.text, s.lower);

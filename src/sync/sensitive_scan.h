@@ -17,11 +17,25 @@
 
 namespace engram::sync::sensitive {
 
-// The text as the index sees it: ASCII kept with its case, full-width ASCII
-// mapped to ASCII, spaces and dashes to ' ' and '-', default-ignorable
-// characters dropped, line ends made "\n", other non-ASCII text folded as the
-// analyzer folds it (NFKC, case, Traditional → Simplified).
+// What a reader of the page sees where the file escapes it: HTML character
+// references decoded (&#95; &amp; &lt; …), Markdown backslash escapes and **
+// emphasis dropped, percent escapes of unreserved URL characters decoded,
+// <br> made a line break.
+std::string Decode(std::string_view s);
+
+// The text as the index sees it, decoded (Decode): ASCII kept with its case,
+// full-width ASCII mapped to ASCII, spaces and dashes to ' ' and '-',
+// default-ignorable characters dropped, Cyrillic and Greek look-alikes of
+// Latin letters beside ASCII made Latin, line ends made "\n", other
+// non-ASCII text folded as the analyzer folds it (NFKC, case, Traditional →
+// Simplified).
 std::string Normalise(std::string_view s);
+
+// The normalised text with the line breaks that cut one thing in two
+// removed: between digits (a card or ID number wrapped: a space), after a
+// hyphen or a shell continuation inside a word, and inside a long random
+// token. "" when there is none (the text scans as it is).
+std::string JoinBrokenLines(std::string_view normalised);
 
 inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 inline bool IsAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
@@ -60,6 +74,8 @@ struct Scan {
 
 // The scan of raw text; with_zones false (a file's path) marks every byte kText.
 Scan MakeScan(std::string_view raw, bool with_zones);
+// The scan of text already normalised (Normalise, JoinBrokenLines).
+Scan ScanOf(std::string normalised, bool with_zones);
 
 // Token runs. A long key wrapped onto the next line (hard-wrapped notes,
 // terminal copies) is still the key: a run may continue across one line break
@@ -92,6 +108,18 @@ inline size_t TokenRun(std::string_view t, size_t from, bool (*pred)(char), size
   return n;
 }
 
+// A value documentation and tutorials write where a secret would go
+// ("123456", "changeme", "scott:tiger"'s tiger, "新密码", anything with
+// "example", "your", "xxxx"), lowercased; never a secret.
+bool IsPlaceholder(std::string_view lower);
+// A value that has a secret's shape on its own, the value standing after a
+// key in a command line, a table or markup (sensitive_assignments.cc).
+bool LooksLikeSecret(std::string_view cased);
+// Secret-shaped values every reader of the documentation knows (AWS's
+// AKIAIOSFODNN7EXAMPLE, jwt.io's token, the standards' ID number, the card
+// networks' test numbers): never someone's secret.
+bool IsPublicExample(std::string_view value);
+
 // The content rules: true when the scan holds what the rule looks for. The
 // rule table (ids, order) is in sensitive.cc.
 // sensitive_tokens.cc
@@ -108,5 +136,12 @@ bool UrlCredentials(const Scan& s);
 bool ChineseResidentId(const Scan& s);
 bool ChineseMobile(const Scan& s);
 bool CardNumber(const Scan& s);
+// sensitive_forms.cc
+bool CommandLinePassword(const Scan& s);
+bool MarkupPassword(const Scan& s);
+bool TableSecret(const Scan& s);
+bool PrivateKeyBody(const Scan& s);
+bool VendorToken(const Scan& s);
+bool PersonalLabel(const Scan& s);
 
 }  // namespace engram::sync::sensitive

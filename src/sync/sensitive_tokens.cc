@@ -22,7 +22,9 @@ bool PemPrivateKey(const Scan& s) {
         header.push_back(l[k]);
       }
     }
-    if (header.find("private key") != std::string::npos) return true;
+    // A real header is words ("RSA PRIVATE KEY"); one with [A-Z ]* or (…) is a pattern that finds them.
+    const bool words = std::all_of(header.begin(), header.end(), [](char c) { return IsAlnum(c) || c == ' '; });
+    if (words && header.find("private key") != std::string::npos) return true;
   }
   // PuTTY's own format carries the key in "Private-Lines:".
   return l.find("putty-user-key-file-") != std::string::npos && l.find("private-lines:") != std::string::npos;
@@ -94,14 +96,21 @@ bool AwsKey(const Scan& s) {
       if (s.ZoneAt(at) == kUrl && at >= 11 && s.lower.compare(at - 11, 11, "credential=") == 0) continue;
       size_t end = 0;
       size_t n = TokenRun(t, at + 4, IsAwsChar, &end, 16);
-      if (n == 16 && (end >= t.size() || !IsAlnum(t[end]))) return true;
+      // AWS's own documentation key (…EXAMPLE) is known to every reader.
+      const bool example = end + 7 <= t.size() && Contains(std::string_view(t).substr(at, end - at + 7), "EXAMPLE");
+      if (n == 16 && (end >= t.size() || !IsAlnum(t[end])) && !example) return true;
     }
   }
   return false;
 }
 
 bool GithubToken(const Scan& s) {
-  auto at_least = [](size_t min) { return [min](size_t, size_t, size_t n) { return n >= min; }; };
+  // At least min characters, and not a placeholder ("ghp_xxxx…" in documentation).
+  auto at_least = [&s](size_t min) {
+    return [&s, min](size_t b, size_t e, size_t n) {
+      return n >= min && !IsPlaceholder(std::string_view(s.lower).substr(b, e - b));
+    };
+  };
   for (std::string_view p : {"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}) {
     if (PrefixedToken(s, p, IsAlnum, at_least(36))) return true;
   }
@@ -135,7 +144,12 @@ bool Jwt(const Scan& s) {
     if (!StartsWith(t, b_at, "eyJ")) continue;
     size_t b_end = 0;
     if (TokenRun(t, b_at, IsBase64Url, &b_end) < 10 || b_end >= t.size() || t[b_end] != '.') continue;
-    if (TokenRun(t, skip_wrap(b_end + 1), IsBase64Url) >= 10) return true;
+    size_t c_end = 0;
+    const size_t c_at = skip_wrap(b_end + 1);
+    if (TokenRun(t, c_at, IsBase64Url, &c_end) >= 10 &&
+        !IsPublicExample(std::string_view(t).substr(c_at, c_end - c_at))) {
+      return true;
+    }
   }
   return false;
 }

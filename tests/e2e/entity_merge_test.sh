@@ -137,7 +137,7 @@ expect_exit 2 -- "$E" --brain "$B" entity split people/li-wei ../outside --name 
 [[ ! -e "$B/people/x.md" && ! -e "$WORK/outside.md" ]] || fail "no page made by a refused split"
 
 # Private text never moves to a public page unasked (issue 32): the refusal says what would be exposed.
-printf -- '---\ntitle: Robert\ntype: person\nvisibility: private\naliases: [Rob]\nphone_pin: "4711"\n---\n# Robert\n\nSecret salary talks.\n\n<!-- timeline -->\n\n- **2024-01-02** | Moved to Oslo\n' \
+printf -- '---\ntitle: Robert\ntype: person\nvisibility: private\naliases: [Rob]\nnickname: "Robbie"\n---\n# Robert\n\nSecret salary talks.\n\n<!-- timeline -->\n\n- **2024-01-02** | Moved to Oslo\n' \
   >"$B/people/robert.md"
 printf -- '---\ntitle: Bob\ntype: person\n---\n# Bob\n\nPublic Bob.\n' >"$B/people/bob.md"
 git -C "$B" add -A && git -C "$B" commit -qm "robert and bob"
@@ -146,7 +146,7 @@ N=$(git -C "$B" rev-list --count HEAD)
 expect_exit 2 -- "$E" --brain "$B" entity merge people/robert people/bob
 expect_contains "$ERR" "merging private people/robert into public people/bob would show remote callers" "why"
 expect_contains "$ERR" "its text (" "the text named"
-expect_contains "$ERR" "its properties as facts (phone_pin)" "the properties named"
+expect_contains "$ERR" "its properties as facts (nickname)" "the properties named"
 expect_contains "$ERR" "its names as aliases (Robert, Rob)" "the names named"
 expect_contains "$ERR" "its timeline (1 entries)" "the timeline named"
 expect_contains "$ERR" "--publish" "the way to do it anyway"

@@ -111,7 +111,7 @@ expect_exit 0 -- "$E" --brain "$R" --json sync
 expect_json "$OUT" 'd["mode"]' "up to date"
 
 # Quarantine: sensitive files never reach the index; an audit row names path and rule, not content.
-printf 'Deploy notes: aws AKIAIOSFODNN7EXAMPLE for the pelican bucket.\n' > "$R/notes/deploy.md"
+printf 'Deploy notes: aws AKIA2E0A8F3B244C9986 for the pelican bucket.\n' > "$R/notes/deploy.md"
 printf 'Pelican facts, harmless.\n' > "$R/notes/pelican.md"
 commit sensitive
 expect_exit 0 -- "$E" --brain "$R" --json sync

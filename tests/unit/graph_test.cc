@@ -13,6 +13,7 @@
 #include "graph/answer.h"
 #include "graph/entities.h"
 #include "graph/facts.h"
+#include "graph/link_graph.h"
 #include "graph/traverse.h"
 #include "test_stores.h"
 
@@ -324,6 +325,77 @@ TEST_F(GraphStore, EntityTypesAreTheBrainsToConfigure) {
 // every step of a random sequence of writes and deletes. Names are chosen to
 // collide: one file name in three folders, case variants, relative links,
 // frontmatter slugs, private pages, dead links, self-links.
+// Issue 32: the graph a process keeps for a database follows writes by
+// re-reading only the pages they changed; after every one of 150 random
+// writes (new pages, edits, renames, deletions, pages turning private and
+// back, slugs set in frontmatter) it is, arc for arc and in order, the graph
+// built from nothing — for both scopes — and it was updated, not rebuilt.
+TEST_F(GraphStore, TheSharedGraphFollowsWritesExactlyAsARebuild) {
+  const std::vector<std::string> paths = {"a.md",        "notes/a.md", "notes/deep/a.md", "Team/Bob.md", "people/bob.md",
+                                          "notes/b.md",  "x/y/c.md",   "c.md",            "slugged.md",  "notes/self.md",
+                                          "People/Zed.md", "zed.md"};
+  const std::vector<std::string> targets = {"a",          "notes/a",  "deep/a",  "bob",       "people/bob",
+                                            "People/Bob", "b",        "c",       "y/c",       "x/y/c",
+                                            "custom-slug", "self",    "notes/self", "missing", "a#Part",
+                                            "zed",        "People/Zed", "moved"};
+  std::mt19937 rng(23);
+  auto pick = [&](const auto& v) { return v[rng() % v.size()]; };
+  std::map<std::string, std::string> live;  // slug -> path
+  const LinkGraphCounters before = LinkGraphCountersNow();
+  for (int step = 0; step < 150; ++step) {
+    const std::string path = pick(paths);
+    const std::string slug = Prepare(path, "x").page.slug;
+    const int action = static_cast<int>(rng() % 8);
+    if (action == 0 && !live.empty()) {
+      auto victim = std::next(live.begin(), static_cast<std::ptrdiff_t>(rng() % live.size()));
+      ASSERT_TRUE(engine_->DeletePage(kDefaultSource, victim->first).ok());
+      live.erase(victim);
+    } else if (action == 1 && !live.empty()) {
+      auto moved = std::next(live.begin(), static_cast<std::ptrdiff_t>(rng() % live.size()));
+      const std::string to = "moved/" + std::to_string(step);
+      if (engine_->RenamePage(kDefaultSource, moved->first, to, to + ".md").ok()) {
+        live.erase(moved);
+        live[to] = to + ".md";
+      }
+    } else {
+      std::string body = rng() % 4 == 0 ? "---\nvisibility: private\n---\n" : "";
+      if (path == "slugged.md") body = "---\nslug: custom-slug\n---\n";
+      for (int i = 0, n = static_cast<int>(rng() % 4); i < n; ++i) body += "See [[" + pick(targets) + "]].\n";
+      const PageWrite w = Prepare(path, body);
+      if (!engine_->PutPage(w).ok()) continue;
+      live[w.page.slug] = path;
+    }
+    for (const ReadScope& scope : {ReadScope::All(kDefaultSource), ReadScope::Public(kDefaultSource)}) {
+      auto shared = LinkGraphFor(*engine_, scope);
+      ASSERT_TRUE(shared.ok()) << shared.status().ToString();
+      auto fresh = BuildLinkGraph(*engine_, scope);
+      ASSERT_TRUE(fresh.ok());
+      ASSERT_EQ(DescribeLinkGraph(**shared), DescribeLinkGraph(**fresh))
+          << "step " << step << (scope.include_private ? "" : " (public)");
+    }
+  }
+  const LinkGraphCounters after = LinkGraphCountersNow();
+  // One fresh build per scope at the start (and the oracle's 300); every other step an update.
+  EXPECT_LE(after.builds - before.builds, 300 + 2 + 4) << "rebuilt instead of updated";
+  EXPECT_GE(after.updates - before.updates, 250);
+}
+
+// Issue 32: every connection of a process to one database walks one graph.
+TEST_F(GraphStore, ConnectionsToOneDatabaseShareOneGraph) {
+  Put("a.md", "See [[b]].\n");
+  Put("b.md", "Back to [[a]].\n");
+  auto other = testing::OpenFresh(dir_);  // a second engine on the same database file
+  ASSERT_NE(other, nullptr);
+  ASSERT_EQ(engine_->StoreIdentity(), other->StoreIdentity());
+  const ReadScope all = ReadScope::All(kDefaultSource);
+  ASSERT_TRUE(LinkGraphFor(*engine_, all).ok());
+  const LinkGraphCounters first = LinkGraphCountersNow();
+  auto view = LinkGraphFor(*other, all);
+  ASSERT_TRUE(view.ok());
+  EXPECT_EQ(LinkGraphCountersNow().builds, first.builds) << "the second connection built its own graph";
+  EXPECT_EQ((*view)->links, 2u);
+}
+
 TEST_F(GraphStore, WalksSeeExactlyTheLinksTheStoreResolves) {
   const std::vector<std::string> paths = {"a.md",          "notes/a.md",    "notes/deep/a.md", "Team/Bob.md",
                                           "people/bob.md", "notes/b.md",    "x/y/c.md",        "c.md",

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -25,6 +26,16 @@ TEST(Sensitive, PathComponentsAndFileNameKeywords) {
   EXPECT_EQ(Hit("team/Credentials/x.md", "hello"), "path:credentials");
   EXPECT_EQ(Hit("mysecrets/x.md", "hello"), "") << "whole components only";
   EXPECT_EQ(Hit("notes/wifi-password.md", "hello"), "name:password");
+  // Issue 33: names by whole words, and not a name about the topic.
+  EXPECT_EQ(Hit("my-secrets/bank.md", "hello"), "path:secrets");
+  EXPECT_EQ(Hit("Secrets-2024/tax.md", "hello"), "path:secrets");
+  EXPECT_EQ(Hit("账号密码/游戏.md", "hello"), "path:密码");
+  EXPECT_EQ(Hit("学习/密码学/RSA.md", "hello"), "") << "a folder about the topic";
+  for (const char* name : {"plugins/password-audit.md", "plugins/simple-password.md", "reading/The Secret Garden.md",
+                           "people/ring-a-secretary.md", "生活/忘记密码.md", "学习/密钥交换算法.md", "学习/弱口令.md",
+                           "学习/MySQL/修改root密码.md"}) {
+    EXPECT_EQ(Hit(name, "hello"), "") << name;
+  }
   EXPECT_EQ(Hit("notes/我的密码.md", "hello"), "name:密码");
   EXPECT_EQ(Hit("people/张三身份证.md", "hi"), "name:身份证");
 }
@@ -35,7 +46,7 @@ TEST(Sensitive, ContentSignatures) {
       {"-----BEGIN RSA PRIVATE KEY-----", "pem_private_key"},
       {"key sk-proj-abcdefghijklmnopqrstuvwx", "api_key_sk"},
       {"OPENROUTER=sk-or-v1-0123456789abcdef0123", "api_key_sk"},
-      {"aws AKIAIOSFODNN7EXAMPLE here", "aws_access_key"},
+      {"aws AKIA2E0A8F3B244C9986 here", "aws_access_key"},
       {"token ghp_abcdefghijklmnopqrstuvwxyz0123456789", "github_token"},
       {"github_pat_11ABCDEFG0123456789_abcdefghij", "github_token"},
       {"slack xoxb-1234567890-abcdefghij", "slack_token"},
@@ -44,12 +55,12 @@ TEST(Sensitive, ContentSignatures) {
       {"api_key: 'Zx81kLm2'", "secret_assignment"},
       {"数据库密码：Abc12345", "secret_assignment"},
       {"postgres://admin:s3cret@db.example.com/app", "url_credentials"},
-      {"身份证号 11010519491231002X 请保密", "cn_resident_id"},
+      {"身份证号 11010519491231010X 请保密", "cn_resident_id"},
       {"id 440301199003071230.", "cn_resident_id"},
       {"手机 13812345678，随时联系", "cn_mobile"},
       {"Contact 13812345678.", "cn_mobile"},  // regression: a sentence-ending period hid it
-      {"card 4111 1111 1111 1111 exp 12/28", "card_number"},
-      {"card 4111-1111-1111-1111", "card_number"},
+      {"card 4666 1760 3137 2159 exp 12/28", "card_number"},
+      {"card 4666-1760-3137-2159", "card_number"},
   };
   for (const auto& [text, rule] : hits) EXPECT_EQ(Hit("notes/a.md", text), rule) << text;
 }
@@ -108,7 +119,7 @@ TEST(Sensitive, CommonWrittenFormsAreCaught) {
       {"房东身份证号码 3201 0219 8511 2204 19", "cn_resident_id"},
       {"户主 330106.19780815.3627", "cn_resident_id"},
       {"4367.4200.1234.5673 (the blue one)", "card_number"},
-      {"Amex 3782 822463 10005", "card_number"},
+      {"Amex 3787 590828 07343", "card_number"},
       {"PGPASSWORD=Tr0ub4dor&3 psql -h db", "secret_assignment"},
       {"'password' => 'S3cure!Pass',", "secret_assignment"},
       {"家里 WiFi 密码是hx20190618，客人来了直接给。", "secret_assignment"},
@@ -151,10 +162,13 @@ TEST(Sensitive, AttachmentNamesAndTimestampsAreNotCards) {
   EXPECT_EQ(Hit("daily/a.md", "mmexport1749441439776.jpg and 微信图片_20250609035719.jpg"), "");
   // A Luhn-valid Visa-prefixed 16-digit run with no grouping and no card word
   // is a post id, not a card; with a card word, or grouped, it is a card.
-  EXPECT_EQ(Hit("daily/a.md", "weibo mid 4111111111111111"), "");
-  EXPECT_EQ(Hit("daily/a.md", "Visa 4111111111111111"), "card_number");
+  EXPECT_EQ(Hit("daily/a.md", "weibo mid 4666176031372159"), "");
+  EXPECT_EQ(Hit("daily/a.md", "Visa 4666176031372159"), "card_number");
   EXPECT_EQ(Hit("daily/a.md", "储蓄卡：6225880123456783"), "card_number");
-  EXPECT_EQ(Hit("daily/a.md", "4111 1111 1111 1111"), "card_number");
+  EXPECT_EQ(Hit("daily/a.md", "4666 1760 3137 2159"), "card_number");
+  // The card networks' documented test numbers are examples, never someone's card.
+  EXPECT_EQ(Hit("daily/a.md", "Visa test card 4111 1111 1111 1111"), "");
+  EXPECT_EQ(Hit("daily/a.md", "Stripe: 4242 4242 4242 4242"), "");
   // Part of a longer row of groups, or a progression of numbers: not a card.
   EXPECT_EQ(Hit("daily/a.md", "00000000: 4111 1111 1111 1111 2000 1000 0800 01c1"), "");
   EXPECT_EQ(Hit("daily/a.md", "ports 3000 3001 3002 3003"), "");
@@ -366,6 +380,84 @@ TEST(SensitiveCorpus, OrdinaryNotesAreNotQuarantined) {
     auto hit = FindSensitive(n.path, n.content, SensitiveRules::Defaults());
     EXPECT_FALSE(hit) << n.path << " tripped " << hit->rule;
   }
+}
+
+// ---------------------------------------------------------------------------
+// The held-out corpus (tests/fixtures/sensitive/heldout/README.md), written
+// from outside the rules and split before any rule saw it: the development
+// half is what rules are tuned on (its misses are printed); the test half is
+// only ever counted — its cases are never printed, so it keeps measuring.
+// ---------------------------------------------------------------------------
+
+struct HeldoutCase {
+  std::string kind, path, secret, content;
+};
+
+std::vector<HeldoutCase> Heldout(const std::string& file) {
+  std::vector<HeldoutCase> cases;
+  std::ifstream in(CorpusDir() / "heldout" / file);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> cols;
+    for (size_t start = 0;;) {
+      const size_t tab = line.find('\t', start);
+      cols.push_back(line.substr(start, tab == std::string::npos ? std::string::npos : tab - start));
+      if (tab == std::string::npos) break;
+      start = tab + 1;
+    }
+    if (cols.size() != 4) continue;
+    cases.push_back({cols[0], Unescape(cols[1]), Unescape(cols[2]), Unescape(cols[3])});
+  }
+  return cases;
+}
+
+struct HeldoutScore {
+  size_t planted = 0, caught = 0, ordinary = 0, flagged = 0;
+  std::string missed, false_positives;  // filled for the development half only
+};
+
+HeldoutScore ScoreHeldout(const std::string& planted, const std::string& ordinary, bool show) {
+  HeldoutScore s;
+  for (const HeldoutCase& c : Heldout(planted)) {
+    ++s.planted;
+    if (FindSensitive(c.path, c.content, SensitiveRules::Defaults())) {
+      ++s.caught;
+    } else if (show) {
+      s.missed += "\n  " + c.kind + "  " + c.path;
+    }
+  }
+  for (const HeldoutCase& c : Heldout(ordinary)) {
+    ++s.ordinary;
+    if (auto hit = FindSensitive(c.path, c.content, SensitiveRules::Defaults())) {
+      ++s.flagged;
+      if (show) s.false_positives += "\n  " + c.kind + "  " + c.path + "  (" + hit->rule + ")";
+    }
+  }
+  return s;
+}
+
+TEST(SensitiveHeldout, DevelopmentHalf) {
+  const HeldoutScore s = ScoreHeldout("dev.tsv", "negative_dev.tsv", /*show=*/true);
+  ASSERT_GE(s.planted, 150u);
+  ASSERT_GE(s.ordinary, 80u);
+  std::printf("held-out development half: %zu/%zu planted secrets caught, %zu/%zu ordinary notes flagged\n",
+              s.caught, s.planted, s.flagged, s.ordinary);
+  EXPECT_GE(s.caught * 100, s.planted * 97) << "missed:" << s.missed;
+  EXPECT_EQ(s.flagged, 0u) << "flagged:" << s.false_positives;
+}
+
+// Counted, never shown: a failure names no case (look at the development half).
+TEST(SensitiveHeldout, TestHalfIsOnlyCounted) {
+  const HeldoutScore s = ScoreHeldout("test.tsv", "negative_test.tsv", /*show=*/false);
+  ASSERT_GE(s.planted, 150u);
+  ASSERT_GE(s.ordinary, 80u);
+  std::printf("held-out test half: %zu/%zu planted secrets caught, %zu/%zu ordinary notes flagged\n", s.caught,
+              s.planted, s.flagged, s.ordinary);
+  // The target is 97 % and no ordinary note flagged (issue 32); the gate holds what the rules reach today
+  // (docs/PERFORMANCE.md) so that no change takes it back, and rises as they improve.
+  EXPECT_GE(s.caught, 157u) << "recall on the held-out test half went down";
+  EXPECT_LE(s.flagged, 7u) << "more ordinary notes of the held-out test half flagged";
 }
 
 }  // namespace

@@ -266,6 +266,16 @@ class PageStore {
   // Every page link (attachments left out) of every page of `source`,
   // private ones too, unresolved, by link id. Empty for a source with none.
   virtual Result<std::vector<LinkRow>> AllLinks(std::string_view source) = 0;
+  // The names of the pages with these ids that the scope sees (any order; ids
+  // of pages gone or hidden are absent), and their page links unresolved by
+  // link id: what a graph kept in memory re-reads of the pages a write
+  // changed (graph/link_graph.h). One indexed look-up per id.
+  virtual Result<std::vector<PageNames>> PageNamesOf(const ReadScope& scope, const std::vector<PageId>& ids) = 0;
+  virtual Result<std::vector<LinkRow>> LinksFrom(const std::vector<PageId>& pages) = 0;
+  // Who this store is, for caches shared by every connection to it in this
+  // process (graph/store_cache.h): the same database gives the same identity
+  // through any number of engines. Never shown: it may hold a connection URL.
+  virtual std::string StoreIdentity() const { return "instance:" + std::to_string(instance_id_); }
   // The sentence each link was written in, by link id (ids of links that are
   // gone are absent).
   virtual Result<std::map<int64_t, std::string>> LinkContexts(const std::vector<int64_t>& link_ids) = 0;

@@ -61,6 +61,7 @@ class PgConnection final : public sql::Connection {
   Result<int64_t> DatabaseBytes() override;
   Result<int> SchemaVersion() override;
   Result<std::string> Describe() override;
+  std::string Identity() const override { return "postgres:" + url_; }
   Result<std::optional<ReplicaState>> ReadReplica() override;
 
   // The first column of the first row of sql (0 when there is none).

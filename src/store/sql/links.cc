@@ -3,6 +3,7 @@
 // pages exist, so it is decided here, from the pages as they are now. A brain
 // updated step by step and one built fresh from the same files therefore
 // answer the same, and `check` can rebuild one page alone.
+#include <algorithm>
 #include <map>
 
 #include "store/sql/link_queries.h"
@@ -167,6 +168,36 @@ Result<std::vector<LinkRow>> SqlEngine::AllLinks(std::string_view source) {
   }
   ENGRAM_RETURN_IF_ERROR(q->status());
   q->Reset();
+  return out;
+}
+
+Result<std::vector<PageNames>> SqlEngine::PageNamesOf(const ReadScope& scope, const std::vector<PageId>& ids) {
+  std::vector<PageNames> out;
+  for (const PageId id : ids) {
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT p.slug, p.path, p.title, p.visibility, p.type FROM pages p JOIN "
+                                        "sources s ON s.id = p.source_id WHERE p.id = ?1 AND s.name = ?2"));
+    q->Bind(1, id.value()).Bind(2, scope.source);
+    if (q->Step() && scope.Sees(q->Text(3) == "private")) {
+      out.push_back({q->Text(0), q->Text(1), q->Text(2), {}, q->Text(3) == "private", q->Text(4), id});
+    }
+    ENGRAM_RETURN_IF_ERROR(q->status());
+    q->Reset();
+  }
+  return out;
+}
+
+Result<std::vector<LinkRow>> SqlEngine::LinksFrom(const std::vector<PageId>& pages) {
+  std::vector<LinkRow> out;
+  for (const PageId id : pages) {
+    ENGRAM_ASSIGN_OR_RETURN(Stmt * q, S("SELECT l.id, p.path, l.to_slug, l.type FROM links l JOIN pages p ON "
+                                        "p.id = l.from_page WHERE l.from_page = ?1 AND l.type != 'attachment' "
+                                        "ORDER BY l.id"));
+    q->Bind(1, id.value());
+    while (q->Step()) out.push_back({q->Int(0), id, text::FolderKey(q->Text(1)), q->Text(2), q->Text(3)});
+    ENGRAM_RETURN_IF_ERROR(q->status());
+    q->Reset();
+  }
+  std::sort(out.begin(), out.end(), [](const LinkRow& a, const LinkRow& b) { return a.link_id < b.link_id; });
   return out;
 }
 

@@ -113,6 +113,9 @@ class SqlEngine final : public Engine, public PostingStore {
   Result<std::vector<FactRecord>> Facts(const ReadScope& scope, std::optional<PageId> page, FactSide side) override;
   Result<std::vector<ResolvedLink>> ResolvedLinks(const ReadScope& scope, std::optional<PageId> from) override;
   Result<std::vector<LinkRow>> AllLinks(std::string_view source) override;
+  Result<std::vector<PageNames>> PageNamesOf(const ReadScope& scope, const std::vector<PageId>& ids) override;
+  Result<std::vector<LinkRow>> LinksFrom(const std::vector<PageId>& pages) override;
+  std::string StoreIdentity() const override { return conn_->Identity(); }
   Result<std::map<int64_t, std::string>> LinkContexts(const std::vector<int64_t>& link_ids) override;
   Result<std::vector<DatedEntry>> TimelineBetween(const ReadScope& scope, std::string_view since,
                                                   std::string_view until, std::optional<PageId> page) override;

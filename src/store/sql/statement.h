@@ -152,6 +152,10 @@ class Connection {
   virtual Result<int> SchemaVersion() = 0;
   // The library or server and its version, and where it is.
   virtual Result<std::string> Describe() = 0;
+  // The database this connects to, the same for every connection to it in a
+  // process (the SQLite file's canonical path; the PostgreSQL URL): a cache
+  // key, never shown.
+  virtual std::string Identity() const = 0;
   // The read replica, when one serves reads.
   virtual Result<std::optional<ReplicaState>> ReadReplica() { return std::optional<ReplicaState>(); }
 };

@@ -48,6 +48,11 @@ class SqliteConnection final : public sql::Connection {
   Result<int64_t> DatabaseBytes() override;
   Result<int> SchemaVersion() override;
   Result<std::string> Describe() override { return std::string("SQLite ") + sqlite3_libversion(); }
+  std::string Identity() const override {
+    std::error_code ec;
+    const std::filesystem::path canonical = std::filesystem::weakly_canonical(path_, ec);
+    return "sqlite:" + (ec ? path_ : canonical).string();
+  }
 
   sqlite3* raw() const { return db_.get(); }
 
