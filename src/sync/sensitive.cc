@@ -31,7 +31,7 @@ struct ContentRule {
 };
 
 // In the order they are tried: the first hit names the file's rule.
-constexpr std::array<ContentRule, 17> kContentRules = {{
+constexpr std::array<ContentRule, 19> kContentRules = {{
     {"pem_private_key", sensitive::PemPrivateKey},
     {"api_key_sk", sensitive::ApiKey},
     {"aws_access_key", sensitive::AwsKey},
@@ -49,6 +49,8 @@ constexpr std::array<ContentRule, 17> kContentRules = {{
     {"private_key_body", sensitive::PrivateKeyBody},
     {"vendor_token", sensitive::VendorToken},
     {"personal_label", sensitive::PersonalLabel},
+    {"credential_pair", sensitive::CredentialPair},
+    {"labelled_secret", sensitive::LabelledSecret},
 }};
 
 // Words of a folded name: runs of ASCII letters and digits; other
@@ -74,17 +76,19 @@ std::vector<std::string_view> NameWords(std::string_view name) {
 // part of the text for a Chinese one ("账号密码", "密码本") — unless the name is
 // about the topic rather than a record of one: "密码学笔记", "password-policy",
 // "忘记密码", "密钥交换算法", "password-audit" hold no secret.
+// With an empty keyword: whether the name is not about a topic.
 bool NameHasKeyword(std::string_view name, std::string_view keyword) {
-  static constexpr std::array<std::string_view, 30> kTopicsZh = {
+  static constexpr std::array<std::string_view, 38> kTopicsZh = {
       "学", "策略", "政策", "规则", "算法", "校验", "验证", "强度", "管理器", "生成器", "机制", "原理", "格式", "识别",
       "修改", "忘记", "忘了", "重置", "找回", "设置", "交换", "破解", "弱", "安全", "教程", "入门", "加密", "共享",
-      "泄露", "审计"};
-  static constexpr std::array<std::string_view, 43> kTopicsEn = {
+      "泄露", "审计", "暗号", "军训", "概念", "轮换", "流程", "过期", "提醒", "脱敏"};
+  static constexpr std::array<std::string_view, 52> kTopicsEn = {
       "policy", "policies", "manager", "generator", "strength", "rules",   "hashing", "hash",    "reset",
       "validation", "validator", "checksum", "audit", "auditor", "scanning", "scanner", "sharing", "exchange",
       "forgot", "forgotten", "weak", "strong",  "cracking", "crack",   "guide",   "tutorial", "tips",
       "practices", "garden", "santa", "secretary", "management", "rotation", "hygiene", "simple", "random",
-      "secure", "plugin", "meter", "checker", "check", "field", "input"};
+      "secure", "plugin", "meter", "checker", "check", "field", "input", "talk", "talks", "cmd", "command",
+      "changed", "notice", "bin", "expired", "expiry"};
   const std::vector<std::string_view> words = NameWords(name);
   for (std::string_view w : words) {
     if (std::find(kTopicsEn.begin(), kTopicsEn.end(), w) != kTopicsEn.end()) return false;
@@ -94,7 +98,7 @@ bool NameHasKeyword(std::string_view name, std::string_view keyword) {
       }
     }
   }
-  if (keyword.empty()) return false;
+  if (keyword.empty()) return true;  // no keyword asked for: the name is no topic
   if (static_cast<unsigned char>(keyword[0]) >= 0x80) return name.find(keyword) != std::string_view::npos;
   const std::vector<std::string_view> want = NameWords(keyword);
   for (size_t i = 0; i + want.size() <= words.size(); ++i) {
@@ -109,7 +113,7 @@ SensitiveRules SensitiveRules::Defaults() {
   SensitiveRules r;
   // Folders by their words: a folder of secrets is a secret whatever its notes say.
   r.path_components = {"secrets", "secret",   "credentials", "creds", "passwords", "private keys", "密码",
-                       "机密",    "凭据",     "凭证",        "密钥",  "私密"};
+                       "机密",    "凭据",     "凭证",        "密钥",  "私密",   "口令", "敏感信息", "logins"};
   // File names that are records of secrets (a name alone is weak: "secret", "token" and a singular English
   // "password" name plugins, books and topics far more often than records).
   r.name_keywords = {"password", "passwords", "passwd", "credentials", "id_rsa", "id_ed25519", "private key",
@@ -133,11 +137,16 @@ namespace {
 struct Scans {
   Scan scan;
   std::optional<Scan> joined;
+  std::optional<Scan> unescaped;  // URL-encoded text decoded: a form post or an SSO link with JSON in it
   Scans(std::string_view text, bool with_zones) : scan(MakeScan(text, with_zones)) {
     std::string j = sensitive::JoinBrokenLines(scan.text);
     if (!j.empty()) joined = sensitive::ScanOf(std::move(j), with_zones);
+    std::string u = sensitive::PercentDecoded(scan.text);
+    if (!u.empty()) unescaped = sensitive::ScanOf(std::move(u), with_zones);
   }
-  bool Hit(const ContentRule& r) const { return r.found(scan) || (joined && r.found(*joined)); }
+  bool Hit(const ContentRule& r) const {
+    return r.found(scan) || (joined && r.found(*joined)) || (unescaped && r.found(*unescaped));
+  }
 };
 
 // The first content rule hit in text (the path's lines when is_path).
@@ -209,9 +218,11 @@ std::optional<SensitiveHit> FindSensitiveOrThrow(std::string_view path, std::str
   // "pass\u200bword.md" and "我的密碼.md" are the names they look like.
   auto fold = [](std::string_view s) { return common::AsciiLower(Normalise(s)); };
   std::string lower = fold(path);
-  // Folders: by their words.
+  // Folders: by their words, unless the note's own name says it is about the topic ("密钥/概念笔记.md").
+  const size_t last_slash = lower.rfind('/');
+  const bool topic_note = last_slash != std::string::npos && !NameHasKeyword(lower.substr(last_slash + 1), "");
   size_t start = 0;
-  while (true) {
+  while (!topic_note) {
     size_t slash = lower.find('/', start);
     if (slash == std::string::npos) break;
     std::string dir = lower.substr(start, slash - start);
@@ -221,8 +232,16 @@ std::optional<SensitiveHit> FindSensitiveOrThrow(std::string_view path, std::str
     }
     start = slash + 1;
   }
-  std::string name = lower.substr(start);
+  std::string name = lower.substr(last_slash == std::string::npos ? 0 : last_slash + 1);
+  // A note in a folder about a topic ("军训/口令.md", "学习/密码学.md") is about it too.
+  const size_t parent = last_slash == std::string::npos || last_slash == 0 ? std::string::npos : lower.rfind('/', last_slash - 1);
+  const bool topic_folder =
+      last_slash != std::string::npos && last_slash > 0 &&
+      !NameHasKeyword(lower.substr(parent == std::string::npos ? 0 : parent + 1,
+                                   last_slash - (parent == std::string::npos ? 0 : parent + 1)),
+                      "");
   for (const std::string& k : rules.name_keywords) {
+    if (topic_folder) break;
     std::string id = "name:" + k;
     if (!disabled(id) && NameHasKeyword(name, fold(k))) return SensitiveHit{id, 0};
   }

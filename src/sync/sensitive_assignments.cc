@@ -24,9 +24,10 @@ namespace {
 
 struct SecretKey {
   std::string_view word;
-  bool suffix_ok;  // may end a longer identifier word ("pgpassword", "csrftoken")
+  bool suffix_ok;            // may end a longer identifier word ("pgpassword", "csrftoken")
+  bool strong_only = false;  // names a secret only when the value has a secret's shape on its own
 };
-constexpr std::array<SecretKey, 24> kAsciiKeys = {{{"password", true},
+constexpr std::array<SecretKey, 32> kAsciiKeys = {{{"password", true},
                                                    {"passwd", true},
                                                    {"passphrase", true},
                                                    {"pwd", false},
@@ -49,7 +50,15 @@ constexpr std::array<SecretKey, 24> kAsciiKeys = {{{"password", true},
                                                    {"encryption_key", false},
                                                    {"masterkey", true},
                                                    {"master_key", false},
-                                                   {"authkey", true}}};
+                                                   {"authkey", true},
+                                                   {"psk", false},
+                                                   {"wpa_passphrase", false},
+                                                   {"admin", false, true},
+                                                   {"requirepass", false},
+                                                   {"masterauth", false},
+                                                   {"sshpass", false},
+                                                   {"storepass", false},
+                                                   {"keypass", false}}};
 // Folded (simplified) forms only: the text was folded Traditional → Simplified.
 constexpr std::array<std::string_view, 9> kChineseKeys = {"密码", "口令", "密钥", "秘钥", "密碼",
                                                           "金钥", "令牌", "授权码", "私钥"};
@@ -82,12 +91,17 @@ bool SecretValue(std::string_view cased, Sep sep, bool ends_line) {
   if (v.size() < 6) return false;
   if (IsPlaceholder(v)) return false;
   char c0 = v[0];
-  if (c0 == '$' || c0 == '{' || c0 == '<' || c0 == '%' || c0 == '[' || c0 == '/' || c0 == '~' || c0 == '(') {
+  if (c0 == '$' || c0 == '{' || c0 == '<' || c0 == '%' || c0 == '[' || c0 == '/' || c0 == '~' || c0 == '(' ||
+      c0 == '!') {  // … and a YAML tag (!vault, !Ref)
     return false;  // ${ENV}, {{template}}, <your-key>, %(password)s, [PAD], /run/secrets/x, ~/.pgpass
   }
   if (StartsWith(v, 0, "./") || StartsWith(v, 0, "http") || StartsWith(v, 0, "file:")) return false;
   if (std::all_of(v.begin(), v.end(), [&](char c) { return c == v[0]; })) return false;  // ******, xxxxxx
   for (std::string_view p : {"your", "xxxx", "example", "placeholder", "redacted", "dummy", "replace"}) {
+    if (Contains(v, p)) return false;
+  }
+  // An instruction in place of the value: "generate-with-openssl-rand-base64-32", "put-the-key-here".
+  for (std::string_view p : {"generate", "insert", "-here", "_here", "fill-in", "fill_in", "paste-", "enter-", "changeit"}) {
     if (Contains(v, p)) return false;
   }
   // Code: os.environ[...], getenv(...), self.token, config.password — not
@@ -108,6 +122,10 @@ bool SecretValue(std::string_view cased, Sep sep, bool ends_line) {
     }
     const bool call = k > 0 && k < v.size() && (v[k] == '(' || v[k] == '[');
     if (call || (dotted && !digits && k == v.size())) return false;
+  }
+  // A heading anchor ("#cryptocreateprivatekeykey", a Markdown reference's target).
+  if (c0 == '#' && std::all_of(v.begin() + 1, v.end(), [](char c) { return IsLower(c) || c == '-' || c == '_'; })) {
+    return false;
   }
   // A colour (#ff0000) or an algorithm name (AES-256, RSA-2048, SHA-1, GPT-4).
   if (c0 == '#' && v.size() <= 9 &&
@@ -139,8 +157,8 @@ bool SecretValue(std::string_view cased, Sep sep, bool ends_line) {
   bool all_digits = digit && !letter && std::all_of(v.begin(), v.end(), [](char c) { return IsDigit(c); });
   if (sep == Sep::kBare) {
     // Without a separator only a random-looking value is one: not a path, not digits alone, not a word with a
-    // number after it ("admin123", which lists of weak passwords are made of).
-    if (all_digits || !digit || Contains(v, "/") || v[0] == '-') return false;
+    // number after it ("admin123", which lists of weak passwords are made of), not a name in code ("v8::Object").
+    if (all_digits || !digit || Contains(v, "/") || Contains(v, "::") || v[0] == '-') return false;
     size_t k = 0;
     while (k < v.size() && IsAlpha(v[k])) ++k;
     if (k > 0 && k < v.size() && std::all_of(v.begin() + static_cast<std::ptrdiff_t>(k), v.end(), IsDigit)) return false;
@@ -161,6 +179,13 @@ bool SettingVerb(std::string_view l, size_t* k) {
     const size_t at = ahead.find(verb);
     if (at == std::string_view::npos || ahead.substr(0, at).find('\n') != std::string_view::npos) continue;
     *k += at + verb.size();
+    // "设成你生日加我名字缩写了：lx19920817": the value after a colon a few words on.
+    const std::string_view rest = l.substr(*k, 60);
+    const size_t colon = rest.find(':');
+    if (colon != std::string_view::npos && rest.substr(0, colon).find('\n') == std::string_view::npos &&
+        (rest.empty() || static_cast<unsigned char>(rest[0]) >= 0x80)) {
+      *k += colon + 1;
+    }
     return true;
   }
   return false;
@@ -171,9 +196,22 @@ bool SettingVerb(std::string_view l, size_t* k) {
 Sep ReadSeparator(std::string_view l, size_t* i, bool chinese, bool line_start) {
   size_t k = *i;
   // "ClientSecret(AppSecret)：", "口令(password)："： an alias in brackets before the separator.
+  // "token码：…", "secret key 是 …": the key's noun after it.
+  if (StartsWith(l, k, "码") || StartsWith(l, k, "号")) k += 3;
+  if (!chinese && (StartsWith(l, k, " key ") || StartsWith(l, k, " key:") || StartsWith(l, k, " key=") ||
+                   StartsWith(l, k, " key\t"))) {
+    k += 4;
+  }
+  // "开机密码（全角状态下设置的，登录要切全角）：…": a remark in brackets, up to about 25 Chinese characters.
   if (k < l.size() && l[k] == '(') {
-    const size_t close = l.substr(k, 40).find(')');
-    if (close != std::string_view::npos && l.substr(k, close).find('\n') == std::string_view::npos) k += close + 1;
+    const size_t close = l.substr(k, 80).find(')');
+    const std::string_view inside = close == std::string_view::npos ? std::string_view() : l.substr(k + 1, close - 1);
+    // Words, not code: no quotes, no nested call, and a comma only in a Chinese remark.
+    const bool remark = std::any_of(inside.begin(), inside.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; });
+    if (close != std::string_view::npos && inside.find_first_of("\n'\"(`") == std::string_view::npos &&
+        (remark || inside.find(',') == std::string_view::npos)) {
+      k += close + 1;
+    }
   }
   // A key alone at the start of its line, its value after a wide gap: "密码　　hx_5G…", "Password\tTw8#…".
   if (line_start && k + 1 < l.size() && ((l[k] == ' ' && l[k + 1] == ' ') || l[k] == '\t')) {
@@ -194,8 +232,26 @@ Sep ReadSeparator(std::string_view l, size_t* i, bool chinese, bool line_start) 
     k += 2;
     sep = Sep::kWeak;
   } else if (k < l.size() && (l[k] == '=' || l[k] == ':')) {
-    k += 1;
+    const bool colon = l[k] == ':';
+    k += StartsWith(l, k, "::") ? 2 : 1;  // a Dataview field: "密码:: …"
     sep = Sep::kWeak;
+    // A declared type between the name and the value: "BOT_TOKEN: &str = …", "apiKey: string = …".
+    if (colon && !chinese) {
+      size_t j = k;
+      while (j < l.size() && l[j] == ' ') ++j;
+      const size_t type = j;
+      while (j < l.size() && j - type < 32 &&
+             (IsAlnum(l[j]) || l[j] == '_' || l[j] == '&' || l[j] == '\'' || l[j] == '<' || l[j] == '>' ||
+              l[j] == '[' || l[j] == ']' || l[j] == '.' || l[j] == '?')) {
+        ++j;
+      }
+      const size_t type_end = j;
+      while (j < l.size() && l[j] == ' ') ++j;
+      // (A space before the '=': "U2Z0cCFV…=" is base64's padding, not an assignment.)
+      if (type_end > type && j > type_end && j < l.size() && l[j] == '=' && (j + 1 >= l.size() || l[j + 1] != '=')) {
+        k = j + 1;
+      }
+    }
   } else if (k < l.size() && l[k] == '|') {
     k += 1;
     sep = Sep::kStrong;  // a table cell: "| password | … |"
@@ -204,9 +260,10 @@ Sep ReadSeparator(std::string_view l, size_t* i, bool chinese, bool line_start) 
     k += StartsWith(l, k, "统一为") ? 9 : 6;
     if (k < l.size() && l[k] == ':') ++k;
     sep = Sep::kStrong;  // "密码都是…"
-  } else if (!chinese && k < l.size() && l[k] == '(' && k + 1 < l.size() && (l[k + 1] == '"' || l[k + 1] == '\'')) {
+  } else if (!chinese && k < l.size() && l[k] == '(' && k + 1 < l.size() && (l[k + 1] == '"' || l[k + 1] == '\'') &&
+             !(*i >= 13 && l.substr(0, *i).ends_with("new password"))) {
     k += 1;
-    sep = Sep::kStrong;  // a setter: setPassword("…"), .password('…')
+    sep = Sep::kStrong;  // a setter: setPassword("…"), .password('…') — not a class built from it (new Password('…'))
   } else if (StartsWith(l, k, "->") || StartsWith(l, k, "→")) {
     k += l[k] == '-' ? 2 : 3;
     sep = Sep::kWeak;
@@ -283,6 +340,23 @@ bool AssignedValue(const Scan& s, size_t i, Sep sep) {
   }
   while (i < t.size() && (t[i] == ' ' || t[i] == '\t' || t[i] == '"' || t[i] == '\'' || t[i] == '`' || t[i] == '*'))
     ++i;
+  // A YAML block scalar ("KEY: >-" or "|") holds its value on the next line.
+  if (sep == Sep::kWeak && i < t.size() && (t[i] == '>' || t[i] == '|')) {
+    size_t k = i + 1;
+    while (k < t.size() && (t[k] == '-' || t[k] == '+' || t[k] == ' ')) ++k;
+    if (k < t.size() && t[k] == '\n') i = k;
+  }
+  // ODBC writes a value with special characters in braces: Pwd={Wms#2025!rw}.
+  if (i + 1 < t.size() && t[i] == '{' && t[i + 1] != '{') {
+    const size_t close = t.find('}', i);
+    // (Not a type list: "{string | Buffer}" has spaces; an ODBC value has none.)
+    if (close != std::string::npos && close - i < 128 && t.substr(i, close - i).find_first_of("\n ") == std::string::npos) {
+      const std::string_view braced = std::string_view(t).substr(i + 1, close - i - 1);
+      // A type ("{KeyObject}") is letters alone.
+      return std::any_of(braced.begin(), braced.end(), [](char c) { return !IsAlpha(c); }) &&
+             SecretValue(braced, Sep::kStrong, false);
+    }
+  }
   if (i < t.size() && t[i] == '\n' && sep == Sep::kWeak) {
     ++i;
     while (i < t.size() && (t[i] == ' ' || t[i] == '\t' || t[i] == '"' || t[i] == '\'' || t[i] == '`' || t[i] == '>'))
@@ -294,9 +368,12 @@ bool AssignedValue(const Scan& s, size_t i, Sep sep) {
          t[e] != '|' && static_cast<unsigned char>(t[e]) < 0x80) {
     ++e;
   }
-  // An HTML tag that closes the value's element ("…db!x</p>") is no part of it.
+  // An HTML tag that closes the value's element ("…db!x</p>") is no part of it, nor is the end of a link's
+  // text ("![管理密码 Tpl1nk#Home66](router.png)").
   const size_t tag = std::string_view(t).substr(i, e - i).find("</");
   if (tag != std::string_view::npos && tag > 0) e = i + tag;
+  const size_t link = std::string_view(t).substr(i, e - i).find("](");
+  if (link != std::string_view::npos && link > 0) e = i + link;
   size_t after = e;
   while (e > i && (t[e - 1] == '.' || t[e - 1] == ',' || t[e - 1] == ';' || t[e - 1] == ':' || t[e - 1] == ')' ||
                    t[e - 1] == '*')) {
@@ -324,7 +401,8 @@ bool UrlParamSecret(const Scan& s, size_t key_begin, size_t key_end) {
   // A password in a connection URL ("jdbc:…?user=erp&password=Erp#2024db") is one whatever its length
   // (and its '#' no fragment).
   const std::string_view key = std::string_view(s.lower).substr(key_begin, key_end - key_begin);
-  const bool password = key == "password" || key == "passwd" || key == "pwd" || key == "pass";
+  auto ends = [&](std::string_view e) { return key.size() >= e.size() && key.substr(key.size() - e.size()) == e; };
+  const bool password = ends("password") || ends("passwd") || ends("pwd") || ends("pass");
   size_t b = key_end + 1;
   size_t e = b;
   while (e < t.size() && s.ZoneAt(e) == kUrl && t[e] != '&' && t[e] != ';' && (password || t[e] != '#')) ++e;
@@ -354,11 +432,14 @@ bool IsPlaceholder(std::string_view v) {
 bool LooksLikeSecret(std::string_view cased) { return SecretValue(cased, Sep::kStrong, false); }
 
 bool IsPublicExample(std::string_view value) {
-  static constexpr std::array<std::string_view, 16> kExamples = {
+  static constexpr std::array<std::string_view, 17> kExamples = {
       "AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
       "11010519491231002X",   "4111111111111111",  "4242424242424242", "5555555555554444", "378282246310005",
       "371449635398431",      "6011111111111117",  "3530111333300000", "5105105105105100", "4012888888881881",
-      "4000056655665556",     "5200828282828210", "6200000000000005"};
+      "4000056655665556",     "5200828282828210", "6200000000000005",
+      "JBSWY3DPEHPK3PXP"};  // the otpauth key-URI format's example seed
+  // AWS's documentation marks its sample keys: AKIAI44QH8DHBEXAMPLE, …bEXAMPLEKEY.
+  if (Contains(value, "EXAMPLE")) return true;
   std::string plain;
   for (char c : value) {
     if (c != ' ' && c != '-') plain.push_back(c);
@@ -405,12 +486,13 @@ bool SecretAssignment(const Scan& s) {
       }
       if (!keyed || excluded) continue;
       if (zone == kUrl) {
-        if (UrlParamSecret(s, b, e)) return true;
+        if (UrlParamSecret(s, b, e) && !DocumentedAt(s, at)) return true;
         continue;
       }
       size_t i = e;
       Sep sep = ReadSeparator(l, &i, /*chinese=*/false, StartsLine(l, b));
-      if (sep != Sep::kNone && AssignedValue(s, i, sep)) return true;
+      if (key.strong_only && sep == Sep::kWeak) sep = Sep::kStrong;
+      if (sep != Sep::kNone && AssignedValue(s, i, sep) && !DocumentedAt(s, at)) return true;
     }
   }
   for (std::string_view key : kChineseKeys) {
@@ -419,6 +501,19 @@ bool SecretAssignment(const Scan& s) {
       size_t i = at + key.size();
       Sep sep = ReadSeparator(l, &i, /*chinese=*/true, StartsLine(l, at));
       if (sep != Sep::kNone && AssignedValue(s, i, sep)) return true;
+    }
+  }
+  // Docker's config.json: "auth": "<base64 of user:password>".
+  for (size_t at = l.find("\"auth\""); at != std::string::npos; at = l.find("\"auth\"", at + 1)) {
+    size_t k = at + 6;
+    while (k < l.size() && (l[k] == ' ' || l[k] == ':')) ++k;
+    if (k >= l.size() || l[k] != '"') continue;
+    const size_t close = l.find('"', k + 1);
+    if (close == std::string::npos) continue;
+    const std::string decoded = DecodeBase64Text(std::string_view(s.text).substr(k + 1, close - k - 1));
+    const size_t colon = decoded.find(':');
+    if (colon != std::string::npos && colon > 0 && SecretValue(decoded.substr(colon + 1), Sep::kStrong, false)) {
+      return true;
     }
   }
   // "Authorization: Basic <base64 of user:password>".
@@ -462,6 +557,8 @@ bool UrlCredentials(const Scan& s) {
     // The user may be empty (redis://:password@host); the password may not.
     if (colon == std::string_view::npos || colon + 1 >= atsign) continue;
     std::string pass = common::AsciiLower(authority.substr(colon + 1, atsign - colon - 1));
+    // postgres://postgres:postgres@…, guest:guest: an image's default, the same word twice.
+    if (pass == common::AsciiLower(authority.substr(0, colon))) continue;
     static constexpr std::array<std::string_view, 9> kPlaceholders = {
         "password", "pass", "passwd", "pwd", "secret", "pw", "changeme", "mypassword", "yourpassword"};
     if (std::find(kPlaceholders.begin(), kPlaceholders.end(), pass) != kPlaceholders.end()) continue;

@@ -155,15 +155,30 @@ bool CommandLinePassword(const Scan& s) {
                                                    {"keytool", "-srcstorepass"},
                                                    {"psql", "-W"}}};
   bool expecting = false;  // an expect script waits for a password prompt
+  std::string continued;   // the program of a line that ended in a shell continuation ('\\')
   return AnyLine(t, [&](std::string_view line, size_t start) {
+    std::string carried = std::move(continued);
+    continued.clear();
+    std::string_view trimmed = line;
+    while (!trimmed.empty() && (trimmed.back() == ' ' || trimmed.back() == '\r')) trimmed.remove_suffix(1);
+    const bool continues = !trimmed.empty() && trimmed.back() == '\\';
     const std::string_view lower = std::string_view(l).substr(start, line.size());
     if (lower.find("assword") != std::string_view::npos && lower.find("expect") != std::string_view::npos) {
       expecting = true;
       return false;
     }
     const std::vector<std::string_view> words = Words(line);
-    std::string program;  // the last program named on the line that takes a password
+    std::string program = carried;  // the last program named on the line that takes a password
     size_t program_at = 0;
+    // Whatever the line finds, the program it leaves runs on into the next line when this one continues.
+    struct Carry {
+      const bool& continues;
+      const std::string& program;
+      std::string& out;
+      ~Carry() {
+        if (continues) out = program;
+      }
+    } carry{continues, program, continued};
     for (size_t k = 0; k < words.size(); ++k) {
       const std::string_view w = Unquoted(words[k]);
       std::string lw = std::string(Unquoted(lower.substr(static_cast<size_t>(words[k].data() - line.data()),
@@ -214,6 +229,12 @@ bool CommandLinePassword(const Scan& s) {
       if (program == "openssl" && (lw == "-passout" || lw == "-passin" || lw == "-pass")) {
         const std::string_view v = next();
         if (v.substr(0, 5) == "pass:" && Secret(v.substr(5))) return true;
+      }
+      // rclone obscure 'PASSWORD' (what "rclone config create … pass $(rclone obscure …)" stores)
+      if (lw == "obscure" && k > 0 && Unquoted(lower.substr(static_cast<size_t>(words[k - 1].data() - line.data()),
+                                                             words[k - 1].size())).ends_with("rclone") &&
+          Secret(Unquoted(next()))) {
+        return true;
       }
       // rabbitmqctl add_user USER PASSWORD
       if (program == "rabbitmqctl" && (lw == "add_user" || lw == "change_password") && k + 2 < words.size() &&
@@ -269,21 +290,27 @@ bool MarkupPassword(const Scan& s) {
   // Database connections in code, the password the last string argument:
   // new PDO($dsn, 'user', 'pass'), mysqli_connect('h', 'u', 'p'), DriverManager.getConnection(url, "u", "p").
   for (std::string_view call : {"new pdo(", "mysqli(", "mysqli_connect(", "mysql_connect(", "getconnection(",
-                                "pg_connect(", "sqlsrv_connect(", "oci_connect("}) {
+                                "pg_connect(", "sqlsrv_connect(", "oci_connect(", "credentials(", "newmac(",
+                                "basicawscredentials(", "credential(", ".login(", "auth(", "networkcredential("}) {
     for (size_t at = l.find(call); at != std::string::npos; at = l.find(call, at + 1)) {
       const size_t close = l.find(')', at + call.size());
       if (close == std::string::npos || close - at > 400) continue;
       std::string_view last;
       size_t strings = 0;
+      bool strong = false;  // a later argument with letters, digits and a symbol: NetworkCredential(user, PASS, domain)
       for (size_t k = at + call.size(); k < close; ++k) {
         if (t[k] != '\'' && t[k] != '"') continue;
         const size_t end = t.find(t[k], k + 1);
         if (end == std::string::npos || end > close) break;
         last = std::string_view(t).substr(k + 1, end - k - 1);
-        ++strings;
+        if (++strings >= 2 && Secret(last) && std::any_of(last.begin(), last.end(), IsDigit) &&
+            std::any_of(last.begin(), last.end(), IsAlpha) &&
+            std::any_of(last.begin(), last.end(), [](char c) { return !IsAlnum(c) && c != '_' && c != '-' && c != '.'; })) {
+          strong = true;
+        }
         k = end;
       }
-      if (strings >= 2 && Secret(last)) return true;
+      if (strong || (strings >= 2 && Secret(last))) return true;
     }
   }
   // Elements: <name …>value</name>
@@ -310,14 +337,32 @@ bool MarkupPassword(const Scan& s) {
         if (Secret(std::string_view(t).substr(at + v + vattr.size(), vend - v - vattr.size()))) return true;
       }
     }
+    // A property list: <key>RevenueCatSecretKey</key> <string>…</string>.
+    if (name == "key" && !(close > 0 && l[close - 1] == '/')) {
+      const size_t end = l.find("</key>", close);
+      if (end != std::string::npos && end - close < 128 && SecretName(std::string_view(l).substr(close + 1, end - close - 1))) {
+        const size_t str = l.find("<string>", end);
+        if (str != std::string::npos && str - end < 64) {
+          const size_t str_end = l.find('<', str + 8);
+          if (str_end != std::string::npos && Secret(std::string_view(t).substr(str + 8, str_end - str - 8))) return true;
+        }
+      }
+    }
     if (!SecretName(name) || (close > 0 && l[close - 1] == '/')) continue;
-    // The element's text: up to the next '<'.
-    const size_t text_end = l.find('<', close + 1);
-    if (text_end == std::string::npos || text_end - close > kReach) continue;
-    std::string_view v = std::string_view(t).substr(close + 1, text_end - close - 1);
+    // The element's text: up to the next '<', on one line; past one nested element (<Password><Value>…).
+    size_t open = close;
+    size_t text_end = l.find('<', open + 1);
+    if (text_end != std::string::npos && text_end + 1 < l.size() && IsAlpha(l[text_end + 1]) &&
+        std::string_view(l).substr(open + 1, text_end - open - 1).find_first_not_of(" \t\n") == std::string_view::npos) {
+      open = l.find('>', text_end);
+      text_end = open == std::string::npos ? std::string::npos : l.find('<', open + 1);
+    }
+    if (text_end == std::string::npos || text_end - open > kReach) continue;
+    std::string_view v = std::string_view(t).substr(open + 1, text_end - open - 1);
+    if (v.find('\n') != std::string_view::npos) continue;
     while (!v.empty() && IsSpace(v.front())) v.remove_prefix(1);
     while (!v.empty() && IsSpace(v.back())) v.remove_suffix(1);
-    if (v.find('\n') == std::string_view::npos && Secret(v)) return true;
+    if (v.find(' ') == std::string_view::npos && Secret(v)) return true;
   }
   // define('DB_PASSWORD', 'V'), ("password", "V"): a quoted secret name, a comma, a quoted value.
   for (size_t at = 0; at < t.size(); ++at) {
@@ -580,7 +625,7 @@ bool VendorToken(const Scan& s) {
     std::string_view prefix;
     size_t min;  // token characters after it
   };
-  static constexpr std::array<Prefix, 31> kPrefixes = {{{"glpat-", 20},
+  static constexpr std::array<Prefix, 36> kPrefixes = {{{"glpat-", 20},
                                                         {"glptt-", 20},
                                                         {"gldt-", 20},
                                                         {"glrt-", 20},
@@ -610,16 +655,38 @@ bool VendorToken(const Scan& s) {
                                                         {"ya29.", 30},
                                                         {"EAA", 60},
                                                         {"key-", 32},
-                                                        {"sk-ant-", 30}}};
+                                                        {"sk-ant-", 30},
+                                                        {"nfp_", 30},
+                                                        {"HRKU-", 30},
+                                                        {"ATBB", 28},
+                                                        {":APA91b", 60},
+                                                        {"AGE-SECRET-KEY-1", 50}}};
   for (const Prefix& p : kPrefixes) {
     for (size_t at = t.find(p.prefix); at != std::string::npos; at = t.find(p.prefix, at + 1)) {
-      if (at > 0 && IsTokenChar(t[at - 1])) continue;
+      // A prefix that starts with a separator (":APA91b") follows the token's first part.
+      if (at > 0 && IsTokenChar(t[at - 1]) && IsTokenChar(p.prefix[0])) continue;
       if (s.ZoneAt(at) == kFile) continue;
       size_t end = 0;
       const size_t n = TokenRun(t, at + p.prefix.size(), [](char c) { return IsTokenChar(c) || c == '.'; }, &end);
       const std::string_view body = std::string_view(t).substr(at + p.prefix.size(), end - at - p.prefix.size());
-      if (n >= p.min && RandomRun(body, p.min) && !IsPlaceholder(common::AsciiLower(body))) return true;
+      if (n >= p.min && RandomRun(body, p.min) && !IsPlaceholder(common::AsciiLower(body)) && !DocumentedAt(s, at)) {
+        return true;
+      }
     }
+  }
+  // Discord bot tokens: the bot's id in base64 (24-26 characters, "MT…", "OT…"), '.', 6, '.', 27 or more.
+  for (size_t dot = t.find('.'); dot != std::string::npos; dot = t.find('.', dot + 1)) {
+    size_t b = dot;
+    while (b > 0 && IsBase64Url(t[b - 1]) && dot - b <= 27) --b;
+    if (dot - b < 23 || dot - b > 26 || (b > 0 && IsBase64Url(t[b - 1])) || (t[b] != 'M' && t[b] != 'N' && t[b] != 'O')) {
+      continue;
+    }
+    size_t e = dot + 1;
+    while (e < t.size() && IsBase64Url(t[e])) ++e;
+    if (e - dot - 1 != 6 || e >= t.size() || t[e] != '.') continue;
+    size_t f = e + 1;
+    while (f < t.size() && IsBase64Url(t[f])) ++f;
+    if (f - e - 1 >= 27 && RandomRun(std::string_view(t).substr(e + 1, f - e - 1), 27)) return true;
   }
   // Telegram bot tokens: 8-10 digits, ':', "AA" and 33 more.
   for (size_t at = t.find(":AA"); at != std::string::npos; at = t.find(":AA", at + 1)) {
@@ -652,7 +719,16 @@ bool VendorToken(const Scan& s) {
     }
   }
   // otpauth:// URIs carry the 2FA seed in their secret= parameter.
+  // Google Authenticator's export carries every seed in its data= parameter.
+  for (size_t at = l.find("otpauth-migration://"); at != std::string::npos; at = l.find("otpauth-migration://", at + 1)) {
+    const size_t q = l.find("data=", at);
+    if (q == std::string::npos || q - at > 40) continue;
+    size_t e = q + 5;
+    while (e < t.size() && (IsAlnum(t[e]) || t[e] == '%' || t[e] == '+' || t[e] == '/' || t[e] == '=')) ++e;
+    if (e - q - 5 >= 20) return true;
+  }
   for (size_t at = l.find("otpauth://"); at != std::string::npos; at = l.find("otpauth://", at + 1)) {
+    if (DocumentedAt(s, at)) continue;
     const size_t q = l.find("secret=", at);
     if (q != std::string::npos && q - at < 300) {
       size_t e = q + 7;
@@ -668,7 +744,7 @@ bool VendorToken(const Scan& s) {
       while (e < t.size() && (IsAlnum(t[e]) || t[e] == '/' || t[e] == '+')) ++e;
       const std::string_view v = std::string_view(t).substr(k, e - k);
       if (v.size() == 40 && std::any_of(v.begin(), v.end(), IsDigit) && std::any_of(v.begin(), v.end(), IsUpper) &&
-          std::any_of(v.begin(), v.end(), IsLower) && !IsPublicExample(v)) {
+          std::any_of(v.begin(), v.end(), IsLower) && !IsPublicExample(v) && !DocumentedAt(s, at)) {
         return true;
       }
     }
@@ -712,8 +788,12 @@ size_t AfterLabel(std::string_view l, size_t from, size_t limit) {
       ++k;
     } else if (StartsWith(l, k, "是") || StartsWith(l, k, "为") || StartsWith(l, k, "号") || StartsWith(l, k, "码")) {
       k += 3;
+    } else if (StartsWith(l, k, "字")) {
+      k += 3;  // 身分證字號
     } else if (StartsWith(l, k, "no.") || StartsWith(l, k, "no ") || StartsWith(l, k, "number")) {
       k += StartsWith(l, k, "number") ? 6 : 3;
+    } else if (StartsWith(l, k, "code") || StartsWith(l, k, "is ")) {
+      k += l[k] == 'c' ? 4 : 3;  // "keypad code 5829#", "door code is 4821"
     } else {
       break;
     }
@@ -764,16 +844,29 @@ bool PersonalLabel(const Scan& s) {
                          [](char c) { return IsDigit(c); });
   };
   // PINs, passcodes and door codes: 4 to 8 digits (a keypad's # and * around them).
-  static constexpr std::array<std::string_view, 22> kPinLabels = {
+  static constexpr std::array<std::string_view, 23> kPinLabels = {
       "passcode", "pin code", "pin:",   "pin ",     "keypad",   "disarm code", "alarm code", "door code",
       "gate code", "取款密码", "支付密码", "交易密码", "社保卡密码", "银行卡密码", "门禁密码",  "开门密码",
-      "保险柜密码", "保险箱密码", "锁屏密码", "开机密码", "卡密码",   "查询密码"};
+      "保险柜密码", "保险箱密码", "锁屏密码", "开机密码", "卡密码",   "查询密码", "密码"};
   for (std::string_view label : kPinLabels) {
     for (size_t at = l.find(label); at != std::string::npos; at = l.find(label, at + 1)) {
       if (IsAlpha(label[0]) && at > 0 && IsAlpha(l[at - 1])) continue;
       const size_t v = AfterLabel(l, at + label.size(), 12);
       size_t end = 0;
       const auto n = digits_at(v, &end);
+      // A combination lock's numbers: 42-17-36.
+      if (n <= 2 && end < t.size() && t[end] == '-') {
+        size_t e = v, groups = 0;
+        while (e < t.size() && IsDigit(t[e])) {
+          size_t g = e;
+          while (e < t.size() && IsDigit(t[e])) ++e;
+          if (e - g > 2) break;
+          ++groups;
+          if (e < t.size() && t[e] == '-' && e + 1 < t.size() && IsDigit(t[e + 1])) ++e;
+          else break;
+        }
+        if (groups >= 3 && groups <= 4 && (e >= t.size() || !IsAlnum(t[e]))) return true;
+      }
       if (n < 4 || n > 8 || (end < t.size() && IsAlpha(t[end]))) continue;
       std::string value(std::string_view(t).substr(v, end - v));
       std::erase_if(value, [](char c) { return c == '#' || c == '*'; });
@@ -820,7 +913,9 @@ bool PersonalLabel(const Scan& s) {
       "operator", "support", "manager"};
   for (std::string_view account : kAccounts) {
     for (size_t at = l.find(account); at != std::string::npos; at = l.find(account, at + 1)) {
-      if (at > 0 && IsWordByte(l[at - 1])) continue;
+      // Not a folder of a path or a URL ("/root/myModule", "github.com/nodejs/admin/blob/…").
+      if (at > 0 && (IsWordByte(l[at - 1]) || l[at - 1] == '/' || l[at - 1] == '.' || l[at - 1] == '-')) continue;
+      if (s.ZoneAt(at) != kText) continue;
       size_t k = at + account.size();
       while (k < l.size() && l[k] == ' ') ++k;
       if (k >= l.size() || l[k] != '/') continue;
@@ -834,7 +929,8 @@ bool PersonalLabel(const Scan& s) {
     const size_t p = l.find(";p:", at);
     if (p == std::string::npos || p - at > 200) continue;
     const size_t e = t.find(';', p + 3);
-    if (e != std::string::npos && e - p - 3 >= 8 && !IsPlaceholder(std::string_view(l).substr(p + 3, e - p - 3))) {
+    if (e != std::string::npos && e - p - 3 >= 8 && !IsPlaceholder(std::string_view(l).substr(p + 3, e - p - 3)) &&
+        l[p + 3] != '<' && l[p + 3] != '$' && l[p + 3] != '{' && l[p + 3] != '[') {
       return true;
     }
   }

@@ -28,8 +28,10 @@ struct DigitSeq {
   bool attached_left = false, attached_right = false;
 };
 
+// anywhere: also digits in a URL or a file name, and glued to '_' ("身份证_3201…_正面.jpg") — for numbers
+// whose checks no timestamp or id passes by chance.
 template <typename Fn>
-bool AnyDigitSeq(const Scan& s, Fn&& fn) {
+bool AnyDigitSeq(const Scan& s, Fn&& fn, bool anywhere = false) {
   const std::string& t = s.text;
   size_t i = 0;
   while (i < t.size()) {
@@ -52,14 +54,14 @@ bool AnyDigitSeq(const Scan& s, Fn&& fn) {
     }
     q.end = i;
     char before = q.begin > 0 ? t[q.begin - 1] : ' ';
-    q.attached_left = IsAlpha(before) || before == '_' ||
+    q.attached_left = IsAlpha(before) || (before == '_' && !anywhere) ||
                       ((before == '-' || before == '.') && q.begin > 1 && IsAlnum(t[q.begin - 2]));
     char after = q.end < t.size() ? t[q.end] : ' ';
     q.attached_right =
-        IsAlpha(after) || after == '_' ||
-        ((after == '-' || after == '.' || after == '_') && q.end + 1 < t.size() && IsAlnum(t[q.end + 1]));
+        IsAlpha(after) || (after == '_' && !anywhere) ||
+        ((after == '-' || after == '.' || (after == '_' && !anywhere)) && q.end + 1 < t.size() && IsAlnum(t[q.end + 1]));
     bool zoned = false;
-    for (size_t k = q.begin; k < q.end && !zoned; ++k) zoned = s.ZoneAt(k) != kText;
+    for (size_t k = q.begin; k < q.end && !zoned && !anywhere; ++k) zoned = s.ZoneAt(k) != kText;
     // Hex: 0x2000_1000, 0x4000 1234 …
     bool hex = q.begin >= 2 && (t[q.begin - 1] == 'x' || t[q.begin - 1] == 'X') && t[q.begin - 2] == '0';
     if (!zoned && !hex && fn(q)) return true;
@@ -136,7 +138,7 @@ bool ChineseResidentId(const Scan& s) {
     return AnyWindow(q, [&](size_t, size_t, const std::string& d) {
       return d.size() == 18 && valid(d.substr(0, 17), d[17]) && !IsPublicExample(d);
     });
-  });
+  }, /*anywhere=*/true);
 }
 
 namespace {
@@ -177,6 +179,20 @@ bool QuantityContext(const Scan& s, size_t begin, size_t end) {
 // Mainland mobile numbers: 1[3-9] and nine digits, written 13812345678,
 // 138 1234 5678, 138-1234-5678, with or without +86 / 0086 in front.
 bool ChineseMobile(const Scan& s) {
+  // A tel: or sms: link dials the number whatever else its URL holds.
+  for (std::string_view scheme : {"tel:", "sms:"}) {
+    for (size_t at = s.lower.find(scheme); at != std::string::npos; at = s.lower.find(scheme, at + 1)) {
+      if (at > 0 && IsAlnum(s.lower[at - 1])) continue;
+      std::string d;
+      for (size_t k = at + 4; k < s.text.size() && d.size() < 16 && (IsDigit(s.text[k]) || s.text[k] == '+' ||
+                                                                      s.text[k] == '-' || s.text[k] == ' ');
+           ++k) {
+        if (IsDigit(s.text[k])) d.push_back(s.text[k]);
+      }
+      if (d.size() == 13 && StartsWith(d, 0, "86")) d.erase(0, 2);
+      if (d.size() == 11 && d[0] == '1' && d[1] >= '3') return true;
+    }
+  }
   auto mobile = [](const std::string& d) {
     if (d.size() != 11 || d[0] != '1' || d[1] < '3') return false;
     // 15000000000 is an amount, not a subscriber.
@@ -301,6 +317,15 @@ bool CardNumber(const Scan& s) {
     if (dump) return false;
     return AnyWindow(q, [&](size_t a, size_t b, const std::string& d) {
       if (d.size() < 13 || !CardIssuer(d) || !Luhn(d) || IsPublicExample(d)) return false;
+      // Five equal digits in a row: the networks' and banks' test numbers ("4000 0000 0000 9995",
+      // "6216261000000000018"), never an issued card's.
+      for (size_t k = 0; k + 5 <= d.size(); ++k) {
+        if (std::all_of(d.begin() + static_cast<std::ptrdiff_t>(k) + 1, d.begin() + static_cast<std::ptrdiff_t>(k) + 5,
+                        [&](char c) { return c == d[k]; })) {
+          return false;
+        }
+      }
+      if (DocumentedAt(s, q.begin)) return false;
       if (CardWordNear(s, q.begin, q.end)) return true;
       // Without a card word the grouped number must stand alone: four-digit
       // groups continuing on either side are a row of a table or a dump.

@@ -38,6 +38,9 @@ char32_t SimpleMap(char32_t c) {
   if (c >= 0xFF01 && c <= 0xFF5E) return c - 0xFEE0;
   if (c == 0x3000 || c == 0xA0 || (c >= 0x2000 && c <= 0x200A) || c == 0x202F || c == 0x205F) return ' ';
   if ((c >= 0x2010 && c <= 0x2015) || c == 0x2212 || c == 0xFE58 || c == 0xFE63) return '-';
+  // Colons a PDF or an input method puts where ':' was meant: ∶ ︰ ︓ ﹕ ː ꞉.
+  if (c == 0x2236 || c == 0xFE30 || c == 0xFE13 || c == 0xFE55 || c == 0x02D0 || c == 0xA789) return ':';
+  if (c == 0xFE66) return '=';
   return 0;
 }
 
@@ -156,6 +159,15 @@ std::string Decode(std::string_view s) {
         i += 3;
         continue;
       }
+    } else if (c == '<' && (s.substr(i, 5) == "<kbd>" || s.substr(i, 6) == "</kbd>")) {
+      // Keys drawn as keys: <kbd>7</kbd><kbd>2</kbd> reads 72.
+      i += s[i + 1] == '/' ? 6 : 5;
+      continue;
+    } else if ((c == '`' || c == '"' || c == '\'') && s.substr(i, 5) == std::string{c, ' ', '+', ' ', c} && i > 0 &&
+               i + 5 < s.size() && s[i - 1] != ' ' && s[i - 1] != c && s[i + 5] != ' ') {
+      // "ghp_` + `ewb1…", "sk-" + "proj…": one token written in two quoted parts.
+      i += 5;
+      continue;
     } else if (c == '<' && i + 3 < s.size() && (s[i + 1] == 'b' || s[i + 1] == 'B') &&
                (s[i + 2] == 'r' || s[i + 2] == 'R')) {
       // <br>, <br/>, <br />: a line break where the page shows one.
@@ -164,6 +176,22 @@ std::string Decode(std::string_view s) {
       if (k < s.size() && s[k] == '>') {
         out.push_back('\n');
         i = k + 1;
+        continue;
+      }
+    } else if (c == '<' && i + 2 < s.size()) {
+      // A paragraph, list item or block closing and the next opening ("…4813</p><p>1351…", an export's
+      // paragraphs): one line break where the page starts a new line.
+      const std::string lower = common::AsciiLower(s.substr(i, 8));
+      size_t n = 0;
+      for (std::string_view tag : {"</p><p>", "</div>", "</li>", "</p>", "<p>", "<div>", "<li>"}) {
+        if (lower.compare(0, tag.size(), tag) == 0) {
+          n = tag.size();
+          break;
+        }
+      }
+      if (n > 0) {
+        out.push_back('\n');
+        i += n;
         continue;
       }
     }
@@ -407,6 +435,29 @@ std::string JoinBrokenLines(std::string_view t) {
   return out;
 }
 
+std::string PercentDecoded(std::string_view t) {
+  std::string out;
+  bool decoded = false;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i] == '%' && i + 2 < t.size()) {
+      const std::string hex = common::AsciiLower(t.substr(i + 1, 2));
+      static constexpr std::array<std::pair<std::string_view, char>, 11> kEscapes = {{
+          {"22", '"'}, {"27", '\''}, {"7b", '{'}, {"7d", '}'}, {"3a", ':'}, {"2c", ','}, {"20", ' '},
+          {"23", '#'}, {"3d", '='}, {"26", '&'}, {"40", '@'},
+      }};
+      const auto it = std::find_if(kEscapes.begin(), kEscapes.end(), [&](const auto& e) { return e.first == hex; });
+      if (it != kEscapes.end()) {
+        out.push_back(it->second);
+        i += 2;
+        decoded = true;
+        continue;
+      }
+    }
+    out.push_back(t[i]);
+  }
+  return decoded ? out : "";
+}
+
 Scan MakeScan(std::string_view raw, bool with_zones) { return ScanOf(Normalise(raw), with_zones); }
 
 Scan ScanOf(std::string normalised, bool with_zones) {
@@ -419,6 +470,75 @@ Scan ScanOf(std::string normalised, bool with_zones) {
     s.zones.assign(s.text.size(), kText);
   }
   return s;
+}
+
+namespace {
+
+// Whether a line (lowercased) says it shows documentation's examples.
+bool DocumentationLine(std::string_view line) {
+  for (std::string_view word : {"example", "examples", "sample", "samples", "documentation", "rfc", "test card",
+                                "test cards", "test number", "test numbers", "test key", "test keys", "dummy",
+                                "fake", "docs show", "docs use", "docs page", "docs example", "in the docs",
+                                "from the docs", "'s docs", "docs say"}) {
+    for (size_t at = line.find(word); at != std::string_view::npos; at = line.find(word, at + 1)) {
+      const size_t end = at + word.size();
+      if (at > 0 && word[0] != '\'' &&
+          (IsAlnum(line[at - 1]) || line[at - 1] == '@' || line[at - 1] == '.' || line[at - 1] == '-' ||
+           line[at - 1] == '_' || line[at - 1] == '/')) {
+        continue;
+      }
+      // "example.com", "alice@example.org", "example_key": a name, not a word.
+      if (end < line.size() && (IsAlnum(line[end]) || line[end] == '_' || line[end] == '-' || line[end] == '@' ||
+                                (line[end] == '.' && end + 1 < line.size() && IsAlpha(line[end + 1])))) {
+        continue;
+      }
+      return true;
+    }
+  }
+  for (std::string_view zh : {"测试卡", "示例", "样例", "文档"}) {
+    if (line.find(zh) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+bool ListItem(std::string_view line) {
+  size_t k = 0;
+  while (k < line.size() && (line[k] == ' ' || line[k] == '\t' || line[k] == '>')) ++k;
+  if (k + 1 < line.size() && (line[k] == '-' || line[k] == '*' || line[k] == '+') && line[k + 1] == ' ') return true;
+  size_t d = k;
+  while (d < line.size() && IsDigit(line[d])) ++d;
+  return d > k && d + 1 < line.size() && (line[d] == '.' || line[d] == ')') && line[d + 1] == ' ';
+}
+
+}  // namespace
+
+bool DocumentedAt(const Scan& s, size_t at) {
+  const std::string_view l = s.lower;
+  if (at >= l.size()) return false;
+  auto line_of = [&](size_t k, size_t* b, size_t* e) {
+    const size_t nl = k == 0 ? std::string_view::npos : l.rfind('\n', k - 1);
+    *b = nl == std::string_view::npos ? 0 : nl + 1;
+    const size_t end = l.find('\n', k);
+    *e = end == std::string_view::npos ? l.size() : end;
+  };
+  size_t b = 0, e = 0;
+  line_of(at, &b, &e);
+  if (DocumentationLine(l.substr(b, e - b))) return true;
+  // An item of a list: the line that introduces the list.
+  for (int n = 0; n < 32 && ListItem(l.substr(b, e - b)) && b > 0; ++n) {
+    line_of(b - 1, &b, &e);
+    if (!ListItem(l.substr(b, e - b))) return DocumentationLine(l.substr(b, e - b));
+  }
+  // A value on its own line (a code block, a quoted token): the line above that introduces it with a colon,
+  // past blank lines and a code fence.
+  for (int n = 0; n < 4 && b > 0; ++n) {
+    line_of(b - 1, &b, &e);
+    std::string_view line = l.substr(b, e - b);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.remove_suffix(1);
+    if (line.empty() || StartsWith(line, 0, "```")) continue;
+    return line.back() == ':' && DocumentationLine(line);
+  }
+  return false;
 }
 
 }  // namespace engram::sync::sensitive

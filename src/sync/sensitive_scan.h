@@ -37,6 +37,11 @@ std::string Normalise(std::string_view s);
 // token. "" when there is none (the text scans as it is).
 std::string JoinBrokenLines(std::string_view normalised);
 
+// The normalised text with every percent escape of a quote, a brace, a colon,
+// a comma, a space or '#' decoded ("%7B%22pwd%22%3A%22Jq%239Lm2%22%7D" reads
+// {"pwd":"Jq#9Lm2"}). "" when there is none.
+std::string PercentDecoded(std::string_view normalised);
+
 inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 inline bool IsAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 inline bool IsAlnum(char c) { return IsDigit(c) || IsAlpha(c); }
@@ -119,6 +124,11 @@ bool LooksLikeSecret(std::string_view cased);
 // AKIAIOSFODNN7EXAMPLE, jwt.io's token, the standards' ID number, the card
 // networks' test numbers): never someone's secret.
 bool IsPublicExample(std::string_view value);
+// Whether the line holding s.text[at] (or, for an item of a list, the line
+// that introduces the list) says it shows documentation's examples: "the
+// docs example bot token", "Stripe test cards:", "RFC 7519 example JWT",
+// "测试卡号", "示例". Shape rules skip what such a line shows.
+bool DocumentedAt(const Scan& s, size_t at);
 
 // The content rules: true when the scan holds what the rule looks for. The
 // rule table (ids, order) is in sensitive.cc.
@@ -143,5 +153,8 @@ bool TableSecret(const Scan& s);
 bool PrivateKeyBody(const Scan& s);
 bool VendorToken(const Scan& s);
 bool PersonalLabel(const Scan& s);
+// sensitive_labels.cc
+bool CredentialPair(const Scan& s);
+bool LabelledSecret(const Scan& s);
 
 }  // namespace engram::sync::sensitive

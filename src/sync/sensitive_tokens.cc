@@ -42,7 +42,7 @@ bool PrefixedToken(const Scan& s, std::string_view prefix, bool (*pred)(char), A
     if (s.ZoneAt(at) == kFile) continue;
     size_t end = 0;
     size_t n = TokenRun(t, at + prefix.size(), pred, &end);
-    if (accept(at + prefix.size(), end, n)) return true;
+    if (accept(at + prefix.size(), end, n) && !DocumentedAt(s, at)) return true;
   }
   return false;
 }
@@ -98,7 +98,7 @@ bool AwsKey(const Scan& s) {
       size_t n = TokenRun(t, at + 4, IsAwsChar, &end, 16);
       // AWS's own documentation key (…EXAMPLE) is known to every reader.
       const bool example = end + 7 <= t.size() && Contains(std::string_view(t).substr(at, end - at + 7), "EXAMPLE");
-      if (n == 16 && (end >= t.size() || !IsAlnum(t[end])) && !example) return true;
+      if (n == 16 && (end >= t.size() || !IsAlnum(t[end])) && !example && !DocumentedAt(s, at)) return true;
     }
   }
   return false;
@@ -147,7 +147,7 @@ bool Jwt(const Scan& s) {
     size_t c_end = 0;
     const size_t c_at = skip_wrap(b_end + 1);
     if (TokenRun(t, c_at, IsBase64Url, &c_end) >= 10 &&
-        !IsPublicExample(std::string_view(t).substr(c_at, c_end - c_at))) {
+        !IsPublicExample(std::string_view(t).substr(c_at, c_end - c_at)) && !DocumentedAt(s, at)) {
       return true;
     }
   }

@@ -441,10 +441,36 @@ TEST(SensitiveHeldout, DevelopmentHalf) {
   const HeldoutScore s = ScoreHeldout("dev.tsv", "negative_dev.tsv", /*show=*/true);
   ASSERT_GE(s.planted, 150u);
   ASSERT_GE(s.ordinary, 80u);
-  std::printf("held-out development half: %zu/%zu planted secrets caught, %zu/%zu ordinary notes flagged\n",
+  std::printf("held-out development half: %zu/%zu planted secrets caught, %zu/%zu ordinary notes flagged%s%s\n",
+              s.caught, s.planted, s.flagged, s.ordinary, s.missed.empty() ? "" : "\nmissed:", s.missed.c_str());
+  EXPECT_GE(s.caught * 100, s.planted * 97) << "missed:" << s.missed;
+  EXPECT_EQ(s.flagged, 0u) << "flagged:" << s.false_positives;
+}
+
+// A second development batch (dev2.tsv), written later by another outsider in
+// forms the first did not use: what the rules are tuned on to generalise.
+TEST(SensitiveHeldout, SecondDevelopmentBatch) {
+  const HeldoutScore s = ScoreHeldout("dev2.tsv", "negative_dev2.tsv", /*show=*/true);
+  ASSERT_GE(s.planted, 200u);
+  ASSERT_GE(s.ordinary, 100u);
+  std::printf("held-out second development batch: %zu/%zu planted secrets caught, %zu/%zu ordinary notes flagged\n",
               s.caught, s.planted, s.flagged, s.ordinary);
   EXPECT_GE(s.caught * 100, s.planted * 97) << "missed:" << s.missed;
   EXPECT_EQ(s.flagged, 0u) << "flagged:" << s.false_positives;
+}
+
+// A third development batch (dev3.tsv), written by another outsider in forms and
+// tools neither earlier batch used. Its first score, before any rule looked at
+// it, is in docs/PERFORMANCE.md.
+TEST(SensitiveHeldout, ThirdDevelopmentBatch) {
+  const HeldoutScore s = ScoreHeldout("dev3.tsv", "negative_dev3.tsv", /*show=*/true);
+  ASSERT_GE(s.planted, 200u);
+  ASSERT_GE(s.ordinary, 100u);
+  std::printf("held-out third development batch: %zu/%zu planted secrets caught, %zu/%zu ordinary notes flagged\n",
+              s.caught, s.planted, s.flagged, s.ordinary);
+  // Being worked on: a ratchet at what the rules reach today (the target is the first two batches').
+  EXPECT_GE(s.caught, 169u) << "missed:" << s.missed;
+  EXPECT_LE(s.flagged, 14u) << "flagged:" << s.false_positives;
 }
 
 // Counted, never shown: a failure names no case (look at the development half).
@@ -456,8 +482,8 @@ TEST(SensitiveHeldout, TestHalfIsOnlyCounted) {
               s.planted, s.flagged, s.ordinary);
   // The target is 97 % and no ordinary note flagged (issue 32); the gate holds what the rules reach today
   // (docs/PERFORMANCE.md) so that no change takes it back, and rises as they improve.
-  EXPECT_GE(s.caught, 157u) << "recall on the held-out test half went down";
-  EXPECT_LE(s.flagged, 7u) << "more ordinary notes of the held-out test half flagged";
+  EXPECT_GE(s.caught, 170u) << "recall on the held-out test half went down";
+  EXPECT_LE(s.flagged, 3u) << "more ordinary notes of the held-out test half flagged";
 }
 
 }  // namespace
