@@ -78,17 +78,17 @@ std::vector<std::string_view> NameWords(std::string_view name) {
 // "忘记密码", "密钥交换算法", "password-audit" hold no secret.
 // With an empty keyword: whether the name is not about a topic.
 bool NameHasKeyword(std::string_view name, std::string_view keyword) {
-  static constexpr std::array<std::string_view, 38> kTopicsZh = {
+  static constexpr std::array<std::string_view, 46> kTopicsZh = {
       "学", "策略", "政策", "规则", "算法", "校验", "验证", "强度", "管理器", "生成器", "机制", "原理", "格式", "识别",
       "修改", "忘记", "忘了", "重置", "找回", "设置", "交换", "破解", "弱", "安全", "教程", "入门", "加密", "共享",
-      "泄露", "审计", "暗号", "军训", "概念", "轮换", "流程", "过期", "提醒", "脱敏"};
-  static constexpr std::array<std::string_view, 52> kTopicsEn = {
+      "泄露", "审计", "暗号", "军训", "读取", "选购", "密码锁", "丢了", "怎么办", "补办", "读书", "达芬奇", "概念", "轮换", "流程", "过期", "提醒", "脱敏"};
+  static constexpr std::array<std::string_view, 55> kTopicsEn = {
       "policy", "policies", "manager", "generator", "strength", "rules",   "hashing", "hash",    "reset",
       "validation", "validator", "checksum", "audit", "auditor", "scanning", "scanner", "sharing", "exchange",
       "forgot", "forgotten", "weak", "strong",  "cracking", "crack",   "guide",   "tutorial", "tips",
       "practices", "garden", "santa", "secretary", "management", "rotation", "hygiene", "simple", "random",
       "secure", "plugin", "meter", "checker", "check", "field", "input", "talk", "talks", "cmd", "command",
-      "changed", "notice", "bin", "expired", "expiry"};
+      "changed", "notice", "bin", "expired", "expiry", "handbook", "comparison", "review"};
   const std::vector<std::string_view> words = NameWords(name);
   for (std::string_view w : words) {
     if (std::find(kTopicsEn.begin(), kTopicsEn.end(), w) != kTopicsEn.end()) return false;
@@ -113,7 +113,7 @@ SensitiveRules SensitiveRules::Defaults() {
   SensitiveRules r;
   // Folders by their words: a folder of secrets is a secret whatever its notes say.
   r.path_components = {"secrets", "secret",   "credentials", "creds", "passwords", "private keys", "密码",
-                       "机密",    "凭据",     "凭证",        "密钥",  "私密",   "口令", "敏感信息", "logins"};
+                       "机密",    "凭据",     "凭证",        "密钥",  "私密",   "口令", "敏感信息", "logins", "机敏", "敏感资料"};
   // File names that are records of secrets (a name alone is weak: "secret", "token" and a singular English
   // "password" name plugins, books and topics far more often than records).
   r.name_keywords = {"password", "passwords", "passwd", "credentials", "id_rsa", "id_ed25519", "private key",

@@ -26,8 +26,9 @@ struct SecretKey {
   std::string_view word;
   bool suffix_ok;            // may end a longer identifier word ("pgpassword", "csrftoken")
   bool strong_only = false;  // names a secret only when the value has a secret's shape on its own
+  bool random_only = false;  // … and a random one: "key", "APP_KEY", "apiV3Key" name ids and file names too
 };
-constexpr std::array<SecretKey, 32> kAsciiKeys = {{{"password", true},
+constexpr std::array<SecretKey, 38> kAsciiKeys = {{{"password", true},
                                                    {"passwd", true},
                                                    {"passphrase", true},
                                                    {"pwd", false},
@@ -58,7 +59,13 @@ constexpr std::array<SecretKey, 32> kAsciiKeys = {{{"password", true},
                                                    {"masterauth", false},
                                                    {"sshpass", false},
                                                    {"storepass", false},
-                                                   {"keypass", false}}};
+                                                   {"keypass", false},
+                                                   {"aeskey", true},
+                                                   {"securityjscode", true},
+                                                   {"hashkey", true},
+                                                   {"hashiv", true},
+                                                   {"key", true, true, true},
+                                                   {"ssws", false}}};
 // Folded (simplified) forms only: the text was folded Traditional → Simplified.
 constexpr std::array<std::string_view, 9> kChineseKeys = {"密码", "口令", "密钥", "秘钥", "密碼",
                                                           "金钥", "令牌", "授权码", "私钥"};
@@ -139,7 +146,15 @@ bool SecretValue(std::string_view cased, Sep sep, bool ends_line) {
     if (k < v.size() && v[k] == '-') ++k;
     size_t d = k;
     while (k < v.size() && IsDigit(v[k])) ++k;
-    if (letters >= 2 && letters <= 4 && k - d >= 1 && k - d <= 4 && k == v.size()) return false;
+    // Only a known family's name: "yfwx2019" (initials and a year) is a password.
+    static constexpr std::array<std::string_view, 36> kFamilies = {
+        "aes", "rsa", "sha", "md", "gpt", "hs", "rs", "es", "ps", "ed", "utf", "iso", "crc", "des", "rc", "ec", "dsa",
+        "int", "uint", "fp", "bit", "tls", "ssl", "ipv", "win", "cp", "gb", "ucs", "x", "p", "bf", "hmac", "blake",
+        "xxh", "base", "http"};
+    if (letters >= 1 && letters <= 4 && k - d >= 1 && k - d <= 4 && k == v.size() &&
+        std::find(kFamilies.begin(), kFamilies.end(), std::string_view(v).substr(0, letters)) != kFamilies.end()) {
+      return false;
+    }
   }
   bool digit = false, letter = false, symbol = false, inner_upper = false, lower = false;
   for (size_t k = 0; k < cased.size(); ++k) {
@@ -161,7 +176,10 @@ bool SecretValue(std::string_view cased, Sep sep, bool ends_line) {
     if (all_digits || !digit || Contains(v, "/") || Contains(v, "::") || v[0] == '-') return false;
     size_t k = 0;
     while (k < v.size() && IsAlpha(v[k])) ++k;
-    if (k > 0 && k < v.size() && std::all_of(v.begin() + static_cast<std::ptrdiff_t>(k), v.end(), IsDigit)) return false;
+    if (v.size() <= 12 && k > 0 && k < v.size() &&
+        std::all_of(v.begin() + static_cast<std::ptrdiff_t>(k), v.end(), IsDigit)) {
+      return false;
+    }
   }
   if ((digit && letter) || symbol || all_digits || (inner_upper && lower)) return true;
   if (sep != Sep::kWeak || !ends_line || digit) return false;
@@ -254,7 +272,19 @@ Sep ReadSeparator(std::string_view l, size_t* i, bool chinese, bool line_start) 
     }
   } else if (k < l.size() && l[k] == '|') {
     k += 1;
-    sep = Sep::kStrong;  // a table cell: "| password | … |"
+    sep = Sep::kStrong;  // a table cell: "| password | … |" — with a cell after it on the line
+    const size_t eol = std::min(l.size(), l.find('\n', k));
+    const std::string_view rest = l.substr(k, eol - k);
+    if (rest.find_first_not_of(" \t|\r") == std::string_view::npos) sep = Sep::kNone;
+    // A header row (the next line is |---|) names columns; a cell of letters alone is a name ("KeePassXC").
+    const std::string_view next = eol < l.size() ? l.substr(eol + 1, 8) : std::string_view();
+    if (StartsWith(next, 0, "|--") || StartsWith(next, 0, "| --") || StartsWith(next, 0, "|:-")) sep = Sep::kNone;
+    {
+      std::string_view cell = rest.substr(0, rest.find('|'));
+      while (!cell.empty() && cell.front() == ' ') cell.remove_prefix(1);
+      while (!cell.empty() && cell.back() == ' ') cell.remove_suffix(1);
+      if (!cell.empty() && std::all_of(cell.begin(), cell.end(), IsAlpha)) sep = Sep::kNone;
+    }
   } else if (StartsWith(l, k, "都是") || StartsWith(l, k, "就是") || StartsWith(l, k, "也是") ||
              StartsWith(l, k, "均为") || StartsWith(l, k, "统一为")) {
     k += StartsWith(l, k, "统一为") ? 9 : 6;
@@ -284,7 +314,7 @@ Sep ReadSeparator(std::string_view l, size_t* i, bool chinese, bool line_start) 
     sep = Sep::kBare;  // "changed the Netflix password to …"
   } else if (chinese && SettingVerb(l, &k)) {
     sep = Sep::kStrong;  // "密码他改成了 …", "管理员密码我改成了 …"
-  } else if (k == gap + 1 && l[gap] == ' ') {
+  } else if (l[gap] == ' ' && (k == gap + 1 || (k == gap + 2 && (l[gap + 1] == '\'' || l[gap + 1] == '"')))) {
     // "pw Jr4!bot_svc2", "password 7d3c2b91-…" (.netrc): no separator at all, so only a value with a secret's shape.
     sep = Sep::kBare;
   }
@@ -322,7 +352,30 @@ bool StartsLine(std::string_view t, size_t at) {
 }
 
 // The value after a separator: same line, or the next line when the separator ends its line.
-bool AssignedValue(const Scan& s, size_t i, Sep sep) {
+// A random value: 12 or more characters with upper and lower case and digits,
+// or 32 or more hex digits — what a key is, and what an id, a name or a file
+// name almost never is.
+bool RandomValue(std::string_view v) {
+  if (v.size() < 12 || IsPlaceholder(common::AsciiLower(v))) return false;
+  bool digit = false, lower = false, upper = false, hex = true;
+  for (char c : v) {
+    if (IsSpace(c) || static_cast<unsigned char>(c) >= 0x80) return false;
+    digit = digit || IsDigit(c);
+    lower = lower || IsLower(c);
+    upper = upper || IsUpper(c);
+    hex = hex && std::isxdigit(static_cast<unsigned char>(c)) != 0;
+  }
+  const size_t dot = v.rfind('.');
+  if (dot != std::string_view::npos && v.size() - dot <= 5 &&
+      std::all_of(v.begin() + static_cast<std::ptrdiff_t>(dot) + 1, v.end(), IsLower)) {
+    return false;  // a file name: "logo-2x3A9bQ.png"
+  }
+  // (Not an OpenPGP fingerprint: 40 hex digits in capitals, "--recv-keys 5BE8A3F6…".)
+  if (hex && !lower && v.size() == 40) return false;
+  return (upper && lower && digit) || (hex && digit && (lower || upper) && v.size() >= 32);
+}
+
+bool AssignedValue(const Scan& s, size_t i, Sep sep, bool random_only = false) {
   const std::string& t = s.text;
   // "`token=` parameter": the backtick after the separator closes a code span
   // holding just the key, so nothing is assigned.
@@ -346,8 +399,11 @@ bool AssignedValue(const Scan& s, size_t i, Sep sep) {
     while (k < t.size() && (t[k] == '-' || t[k] == '+' || t[k] == ' ')) ++k;
     if (k < t.size() && t[k] == '\n') i = k;
   }
-  // ODBC writes a value with special characters in braces: Pwd={Wms#2025!rw}.
-  if (i + 1 < t.size() && t[i] == '{' && t[i + 1] != '{') {
+  // ODBC writes a value with special characters in braces: Pwd={Wms#2025!rw} (after '=': "`key`: {string|Buffer}"
+  // is a type).
+  size_t before = i;
+  while (before > 0 && (t[before - 1] == ' ' || t[before - 1] == '\t')) --before;
+  if (i + 1 < t.size() && t[i] == '{' && t[i + 1] != '{' && before > 0 && t[before - 1] == '=') {
     const size_t close = t.find('}', i);
     // (Not a type list: "{string | Buffer}" has spaces; an ODBC value has none.)
     if (close != std::string::npos && close - i < 128 && t.substr(i, close - i).find_first_of("\n ") == std::string::npos) {
@@ -359,10 +415,13 @@ bool AssignedValue(const Scan& s, size_t i, Sep sep) {
   }
   if (i < t.size() && t[i] == '\n' && sep == Sep::kWeak) {
     ++i;
+    if (i < t.size() && t[i] == '\n') ++i;  // "开机密码：" then a blank line, then the value
+    if (StartsWith(t, i, "```") || StartsWith(t, i, "~~~")) return false;  // a code block follows the colon
     while (i < t.size() && (t[i] == ' ' || t[i] == '\t' || t[i] == '"' || t[i] == '\'' || t[i] == '`' || t[i] == '>'))
       ++i;
   }
   if (s.ZoneAt(i) != kText) return false;  // the value is a URL or a file name
+  if (IsAppPassword(std::string_view(t).substr(i, 19)) && (i + 19 >= t.size() || !IsAlnum(t[i + 19]))) return true;
   size_t e = i;
   while (e < t.size() && e - i < kReach && !IsSpace(t[e]) && t[e] != '"' && t[e] != '\'' && t[e] != '`' &&
          t[e] != '|' && static_cast<unsigned char>(t[e]) < 0x80) {
@@ -383,8 +442,12 @@ bool AssignedValue(const Scan& s, size_t i, Sep sep) {
                               t[after] == '`' || t[after] == '*' || t[after] == ',' || t[after] == ';')) {
     ++after;
   }
-  bool ends_line = after >= t.size() || t[after] == '\n';
-  return SecretValue(std::string_view(t).substr(i, e - i), sep, ends_line);
+  // A comment after the value still leaves it the last thing on its line ("'…';   // QQ 邮箱授权码").
+  bool ends_line = after >= t.size() || t[after] == '\n' || StartsWith(t, after, "//") || StartsWith(t, after, "# ") ||
+                   StartsWith(t, after, "--");
+  const std::string_view value = std::string_view(t).substr(i, e - i);
+  if (random_only) return RandomValue(value) && SecretValue(value, Sep::kStrong, ends_line);
+  return SecretValue(value, sep, ends_line);
 }
 
 // A credential carried as a URL query parameter ("?access_token=…"). Image and
@@ -431,13 +494,23 @@ bool IsPlaceholder(std::string_view v) {
 
 bool LooksLikeSecret(std::string_view cased) { return SecretValue(cased, Sep::kStrong, false); }
 
+bool IsAppPassword(std::string_view v) {
+  if (v.size() != 19) return false;
+  for (size_t k = 0; k < 19; ++k) {
+    if (k % 5 == 4 ? (v[k] != ' ' && v[k] != '-') || v[k] != v[4] : !IsLower(v[k])) return false;
+  }
+  return true;
+}
+
 bool IsPublicExample(std::string_view value) {
-  static constexpr std::array<std::string_view, 17> kExamples = {
+  // The otpauth format's seed, the Taiwan ID in every form's instructions, Azurite's development account key.
+  static constexpr std::array<std::string_view, 19> kExamples = {
       "AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
       "11010519491231002X",   "4111111111111111",  "4242424242424242", "5555555555554444", "378282246310005",
       "371449635398431",      "6011111111111117",  "3530111333300000", "5105105105105100", "4012888888881881",
       "4000056655665556",     "5200828282828210", "6200000000000005",
-      "JBSWY3DPEHPK3PXP"};  // the otpauth key-URI format's example seed
+      "JBSWY3DPEHPK3PXP", "A123456789",
+      "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="};
   // AWS's documentation marks its sample keys: AKIAI44QH8DHBEXAMPLE, …bEXAMPLEKEY.
   if (Contains(value, "EXAMPLE")) return true;
   std::string plain;
@@ -457,6 +530,10 @@ bool SecretAssignment(const Scan& s) {
     for (size_t at = l.find(key.word); at != std::string::npos; at = l.find(key.word, at + 1)) {
       Zone zone = s.ZoneAt(at);
       if (zone == kFile) continue;
+      // Values under a SealedSecret's encryptedData are ciphertext only its controller can read.
+      if (Contains(std::string_view(l).substr(at >= 400 ? at - 400 : 0, std::min<size_t>(at, 400)), "encrypteddata:")) {
+        continue;
+      }
       // The whole identifier around the key, split into words at _ - .
       size_t b = at;
       while (b > 0 && at - b < 64 && is_ident(l[b - 1])) --b;
@@ -492,7 +569,15 @@ bool SecretAssignment(const Scan& s) {
       size_t i = e;
       Sep sep = ReadSeparator(l, &i, /*chinese=*/false, StartsLine(l, b));
       if (key.strong_only && sep == Sep::kWeak) sep = Sep::kStrong;
-      if (sep != Sep::kNone && AssignedValue(s, i, sep) && !DocumentedAt(s, at)) return true;
+      // A key named public is meant to be seen: publicKey, publishable_key, pub_key.
+      // (Or named so by the word before it: "public key 188C…", "公钥".)
+      if (key.random_only &&
+          (Contains(std::string_view(l).substr(b, e - b), "pub") ||
+           Contains(std::string_view(l).substr(b >= 12 ? b - 12 : 0, b >= 12 ? 12 : b), "public") ||
+           Contains(std::string_view(l).substr(b >= 12 ? b - 12 : 0, b >= 12 ? 12 : b), "公钥"))) {
+        continue;
+      }
+      if (sep != Sep::kNone && AssignedValue(s, i, sep, key.random_only) && !DocumentedAt(s, at)) return true;
     }
   }
   for (std::string_view key : kChineseKeys) {

@@ -73,6 +73,18 @@ std::string_view ValueAt(std::string_view t, size_t i) {
 
 bool Secret(std::string_view v) { return !v.empty() && LooksLikeSecret(v) && !IsPublicExample(v); }
 
+// At least min characters mixing digits with letters, or both cases.
+bool RandomRun(std::string_view v, size_t min) {
+  if (v.size() < min) return false;
+  bool digit = false, lower = false, upper = false;
+  for (char c : v) {
+    digit = digit || IsDigit(c);
+    lower = lower || IsLower(c);
+    upper = upper || IsUpper(c);
+  }
+  return (digit && (lower || upper)) || (lower && upper);
+}
+
 // Each line of t, with its start offset.
 template <typename Fn>
 bool AnyLine(std::string_view t, Fn&& fn) {
@@ -102,15 +114,18 @@ std::vector<std::string_view> Words(std::string_view line) {
 }
 
 // A word without the quotes around it (either side alone too: "sshpass … 'x'\"").
+// Also the punctuation of a JSON array around it: ["CMD", "mariadb-admin", "-p…"].
 std::string_view Unquoted(std::string_view w) {
-  while (!w.empty() && (w.front() == '\'' || w.front() == '"')) w.remove_prefix(1);
+  while (!w.empty() && (w.front() == '\'' || w.front() == '"' || w.front() == '[')) w.remove_prefix(1);
+  while (!w.empty() && (w.back() == ']' || w.back() == ',')) w.remove_suffix(1);
   while (!w.empty() && (w.back() == '\'' || w.back() == '"')) w.remove_suffix(1);
   return w;
 }
 
 // Programs that take a password on their command line.
 bool IsPasswordProgram(std::string_view p) {
-  static constexpr std::array<std::string_view, 33> kPrograms = {
+  static constexpr std::array<std::string_view, 39> kPrograms = {
+      "mariadb-admin", "mariadb-dump", "ipmitool", "mydumper", "myloader", "gpg",
       "mysql",  "mysqldump", "mysqladmin", "mariadb", "mysqlimport", "mysqlsh",  "mysqlcheck", "sshpass", "mongo",
       "mongosh", "mongodump", "mongorestore", "sqlcmd", "ldapsearch", "ldapmodify", "ldapadd",  "redis-cli",
       "zip",    "unzip",     "smbpasswd",  "7z",      "7za",         "curl",     "wget",       "smbclient",
@@ -129,13 +144,17 @@ bool CommandLinePassword(const Scan& s) {
   const std::string& l = s.lower;
   // Programs whose -p glues the password to it (mysql -pSECRET), and what each
   // takes after a separate flag.
-  static constexpr std::array<std::string_view, 7> kGluedP = {"mysql",  "mysqldump", "mysqladmin", "mariadb",
-                                                              "mysqlimport", "mysqlsh", "mysqlcheck"};
+  static constexpr std::array<std::string_view, 9> kGluedP = {"mysql",  "mysqldump", "mysqladmin", "mariadb",
+                                                              "mysqlimport", "mysqlsh", "mysqlcheck",
+                                                              "mariadb-admin", "mariadb-dump"};
   struct Flag {
     std::string_view program, flag;
     std::string_view subcommand = {};  // the flag means a password only after it ("docker login -p", not "docker run -p")
   };
-  static constexpr std::array<Flag, 19> kFlags = {{{"sshpass", "-p"},
+  static constexpr std::array<Flag, 22> kFlags = {{{"sshpass", "-p"},
+                                                   {"ipmitool", "-P"},
+                                                   {"mydumper", "-p"},
+                                                   {"myloader", "-p"},
                                                    {"mongo", "-p"},
                                                    {"mongosh", "-p"},
                                                    {"mongodump", "-p"},
@@ -201,12 +220,16 @@ bool CommandLinePassword(const Scan& s) {
       if (lw.rfind("--", 0) == 0) {
         const size_t eq = lw.find('=');
         const std::string name = lw.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
-        if (name == "password" || name == "passwd" || name == "pass" || name == "http-password" ||
+        if (name == "password" || name == "passwd" || name == "pass" || name == "http-password" || name == "passphrase" ||
             name == "ftp-password" || name == "requirepass" || name == "auth-password" || name == "db-password") {
           const std::string_view v = eq == std::string::npos ? next() : Unquoted(w.substr(eq + 1));
           if (Secret(v)) return true;
         }
         continue;
+      }
+      // PowerShell and Windows tools: -Password 'V', -Pass V, -pw V (any program: the parameter says it).
+      if (lw == "-password" || lw == "-passwd" || lw == "-pass" || lw == "-pw" || lw == "-passphrase") {
+        if (Secret(next())) return true;
       }
       // mysql -pSECRET (glued: -p alone asks for it), 7z -pSECRET
       if ((std::find(kGluedP.begin(), kGluedP.end(), program) != kGluedP.end() || program == "7z" || program == "7za") &&
@@ -291,7 +314,8 @@ bool MarkupPassword(const Scan& s) {
   // new PDO($dsn, 'user', 'pass'), mysqli_connect('h', 'u', 'p'), DriverManager.getConnection(url, "u", "p").
   for (std::string_view call : {"new pdo(", "mysqli(", "mysqli_connect(", "mysql_connect(", "getconnection(",
                                 "pg_connect(", "sqlsrv_connect(", "oci_connect(", "credentials(", "newmac(",
-                                "basicawscredentials(", "credential(", ".login(", "auth(", "networkcredential("}) {
+                                "basicawscredentials(", "credential(", ".login(", "auth(", "networkcredential(", "plainauth(",
+                                "ftp.open(", "ftp.new(", "client(", ".connect("}) {
     for (size_t at = l.find(call); at != std::string::npos; at = l.find(call, at + 1)) {
       const size_t close = l.find(')', at + call.size());
       if (close == std::string::npos || close - at > 400) continue;
@@ -303,7 +327,8 @@ bool MarkupPassword(const Scan& s) {
         const size_t end = t.find(t[k], k + 1);
         if (end == std::string::npos || end > close) break;
         last = std::string_view(t).substr(k + 1, end - k - 1);
-        if (++strings >= 2 && Secret(last) && std::any_of(last.begin(), last.end(), IsDigit) &&
+        if (++strings >= 2 && IsAppPassword(last)) strong = true;
+        if (strings >= 2 && Secret(last) && std::any_of(last.begin(), last.end(), IsDigit) &&
             std::any_of(last.begin(), last.end(), IsAlpha) &&
             std::any_of(last.begin(), last.end(), [](char c) { return !IsAlnum(c) && c != '_' && c != '-' && c != '.'; })) {
           strong = true;
@@ -345,6 +370,16 @@ bool MarkupPassword(const Scan& s) {
         if (str != std::string::npos && str - end < 64) {
           const size_t str_end = l.find('<', str + 8);
           if (str_end != std::string::npos && Secret(std::string_view(t).substr(str + 8, str_end - str - 8))) return true;
+        }
+        // KeePass's XML: <Key>Password</Key><Value ProtectInMemory="True">…</Value>.
+        const size_t value = l.find("<value", end);
+        if (value != std::string::npos && value - end < 16) {
+          const size_t open = l.find('>', value);
+          const size_t value_end = open == std::string::npos ? open : l.find('<', open);
+          if (value_end != std::string::npos && value_end - open < 256 &&
+              Secret(std::string_view(t).substr(open + 1, value_end - open - 1))) {
+            return true;
+          }
         }
       }
     }
@@ -421,11 +456,21 @@ bool DigitColumn(std::string_view lower_cell) {
   return false;
 }
 
-bool TableValue(std::string_view v, bool digits_ok) {
+// A cell's value: typed on a keyboard (no spaces, ASCII), digits alone only in a PIN column, and random in a
+// column named just "key" (ids and names fill such columns too).
+bool TableValue(std::string_view v, bool digits_ok, bool random = false) {
   if (!digits_ok && std::all_of(v.begin(), v.end(), [](char c) { return IsDigit(c) || c == ',' || c == '.'; })) {
     return false;
   }
+  if (!std::all_of(v.begin(), v.end(), [](char c) { return c > ' ' && c < 0x7F; })) return false;
+  if (random && !RandomRun(v, 20)) return false;
+  // Letters alone: a name in a comparison ("iCloud", "KeePassXC") unless long.
+  if (v.size() < 10 && std::all_of(v.begin(), v.end(), IsAlpha)) return false;
   return Secret(v);
+}
+
+bool KeyColumn(std::string_view lower_cell) {
+  return lower_cell == "key" || lower_cell == "api key" || lower_cell == "keys" || lower_cell == "value";
 }
 
 bool ColumnName(std::string_view lower_cell) {
@@ -444,8 +489,16 @@ bool TableSecret(const Scan& s) {
   // Markdown: a header row, a separator row, body rows.
   std::vector<size_t> columns;
   std::vector<bool> header_digits;  // a column whose secrets may be digits alone (a PIN, 密码)
+  std::vector<bool> header_random;  // a column named "key": only random values count
   bool in_body = false;
   bool hit = AnyLine(t, [&](std::string_view line, size_t start) {
+    // A grid table's rule ("+-----+====+"): a separator.
+    if (StartsWith(line, 0, "+-") || StartsWith(line, 0, "+=")) {
+      if (line.find_first_not_of("+-=: \r") == std::string_view::npos) {
+        in_body = !columns.empty();
+        return false;
+      }
+    }
     const std::vector<std::string_view> cells = Cells(line);
     if (cells.empty()) {
       columns.clear();
@@ -462,16 +515,21 @@ bool TableSecret(const Scan& s) {
     if (!in_body) {
       columns.clear();
       header_digits.clear();
+      header_random.clear();
       const std::vector<std::string_view> lower = Cells(std::string_view(l).substr(start, line.size()));
       header_digits.resize(lower.size());
+      header_random.resize(lower.size());
       for (size_t c = 0; c < lower.size(); ++c) {
-        if (ColumnName(lower[c])) columns.push_back(c);
+        header_random[c] = KeyColumn(lower[c]);
+        if (ColumnName(lower[c]) || header_random[c]) columns.push_back(c);
         header_digits[c] = DigitColumn(lower[c]);
       }
       return false;
     }
     for (size_t c : columns) {
-      if (c < cells.size() && TableValue(cells[c], header_digits[c])) return true;
+      if (c < cells.size() && TableValue(cells[c], header_digits[c], header_random[c]) && !DocumentedAt(s, start)) {
+        return true;
+      }
     }
     return false;
   });
@@ -603,20 +661,6 @@ bool PrivateKeyBody(const Scan& s) {
 // Vendor tokens and webhook URLs by their shape.
 // ---------------------------------------------------------------------------
 
-namespace {
-
-bool RandomRun(std::string_view v, size_t min) {
-  if (v.size() < min) return false;
-  bool digit = false, lower = false, upper = false;
-  for (char c : v) {
-    digit = digit || IsDigit(c);
-    lower = lower || IsLower(c);
-    upper = upper || IsUpper(c);
-  }
-  return (digit && (lower || upper)) || (lower && upper);
-}
-
-}  // namespace
 
 bool VendorToken(const Scan& s) {
   const std::string& t = s.text;
@@ -707,7 +751,8 @@ bool VendorToken(const Scan& s) {
     if (e - dot - 1 == 16 && RandomRun(std::string_view(t).substr(dot + 1, 16), 16)) return true;
   }
   // Webhook URLs: the path after these hosts is the credential.
-  static constexpr std::array<std::string_view, 8> kHooks = {
+  static constexpr std::array<std::string_view, 12> kHooks = {
+      "api.day.app/", "sctapi.ftqq.com/", "sc.ftqq.com/", "/hooks/",
       "hooks.slack.com/services/", "discord.com/api/webhooks/",      "discordapp.com/api/webhooks/",
       "webhook.office.com/webhookb2/", "outlook.office.com/webhook/", "open.feishu.cn/open-apis/bot/v2/hook/",
       "qyapi.weixin.qq.com/cgi-bin/webhook/send?key=", "open.larksuite.com/open-apis/bot/v2/hook/"};
@@ -715,7 +760,9 @@ bool VendorToken(const Scan& s) {
     for (size_t at = l.find(hook); at != std::string::npos; at = l.find(hook, at + 1)) {
       size_t e = at + hook.size();
       while (e < t.size() && (IsTokenChar(t[e]) || t[e] == '/' || t[e] == '@')) ++e;
-      if (RandomRun(std::string_view(t).substr(at + hook.size(), e - at - hook.size()), 20)) return true;
+      const std::string_view path = std::string_view(t).substr(at + hook.size(), e - at - hook.size());
+      // (A documentation page's masked key, "693a91f6-7xxx-…", is no credential.)
+      if (RandomRun(path, 20) && !Contains(common::AsciiLower(path), "xxx") && !DocumentedAt(s, at)) return true;
     }
   }
   // otpauth:// URIs carry the 2FA seed in their secret= parameter.
@@ -733,7 +780,7 @@ bool VendorToken(const Scan& s) {
     if (q != std::string::npos && q - at < 300) {
       size_t e = q + 7;
       while (e < l.size() && IsAlnum(l[e])) ++e;
-      if (e - q - 7 >= 16) return true;
+      if (e - q - 7 >= 16 && !IsPublicExample(std::string_view(t).substr(q + 7, e - q - 7))) return true;
     }
   }
   // An AWS secret access key: 40 base64 characters after "secret".
@@ -851,7 +898,15 @@ bool PersonalLabel(const Scan& s) {
   for (std::string_view label : kPinLabels) {
     for (size_t at = l.find(label); at != std::string::npos; at = l.find(label, at + 1)) {
       if (IsAlpha(label[0]) && at > 0 && IsAlpha(l[at - 1])) continue;
-      const size_t v = AfterLabel(l, at + label.size(), 12);
+      size_t v = AfterLabel(l, at + label.size(), 12);
+      // "PIN (changes every January): 289325", "chip & PIN for Europe: 0332": the value after a colon further on.
+      if (v < t.size() && !IsDigit(t[v])) {
+        const std::string_view rest = std::string_view(l).substr(v, 48);
+        const size_t colon = rest.find(':');
+        if (colon != std::string_view::npos && rest.substr(0, colon).find('\n') == std::string_view::npos) {
+          v = AfterLabel(l, v + colon, 4);
+        }
+      }
       size_t end = 0;
       const auto n = digits_at(v, &end);
       // A combination lock's numbers: 42-17-36.
@@ -918,6 +973,16 @@ bool PersonalLabel(const Scan& s) {
       if (s.ZoneAt(at) != kText) continue;
       size_t k = at + account.size();
       while (k < l.size() && l[k] == ' ') ++k;
+      // "root yYx13jSL?c" (a file name, a sticky note): the account, a space, and a password with a symbol.
+      if (k == at + account.size() + 1 && k < l.size() && l[k] != '/' &&
+          (at == 0 || l[at - 1] == ' ' || l[at - 1] == '\n' || static_cast<unsigned char>(l[at - 1]) >= 0x80)) {
+        const std::string_view v = ValueAt(t, k);
+        if (v.size() >= 8 && Secret(v) && std::any_of(v.begin(), v.end(), IsDigit) &&
+            std::any_of(v.begin(), v.end(), IsAlpha) &&
+            std::any_of(v.begin(), v.end(), [](char c) { return !IsAlnum(c) && c != '-' && c != '_' && c != '.'; })) {
+          return true;
+        }
+      }
       if (k >= l.size() || l[k] != '/') continue;
       ++k;
       while (k < l.size() && l[k] == ' ') ++k;

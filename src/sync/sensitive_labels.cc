@@ -7,6 +7,7 @@
 // phrases as numbered lists or Chinese characters, base64 someone decodes on
 // the next command, and prose ("reset it to …", "code is 7316").
 #include <algorithm>
+#include <cctype>
 #include <array>
 #include <string>
 #include <string_view>
@@ -71,7 +72,7 @@ std::string_view TokenAt(std::string_view t, size_t i) {
   while (i < t.size() && (t[i] == ' ' || t[i] == '\t' || t[i] == '\'' || t[i] == '"' || t[i] == '`')) ++i;
   size_t e = i;
   while (e < t.size() && !IsSpace(t[e]) && t[e] != '\'' && t[e] != '"' && t[e] != '`' && t[e] != '|' &&
-         t[e] != ',' && t[e] != ';' && static_cast<unsigned char>(t[e]) < 0x80) {
+         t[e] != ',' && t[e] != ';' && t[e] != '<' && static_cast<unsigned char>(t[e]) < 0x80) {
     ++e;
   }
   while (e > i && (t[e - 1] == '.' || t[e - 1] == ')' || t[e - 1] == ']')) --e;
@@ -126,7 +127,7 @@ bool LabelledPair(const Scan& s) {
     const std::string_view rest = std::string_view(t).substr(k, (eol == std::string::npos ? l.size() : eol) - k);
     const size_t sep = rest.find('/');
     if (sep == std::string_view::npos || sep == 0 || sep > 64) continue;
-    if (Secret(TokenAt(rest, sep + 1))) return true;
+    if (Secret(TokenAt(rest, sep + 1)) && !DocumentedAt(s, slash)) return true;
   }
   return false;
 }
@@ -146,7 +147,44 @@ bool AddressPair(const Scan& s) {
     const std::string_view account = std::string_view(t).substr(b, a - b);
     const size_t at = account.find('@');
     if (at == std::string_view::npos || at == 0 || account.find('.', at) == std::string_view::npos) continue;
-    if (StrongSecret(TokenAt(t, slash + 1))) return true;
+    if (StrongSecret(TokenAt(t, slash + 1)) && !DocumentedAt(s, slash)) return true;
+  }
+  return false;
+}
+
+// "cht / D#h7IE6P1wwF", "login bw_test / wLMzCXBzM?g5J1", "BW-Offsite / Cx5GSsT7Bjdl&QDJ": a name, a slash
+// with a space each side, and a password that looks like one (letters, digits and a symbol, or both cases and
+// digits; not a version, a path or a file).
+bool SlashPair(const Scan& s) {
+  const std::string& t = s.text;
+  for (size_t at = t.find(" / "); at != std::string::npos; at = t.find(" / ", at + 1)) {
+    if (s.ZoneAt(at) != kText || at == 0 || !(IsAlnum(t[at - 1]) || t[at - 1] == '_' || t[at - 1] == '-')) continue;
+    size_t b = at;
+    while (b > 0 && (IsAlnum(t[b - 1]) || t[b - 1] == '_' || t[b - 1] == '-' || t[b - 1] == '.' || t[b - 1] == '@')) --b;
+    if (at - b < 2) continue;
+    const std::string_view v = TokenAt(t, at + 3);
+    if (v.size() < 8 || Contains(v, "/") || (v[0] == 'v' && v.size() > 1 && IsDigit(v[1]))) continue;
+    const size_t dot = v.rfind('.');
+    if (dot != std::string_view::npos && v.size() - dot <= 5 &&
+        std::all_of(v.begin() + static_cast<std::ptrdiff_t>(dot) + 1, v.end(), IsAlpha)) {
+      continue;
+    }
+    // A symbol too: "Llama Guard / Qwen3Guard" compares names, "buf.length / Uint16Array.BYTES" divides.
+    const bool symbol = std::any_of(v.begin(), v.end(), [](char c) { return !IsAlnum(c) && c != '-' && c != '_' && c != '.'; });
+    if (symbol && StrongSecret(v) && !DocumentedAt(s, at)) return true;
+  }
+  return false;
+}
+
+// SQL: CREATE USER … IDENTIFIED BY '…', ALTER USER … WITH PASSWORD '…'.
+bool SqlPassword(const Scan& s) {
+  const std::string& t = s.text;
+  const std::string& l = s.lower;
+  for (std::string_view phrase : {"identified by ", "with password ", "with encrypted password "}) {
+    for (size_t at = l.find(phrase); at != std::string::npos; at = l.find(phrase, at + 1)) {
+      const size_t v = at + phrase.size();
+      if (v < t.size() && (t[v] == '\'' || t[v] == '"') && Secret(TokenAt(t, v)) && !DocumentedAt(s, at)) return true;
+    }
   }
   return false;
 }
@@ -169,7 +207,7 @@ bool PairedLines(const Scan& s) {
     if (colon != std::string_view::npos && colon <= 9 && IsOneOf(line.substr(0, colon), kPassWords)) {
       const size_t pc = previous.find(':');
       if (pc != std::string_view::npos && IsOneOf(previous.substr(0, pc), kUserWords) &&
-          Secret(TokenAt(t, start + lead + colon + 1))) {
+          Secret(TokenAt(t, start + lead + colon + 1)) && !DocumentedAt(s, start)) {
         return true;
       }
     }
@@ -230,7 +268,7 @@ bool HostCredentials(const Scan& s) {
       continue;
     }
     if (common::AsciiLower(user) == common::AsciiLower(pass)) continue;  // postgres:postgres, a default
-    if (strong_needed ? StrongSecret(pass) : Secret(pass)) return true;
+    if ((strong_needed ? StrongSecret(pass) : Secret(pass)) && !DocumentedAt(s, at)) return true;
   }
   return false;
 }
@@ -256,7 +294,7 @@ bool PgpassLine(const Scan& s) {
     });
     if (fields.size() == 5 && host && !fields[2].empty() && !fields[3].empty() &&
         (fields[1] == "*" || (!fields[1].empty() && std::all_of(fields[1].begin(), fields[1].end(), IsDigit))) &&
-        fields[4].find(' ') == std::string_view::npos && Secret(fields[4])) {
+        fields[4].find(' ') == std::string_view::npos && Secret(fields[4]) && !DocumentedAt(s, start)) {
       return true;
     }
     start = end + 1;
@@ -336,7 +374,10 @@ bool DelimitedSecret(const Scan& s) {
           break;
         }
         for (size_t c : columns) {
-          if (c < cells.size() && cells[c].find(' ') == std::string_view::npos && Secret(cells[c])) return true;
+          if (c < cells.size() && cells[c].find(' ') == std::string_view::npos && Secret(cells[c]) &&
+              !DocumentedAt(s, static_cast<size_t>(row.data() - t.data()))) {
+            return true;
+          }
         }
       }
     }
@@ -386,7 +427,7 @@ bool KeySetter(const Scan& s) {
     const size_t close = t.find(t[at + 1], at + 2);
     if (close == std::string::npos || close - at > 200) continue;
     const std::string_view v = std::string_view(t).substr(at + 2, close - at - 2);
-    if (v.size() >= 16 && StrongSecret(v)) return true;
+    if (v.size() >= 16 && StrongSecret(v) && !DocumentedAt(s, at)) return true;
   }
   return false;
 }
@@ -410,7 +451,7 @@ bool NameValuePair(const Scan& s) {
     while (i < l.size() && (l[i] == '"' || l[i] == '\'' || l[i] == ' ')) ++i;
     if (i >= l.size() || (l[i] != ':' && l[i] != '=')) continue;
     ++i;
-    if (Secret(TokenAt(t, i))) return true;
+    if (Secret(TokenAt(t, i)) && !DocumentedAt(s, at)) return true;
   }
   return false;
 }
@@ -490,12 +531,13 @@ bool AnyCode(const Scan& s, size_t b, size_t e) {
 bool LabelledCode(const Scan& s) {
   const std::string& t = s.text;
   const std::string& l = s.lower;
-  static constexpr std::array<std::string_view, 27> kLabels = {
+  static constexpr std::array<std::string_view, 32> kLabels = {
       "recovery code", "recovery key",  "backup code",  "backup verification", "verification codes", "secret key",
       "emergency kit", "mfa",           "2fa",          "two-factor",          "totp",               "authenticator",
       "bitlocker",     "show secret",   "恢复代码",     "恢复码",              "恢复密钥",           "备用码",
       "备份码",        "两步验证",      "二次验证",     "两步登录",            "验证器",             "身份宝",
-      "secret code",   "setup key",     "otp"};
+      "secret code",   "setup key",     "otp",          "两步骤验证",          "2-step",             "two-step",
+      "二步验证",      "令牌恢复码"};
   for (std::string_view label : kLabels) {
     for (size_t at = l.find(label); at != std::string::npos; at = l.find(label, at + 1)) {
       if (s.ZoneAt(at) != kText) continue;
@@ -510,7 +552,22 @@ bool LabelledCode(const Scan& s) {
         const size_t nl = t.find('\n', e + 1);
         e = nl == std::string::npos ? t.size() : nl;
       }
-      if (AnyCode(s, at + label.size(), std::min(e, at + 600))) return true;
+      if (AnyCode(s, at + label.size(), std::min(e, at + 600)) && !DocumentedAt(s, at)) return true;
+      // A short one-time code right after the label and a colon: Steam's "R64237".
+      {
+        size_t k = at + label.size();
+        while (k < l.size() && k < at + label.size() + 40 && l[k] != ':' && l[k] != '\n') ++k;
+        if (k < l.size() && l[k] == ':') {
+          const std::string_view v = TokenAt(t, k + 1);
+          const auto digits = std::count_if(v.begin(), v.end(), IsDigit);
+          if (v.size() >= 6 && v.size() <= 12 && digits >= 4 &&
+              std::all_of(v.begin(), v.end(), [](char c) { return IsUpper(c) || IsDigit(c); }) &&
+              !(digits == static_cast<std::ptrdiff_t>(v.size()) && v.size() == 8 && (v[0] == '1' || v[0] == '2')) &&
+              !DocumentedAt(s, at)) {
+            return true;
+          }
+        }
+      }
       // Google's printed backup codes: numbered pairs of four digits, several to a page.
       size_t pairs = 0;
       for (size_t k = at; k + 9 <= std::min(l.size(), at + 800); ++k) {
@@ -562,7 +619,7 @@ bool PassportNumber(const Scan& s) {
         // Germany, the Netherlands: nine capitals and digits mixed.
         const bool mixed = v.size() == 9 && digits >= 3 && digits <= 7 &&
                            std::all_of(v.begin(), v.end(), [](char c) { return IsUpper(c) || IsDigit(c); });
-        if ((lettered || numeric || mixed) && !IsPlaceholder(common::AsciiLower(v))) return true;
+        if ((lettered || numeric || mixed) && !IsPlaceholder(common::AsciiLower(v)) && !DocumentedAt(s, at)) return true;
         k = e;
       }
     }
@@ -577,7 +634,7 @@ bool PassportNumber(const Scan& s) {
     size_t f = b;
     size_t digits = 0;
     while (f < t.size() && (IsUpper(t[f]) || IsDigit(t[f]) || t[f] == '<')) digits += IsDigit(t[f++]);
-    if (f - b == 44 && digits >= 12) return true;
+    if (f - b == 44 && digits >= 12 && !DocumentedAt(s, at)) return true;
   }
   return false;
 }
@@ -587,9 +644,9 @@ bool PassportNumber(const Scan& s) {
 bool SeedList(const Scan& s) {
   const std::string& t = s.text;
   const std::string& l = s.lower;
-  static constexpr std::array<std::string_view, 11> kWallet = {"seed", "mnemonic", "recovery phrase", "wallet",
+  static constexpr std::array<std::string_view, 13> kWallet = {"seed", "mnemonic", "recovery phrase", "wallet",
                                                                "ledger", "trezor", "bip39", "助记词", "钱包",
-                                                               "recovery sheet", "metamask"};
+                                                               "recovery sheet", "metamask", "coldcard", "keystone"};
   // Numbered words in order: 1 … 12 at least, in a note that names a wallet (looked for only then).
   size_t expect = 1;
   for (size_t k = 0; k < t.size(); ++k) {
@@ -607,11 +664,38 @@ bool SeedList(const Scan& s) {
     while (we < t.size() && IsLower(t[we])) ++we;
     const bool word = we - w >= 3 && we - w <= 8 && (we >= t.size() || !IsAlnum(t[we]));
     if (word && n == expect) {
-      if (++expect > 12 && HasAnyWord(l, kWallet)) return true;
-    } else if (word && n == 1) {
-      expect = 2;
+      ++expect;
+      if (expect > 12 && HasAnyWord(l, kWallet)) return true;
+    } else {
+      // The list ended: 12, 15, 18, 21 or 24 words, numbered from one, are a seed's lengths.
+      const size_t count = expect - 1;
+      if ((count == 12 || count == 15 || count == 18 || count == 21 || count == 24)) return true;
+      expect = word && n == 1 ? 2 : 1;
     }
     k = we;
+  }
+  {
+    const size_t count = expect - 1;
+    if (count == 12 || count == 15 || count == 18 || count == 21 || count == 24) return true;
+  }
+  // Chinese written together after a label: a line of exactly 12, 15, 18, 21 or 24 characters.
+  for (size_t at = l.find("助记词"); at != std::string::npos; at = l.find("助记词", at + 1)) {
+    size_t line = l.find('\n', at);
+    for (int n = 0; n < 4 && line != std::string::npos; ++n) {
+      const size_t b = line + 1;
+      size_t e = l.find('\n', b);
+      if (e == std::string::npos) e = l.size();
+      const std::string_view row = std::string_view(t).substr(b, e - b);
+      size_t chars = 0;
+      bool cjk = !row.empty();
+      for (size_t k = 0; k < row.size() && cjk; k += 3) {
+        const unsigned char c = static_cast<unsigned char>(row[k]);
+        cjk = c >= 0xE4 && c <= 0xE9 && k + 3 <= row.size();
+        ++chars;
+      }
+      if (cjk && (chars == 12 || chars == 15 || chars == 18 || chars == 21 || chars == 24)) return true;
+      line = e < l.size() ? e : std::string::npos;
+    }
   }
   // Chinese: single characters separated by spaces or 、 after a label.
   for (std::string_view label : {"助记词", "mnemonic", "seed"}) {
@@ -649,6 +733,132 @@ bool SeedList(const Scan& s) {
 }
 
 // ---------------------------------------------------------------------------
+// Identity numbers of other places, each checked: Taiwan's national ID and
+// resident certificate (ARC), Hong Kong's identity card, Singapore's NRIC/FIN,
+// Japan's My Number, the US social security number.
+// ---------------------------------------------------------------------------
+
+bool TaiwanId(std::string_view v) {  // A123456789; the ARC of 2021 on has 8 or 9 as its second character
+  if (v.size() != 10 || !IsUpper(v[0]) || (v[1] != '1' && v[1] != '2' && v[1] != '8' && v[1] != '9')) return false;
+  static constexpr std::array<int, 26> kLetters = {10, 11, 12, 13, 14, 15, 16, 17, 34, 18, 19, 20, 21,
+                                                   22, 35, 23, 24, 25, 26, 27, 28, 29, 32, 30, 31, 33};
+  const int code = kLetters[static_cast<size_t>(v[0] - 'A')];
+  int sum = code / 10 + (code % 10) * 9;
+  for (size_t k = 1; k < 10; ++k) {
+    if (!IsDigit(v[k])) return false;
+    sum += (v[k] - '0') * (k == 9 ? 1 : static_cast<int>(9 - k));
+  }
+  return sum % 10 == 0 && !IsPublicExample(v);
+}
+
+bool HongKongId(std::string_view v) {  // A123456(7), the check digit in brackets, a space before them or not
+  size_t letters = 0;
+  while (letters < v.size() && letters < 2 && IsUpper(v[letters])) ++letters;
+  if (letters < 1 || v.size() < letters + 7) return false;
+  int sum = letters == 1 ? 36 * 9 : 0;
+  for (size_t k = 0; k < letters; ++k) sum += (v[k] - 'A' + 10) * (letters == 1 ? 8 : 9 - static_cast<int>(k));
+  for (size_t k = 0; k < 6; ++k) {
+    if (!IsDigit(v[letters + k])) return false;
+    sum += (v[letters + k] - '0') * (7 - static_cast<int>(k));
+  }
+  size_t c = letters + 6;
+  if (c < v.size() && v[c] == ' ') ++c;
+  if (c < v.size() && v[c] == '(') ++c;
+  if (c >= v.size()) return false;
+  const int check = v[c] == 'A' ? 10 : IsDigit(v[c]) ? v[c] - '0' : -1;
+  return check >= 0 && (sum + check) % 11 == 0 && c > letters + 6;  // the check digit set apart
+}
+
+bool SingaporeId(std::string_view v) {  // S1234567D: weights 2 7 6 5 4 3 2, a letter table per prefix
+  if (v.size() != 9 || (v[0] != 'S' && v[0] != 'T' && v[0] != 'F' && v[0] != 'G') || !IsUpper(v[8])) return false;
+  static constexpr std::array<int, 7> kWeights = {2, 7, 6, 5, 4, 3, 2};
+  int sum = (v[0] == 'T' || v[0] == 'G') ? 4 : 0;
+  for (size_t k = 0; k < 7; ++k) {
+    if (!IsDigit(v[k + 1])) return false;
+    sum += (v[k + 1] - '0') * kWeights[k];
+  }
+  const std::string_view citizen = "JZIHGFEDCBA", foreigner = "XWUTRQPNMLK";
+  const char want = (v[0] == 'S' || v[0] == 'T' ? citizen : foreigner)[static_cast<size_t>(sum % 11)];
+  return v[8] == want;
+}
+
+bool MyNumber(std::string_view digits) {  // 12 digits, the last a check digit over the eleven before
+  if (digits.size() != 12) return false;
+  int sum = 0;
+  for (size_t n = 1; n <= 11; ++n) {
+    const int p = digits[11 - n] - '0';
+    const int q = n <= 6 ? static_cast<int>(n) + 1 : static_cast<int>(n) - 5;
+    sum += p * q;
+  }
+  const int r = sum % 11;
+  const int check = r <= 1 ? 0 : 11 - r;
+  return digits[11] - '0' == check;
+}
+
+bool IdentityNumber(const Scan& s) {
+  const std::string& t = s.text;
+  const std::string& l = s.lower;
+  // Any token, bounded by anything but a letter or digit, passing its check — Taiwan's and Singapore's carry a
+  // letter and a check that few other codes pass; file names ("爸爸_H183659589_健保") hold them too.
+  for (size_t k = 0; k + 9 <= t.size(); ++k) {
+    if (!IsUpper(t[k]) || (k > 0 && IsAlnum(t[k - 1]))) continue;
+    size_t e = k + 1;
+    while (e < t.size() && IsAlnum(t[e])) ++e;
+    const std::string_view v = std::string_view(t).substr(k, e - k);
+    if ((TaiwanId(v) || SingaporeId(v)) && s.ZoneAt(k) != kUrl && !DocumentedAt(s, k)) {
+      // A word of identity papers near it: an order number may pass the check by chance (one in ten).
+      static constexpr std::array<std::string_view, 16> kContext = {
+          "身分证", "身份证", "统一编号", "统一证号", "居留证", "健保", "户籍", "户口", "nric", "fin", "arc", "ui no",
+          "national id", "id no", "id card", "identity"};
+      const size_t from = k >= 90 ? k - 90 : 0;
+      const std::string_view near = std::string_view(l).substr(from, std::min(l.size(), e + 60) - from);
+      if (HasAnyWord(near, kContext)) return true;
+    }
+    k = e - 1;
+  }
+  // Labelled: Hong Kong's (a bracketed check digit), the US SSN, Japan's My Number.
+  struct Label {
+    std::string_view label;
+    int kind;  // 0 Hong Kong, 1 SSN, 2 My Number
+  };
+  static constexpr std::array<Label, 12> kLabels = {{{"身份证", 0}, {"身分证", 0}, {"hkid", 0}, {"identity card", 0},
+                                                     {"ssn", 1}, {"social security", 1}, {"マイナンバー", 2},
+                                                     {"my number", 2}, {"個人番号", 2}, {"个人番号", 2},
+                                                     {"mynumber", 2}, {"hong kong id", 0}}};
+  for (const Label& lb : kLabels) {
+    for (size_t at = l.find(lb.label); at != std::string::npos; at = l.find(lb.label, at + 1)) {
+      if (IsAlpha(lb.label[0]) && at > 0 && IsAlpha(l[at - 1])) continue;
+      const size_t stop = std::min(t.size(), at + lb.label.size() + 60);
+      for (size_t k = at + lb.label.size(); k < stop; ++k) {
+        if (!IsAlnum(t[k]) || IsAlnum(t[k - 1])) continue;
+        if (lb.kind == 0 && HongKongId(std::string_view(t).substr(k, 12)) && !DocumentedAt(s, k)) return true;
+        if (lb.kind == 1 && k + 11 <= t.size() && t[k + 3] == '-' && t[k + 6] == '-') {
+          const std::string_view v = std::string_view(t).substr(k, 11);
+          const bool digits = std::all_of(v.begin(), v.end(), [](char c) { return IsDigit(c) || c == '-'; });
+          const bool bounded = k + 11 >= t.size() || !IsAlnum(t[k + 11]);
+          const int area = (v[0] - '0') * 100 + (v[1] - '0') * 10 + (v[2] - '0');
+          if (digits && bounded && area != 0 && area != 666 && area < 900 && v.substr(4, 2) != "00" &&
+              v.substr(7) != "0000") {
+            return true;
+          }
+        }
+        if (lb.kind == 2) {
+          std::string d;
+          size_t e = k;
+          while (e < t.size() && d.size() < 13 && (IsDigit(t[e]) || (t[e] == ' ' && e + 1 < t.size() && IsDigit(t[e + 1])) ||
+                                                  (t[e] == '-' && e + 1 < t.size() && IsDigit(t[e + 1])))) {
+            if (IsDigit(t[e])) d.push_back(t[e]);
+            ++e;
+          }
+          if (MyNumber(d) && (e >= t.size() || !IsAlnum(t[e]))) return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------
 // Prose: "reset it to Harbor-Lights-19", "the lockbox … code is 7316".
 // ---------------------------------------------------------------------------
 
@@ -666,6 +876,49 @@ bool ProseSecret(const Scan& s) {
       const std::string_view before = std::string_view(l).substr(b, at - b);
       if (!HasAnyWord(before, kAccountWords)) continue;
       if (StrongSecret(TokenAt(t, at + verb.size()))) return true;
+    }
+  }
+  // Chinese: "新密码是她名字拼音缩写加生日 zm19910523", "最后用了 Bv6G14+fWI" — a verb of setting after the
+  // label, then the first keyboard token of the sentence.
+  for (size_t at = l.find("密码"); at != std::string::npos; at = l.find("密码", at + 1)) {
+    size_t end = at;
+    while (end < l.size() && end < at + 150 && l[end] != '\n' && !StartsWith(l, end, "。")) ++end;
+    const std::string_view sentence = std::string_view(l).substr(at, end - at);
+    if (Contains(sentence, "?")) continue;  // a question about it
+    size_t verb = std::string_view::npos;
+    for (std::string_view v : {"是", "为", "用了", "换成", "改成", "设成", "设为", "改为", "设置为", "换了", "换掉"}) {
+      verb = std::min(verb, sentence.find(v));
+    }
+    // The verb right after the label (a word or two between at most), and not "是否" (whether).
+    if (verb == std::string_view::npos || verb > 6 + 12 || StartsWith(sentence, verb, "是否")) continue;
+    for (size_t k = at + verb; k < end; ++k) {
+      if (static_cast<unsigned char>(t[k]) >= 0x80 || !(IsAlnum(t[k]) || std::ispunct(static_cast<unsigned char>(t[k])))) {
+        continue;
+      }
+      const std::string_view v = TokenAt(t, k);
+      if (v.size() >= 6 && Secret(v) && std::any_of(v.begin(), v.end(), IsDigit) &&
+          std::any_of(v.begin(), v.end(), IsAlpha)) {
+        return true;
+      }
+      k += std::max<size_t>(v.size(), 1) - 1;
+    }
+  }
+  // A chat asking for a password, answered on the next line: "…密码多少" / "我：107046 啦".
+  for (std::string_view ask : {"密码多少", "密码是多少", "密码是什么", "what's the password", "what is the password",
+                               "password?"}) {
+    for (size_t at = l.find(ask); at != std::string::npos; at = l.find(ask, at + 1)) {
+      const size_t nl = l.find('\n', at);
+      if (nl == std::string::npos) continue;
+      size_t e = l.find('\n', nl + 1);
+      if (e == std::string::npos) e = l.size();
+      for (size_t k = nl + 1; k < e; ++k) {
+        if (!IsDigit(t[k]) || IsAlnum(t[k - 1])) continue;
+        size_t d = k;
+        while (d < e && IsDigit(t[d])) ++d;
+        if (d - k >= 4 && d - k <= 8 && (d >= t.size() || !IsAlnum(t[d]))) return true;
+        k = d;
+      }
+      if (Secret(TokenAt(t, nl + 1))) return true;
     }
   }
   // A door, gate or lockbox code: "code is 7316", "code: 5829#", in a sentence about one.
@@ -768,13 +1021,15 @@ bool DecodedBase64(const Scan& s) {
 
 bool CredentialPair(const Scan& s) {
   using namespace labels;
-  return LabelledPair(s) || AddressPair(s) || PairedLines(s) || HostCredentials(s) || PgpassLine(s) ||
+  return LabelledPair(s) || AddressPair(s) || SlashPair(s) || SqlPassword(s) || PairedLines(s) || HostCredentials(s) ||
+         PgpassLine(s) ||
          DelimitedSecret(s) || NameValuePair(s) || KeySetter(s);
 }
 
 bool LabelledSecret(const Scan& s) {
   using namespace labels;
-  return LabelledCode(s) || PassportNumber(s) || SeedList(s) || ProseSecret(s) || DecodedBase64(s);
+  return LabelledCode(s) || PassportNumber(s) || SeedList(s) || ProseSecret(s) || DecodedBase64(s) ||
+         IdentityNumber(s);
 }
 
 }  // namespace engram::sync::sensitive

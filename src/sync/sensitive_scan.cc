@@ -88,6 +88,14 @@ char32_t LatinLookalike(char32_t c) {
     case 0x03A5: return 'Y';
     case 0x03A7: return 'X';
     case 0x03BF: return 'o';
+    // IPA and Latin extensions fonts draw as ASCII letters.
+    case 0x0261: return 'g';
+    case 0x0251: return 'a';
+    case 0x0131: return 'i';
+    case 0x0269: return 'i';
+    case 0x01C0: return 'l';
+    case 0x0262: return 'G';
+    case 0x026A: return 'I';
     default: return 0;
   }
 }
@@ -142,6 +150,11 @@ std::string Decode(std::string_view s) {
       out.push_back(s[i + 1]);
       i += 2;
       continue;
+    } else if (c == '=' && i + 2 < s.size() && s[i + 1] == '=' && i > 0 && AsciiAlnumAt(s, i - 1) &&
+               AsciiAlnumAt(s, i + 2)) {
+      // An Obsidian highlight inside a token ("glpat-049wgW==sxu7Wr==VZd…") reads as the token.
+      i += 2;
+      continue;
     } else if (c == '*' && i + 1 < s.size() && s[i + 1] == '*') {
       // ** emphasis: "**sk-proj-**TX…" is the key it shows.
       i += 2;
@@ -159,41 +172,45 @@ std::string Decode(std::string_view s) {
         i += 3;
         continue;
       }
-    } else if (c == '<' && (s.substr(i, 5) == "<kbd>" || s.substr(i, 6) == "</kbd>")) {
-      // Keys drawn as keys: <kbd>7</kbd><kbd>2</kbd> reads 72.
-      i += s[i + 1] == '/' ? 6 : 5;
-      continue;
+    } else if (c == '<') {
+      // Markup a reader of the page does not see as text: keys drawn as keys (<kbd>7</kbd><kbd>2</kbd> reads
+      // 72) and inline formatting (<b>, </code>, <span class="…">) vanish; <br> and the blocks of an export
+      // ("…4813</p><p>1351…") are line breaks.
+      size_t newline = 0, skip = 0;
+      size_t k = i + 1 + (i + 1 < s.size() && s[i + 1] == '/' ? 1 : 0);
+      const size_t name = k;
+      while (k < s.size() && IsAlpha(s[k])) ++k;
+      const std::string tag = common::AsciiLower(s.substr(name, k - name));
+      static constexpr std::array<std::string_view, 10> kInline = {"b",    "i", "em",   "strong", "code",
+                                                                    "span", "u", "mark", "tt",     "kbd"};
+      static constexpr std::array<std::string_view, 3> kBlocks = {"p", "div", "li"};
+      size_t close = k;
+      while (close < s.size() && (s[close] == ' ' || s[close] == '/')) ++close;
+      if (tag == "br" && close < s.size() && s[close] == '>') {
+        newline = 1;
+        skip = close + 1 - i;
+      } else if (std::find(kInline.begin(), kInline.end(), tag) != kInline.end() && k < s.size() &&
+                 (s[k] == '>' || (s[k] == ' ' && tag == "span"))) {
+        const size_t gt = s.find('>', k);
+        if (gt != std::string_view::npos && gt - i < 200) skip = gt + 1 - i;
+      } else if (std::find(kBlocks.begin(), kBlocks.end(), tag) != kBlocks.end() && k < s.size() && s[k] == '>') {
+        newline = 1;
+        skip = k + 1 - i;
+        // "</p><p>": one break for the pair.
+        if (s[i + 1] == '/' && s.substr(i + skip, 2) == "<" + tag.substr(0, 1) && s.substr(i + skip, tag.size() + 2) == "<" + tag + ">") {
+          skip += tag.size() + 2;
+        }
+      }
+      if (skip > 0) {
+        if (newline > 0) out.push_back('\n');
+        i += skip;
+        continue;
+      }
     } else if ((c == '`' || c == '"' || c == '\'') && s.substr(i, 5) == std::string{c, ' ', '+', ' ', c} && i > 0 &&
                i + 5 < s.size() && s[i - 1] != ' ' && s[i - 1] != c && s[i + 5] != ' ') {
       // "ghp_` + `ewb1…", "sk-" + "proj…": one token written in two quoted parts.
       i += 5;
       continue;
-    } else if (c == '<' && i + 3 < s.size() && (s[i + 1] == 'b' || s[i + 1] == 'B') &&
-               (s[i + 2] == 'r' || s[i + 2] == 'R')) {
-      // <br>, <br/>, <br />: a line break where the page shows one.
-      size_t k = i + 3;
-      while (k < s.size() && (s[k] == ' ' || s[k] == '/')) ++k;
-      if (k < s.size() && s[k] == '>') {
-        out.push_back('\n');
-        i = k + 1;
-        continue;
-      }
-    } else if (c == '<' && i + 2 < s.size()) {
-      // A paragraph, list item or block closing and the next opening ("…4813</p><p>1351…", an export's
-      // paragraphs): one line break where the page starts a new line.
-      const std::string lower = common::AsciiLower(s.substr(i, 8));
-      size_t n = 0;
-      for (std::string_view tag : {"</p><p>", "</div>", "</li>", "</p>", "<p>", "<div>", "<li>"}) {
-        if (lower.compare(0, tag.size(), tag) == 0) {
-          n = tag.size();
-          break;
-        }
-      }
-      if (n > 0) {
-        out.push_back('\n');
-        i += n;
-        continue;
-      }
     }
     out.push_back(c);
     ++i;
@@ -474,28 +491,49 @@ Scan ScanOf(std::string normalised, bool with_zones) {
 
 namespace {
 
-// Whether a line (lowercased) says it shows documentation's examples.
+// Whether a line (lowercased) says it shows documentation's examples: it
+// names a published source ("the Slack docs", "RFC 7519", "the PostgreSQL manual",
+// "git-credential(1) documents", "ICAO specimen", "test cards", "sample keys",
+// "官方文档", "example JWT"). Not an example from one's own systems ("example
+// from the logs"), nor "调用示例" (a team's own usage example) in Chinese.
 bool DocumentationLine(std::string_view line) {
-  for (std::string_view word : {"example", "examples", "sample", "samples", "documentation", "rfc", "test card",
-                                "test cards", "test number", "test numbers", "test key", "test keys", "dummy",
-                                "fake", "docs show", "docs use", "docs page", "docs example", "in the docs",
-                                "from the docs", "'s docs", "docs say"}) {
+  // (Not "wiki", "readme" or "reference": a team's wiki holds its real passwords.)
+  for (std::string_view word : {"docs", "documentation", "documents", "documented", "manual", "rfc", "specimen",
+                                "sample key", "sample keys", "test card", "test cards", "test number", "test numbers",
+                                "test vector", "test vectors", "test key", "test keys", "well-known", "tutorial",
+                                "dummy", "fake", "example", "examples", "sample"}) {
     for (size_t at = line.find(word); at != std::string_view::npos; at = line.find(word, at + 1)) {
       const size_t end = at + word.size();
-      if (at > 0 && word[0] != '\'' &&
-          (IsAlnum(line[at - 1]) || line[at - 1] == '@' || line[at - 1] == '.' || line[at - 1] == '-' ||
-           line[at - 1] == '_' || line[at - 1] == '/')) {
+      if (at > 0 && (IsAlnum(line[at - 1]) || line[at - 1] == '@' || line[at - 1] == '.' || line[at - 1] == '-' ||
+                     line[at - 1] == '_' || line[at - 1] == '/')) {
         continue;
       }
-      // "example.com", "alice@example.org", "example_key": a name, not a word.
+      // "docs.example.com", "docs_repo": a name, not a word.
       if (end < line.size() && (IsAlnum(line[end]) || line[end] == '_' || line[end] == '-' || line[end] == '@' ||
                                 (line[end] == '.' && end + 1 < line.size() && IsAlpha(line[end + 1])))) {
         continue;
       }
+      // An example taken from one's own systems is real: "example from the logs", "example from prod".
+      if (word == "example" || word == "examples" || word == "sample") {
+        const std::string_view after = line.substr(end, 24);
+        if (StartsWith(after, 0, " from the log") || StartsWith(after, 0, " from our") ||
+            StartsWith(after, 0, " from prod") || StartsWith(after, 0, " from the server") ||
+            StartsWith(after, 0, " from my")) {
+          continue;
+        }
+      }
+      // "the docs repo", "the docs site": a place where one's own things are.
+      if (word == "docs") {
+        const std::string_view after = line.substr(end, 8);
+        if (StartsWith(after, 0, " repo") || StartsWith(after, 0, " site") || StartsWith(after, 0, " team") ||
+            StartsWith(after, 0, " folder") || StartsWith(after, 0, " bucket") || StartsWith(after, 0, " server")) {
+          continue;
+        }
+      }
       return true;
     }
   }
-  for (std::string_view zh : {"测试卡", "示例", "样例", "文档"}) {
+  for (std::string_view zh : {"测试卡", "官方文档", "文档里", "文档中", "文档的", "官方示例", "文档示例", "教程", "手册"}) {
     if (line.find(zh) != std::string_view::npos) return true;
   }
   return false;
@@ -527,10 +565,36 @@ bool DocumentedAt(const Scan& s, size_t at) {
   // An item of a list: the line that introduces the list.
   for (int n = 0; n < 32 && ListItem(l.substr(b, e - b)) && b > 0; ++n) {
     line_of(b - 1, &b, &e);
+    while (b > 0 && l.substr(b, e - b).find_first_not_of(" \t\r") == std::string_view::npos) line_of(b - 1, &b, &e);
     if (!ListItem(l.substr(b, e - b))) return DocumentationLine(l.substr(b, e - b));
   }
-  // A value on its own line (a code block, a quoted token): the line above that introduces it with a colon,
-  // past blank lines and a code fence.
+  // A row of a table: the line above the table.
+  const size_t row_b = b;
+  for (int n = 0; n < 64 && b > 0 && StartsWith(l.substr(b, e - b), 0, "|"); ++n) {
+    line_of(b - 1, &b, &e);
+    while (b > 0 && l.substr(b, e - b).find_first_not_of(" \t\r") == std::string_view::npos) line_of(b - 1, &b, &e);
+    if (!StartsWith(l.substr(b, e - b), 0, "|")) return DocumentationLine(l.substr(b, e - b));
+  }
+  line_of(row_b, &b, &e);
+  // A line of a code block: the line that introduces the block, above its fence.
+  {
+    size_t cb = b, ce = e;
+    for (int n = 0; n < 60 && cb > 0; ++n) {
+      line_of(cb - 1, &cb, &ce);
+      std::string_view line = l.substr(cb, ce - cb);
+      while (!line.empty() && (line.front() == ' ' || line.front() == '>')) line.remove_prefix(1);
+      if (!StartsWith(line, 0, "```") && !StartsWith(line, 0, "~~~")) continue;
+      for (int m = 0; m < 3 && cb > 0; ++m) {
+        line_of(cb - 1, &cb, &ce);
+        const std::string_view intro = l.substr(cb, ce - cb);
+        if (intro.find_first_not_of(" \t\r>") == std::string_view::npos) continue;
+        if (DocumentationLine(intro)) return true;
+        break;
+      }
+      break;
+    }
+  }
+  // A value on its own line (a quoted token): the line above that introduces it with a colon, past blank lines.
   for (int n = 0; n < 4 && b > 0; ++n) {
     line_of(b - 1, &b, &e);
     std::string_view line = l.substr(b, e - b);

@@ -120,6 +120,9 @@ bool IsPlaceholder(std::string_view lower);
 // A value that has a secret's shape on its own, the value standing after a
 // key in a command line, a table or markup (sensitive_assignments.cc).
 bool LooksLikeSecret(std::string_view cased);
+// A Google or Apple app-specific password: four groups of four lowercase
+// letters ("sicb bzcz xjca xelr"), or the same with dashes.
+bool IsAppPassword(std::string_view v);
 // Secret-shaped values every reader of the documentation knows (AWS's
 // AKIAIOSFODNN7EXAMPLE, jwt.io's token, the standards' ID number, the card
 // networks' test numbers): never someone's secret.

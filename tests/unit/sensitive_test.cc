@@ -453,8 +453,8 @@ TEST(SensitiveHeldout, SecondDevelopmentBatch) {
   const HeldoutScore s = ScoreHeldout("dev2.tsv", "negative_dev2.tsv", /*show=*/true);
   ASSERT_GE(s.planted, 200u);
   ASSERT_GE(s.ordinary, 100u);
-  std::printf("held-out second development batch: %zu/%zu planted secrets caught, %zu/%zu ordinary notes flagged\n",
-              s.caught, s.planted, s.flagged, s.ordinary);
+  std::printf("held-out second development batch: %zu/%zu planted secrets caught, %zu/%zu ordinary notes flagged%s%s\n",
+              s.caught, s.planted, s.flagged, s.ordinary, s.missed.empty() ? "" : "\nmissed:", s.missed.c_str());
   EXPECT_GE(s.caught * 100, s.planted * 97) << "missed:" << s.missed;
   EXPECT_EQ(s.flagged, 0u) << "flagged:" << s.false_positives;
 }
@@ -466,11 +466,12 @@ TEST(SensitiveHeldout, ThirdDevelopmentBatch) {
   const HeldoutScore s = ScoreHeldout("dev3.tsv", "negative_dev3.tsv", /*show=*/true);
   ASSERT_GE(s.planted, 200u);
   ASSERT_GE(s.ordinary, 100u);
-  std::printf("held-out third development batch: %zu/%zu planted secrets caught, %zu/%zu ordinary notes flagged\n",
-              s.caught, s.planted, s.flagged, s.ordinary);
-  // Being worked on: a ratchet at what the rules reach today (the target is the first two batches').
-  EXPECT_GE(s.caught, 169u) << "missed:" << s.missed;
-  EXPECT_LE(s.flagged, 14u) << "flagged:" << s.false_positives;
+  std::printf("held-out third development batch: %zu/%zu planted secrets caught, %zu/%zu ordinary notes flagged%s%s%s%s\n",
+              s.caught, s.planted, s.flagged, s.ordinary, s.missed.empty() ? "" : "\nmissed:", s.missed.c_str(),
+              s.false_positives.empty() ? "" : "\nflagged:", s.false_positives.c_str());
+  EXPECT_GE(s.caught * 100, s.planted * 97) << "missed:" << s.missed;
+  // One left on purpose: Nacos's published default token key, which the note itself calls public.
+  EXPECT_LE(s.flagged, 1u) << "flagged:" << s.false_positives;
 }
 
 // Counted, never shown: a failure names no case (look at the development half).
@@ -482,7 +483,7 @@ TEST(SensitiveHeldout, TestHalfIsOnlyCounted) {
               s.planted, s.flagged, s.ordinary);
   // The target is 97 % and no ordinary note flagged (issue 32); the gate holds what the rules reach today
   // (docs/PERFORMANCE.md) so that no change takes it back, and rises as they improve.
-  EXPECT_GE(s.caught, 170u) << "recall on the held-out test half went down";
+  EXPECT_GE(s.caught, 173u) << "recall on the held-out test half went down";
   EXPECT_LE(s.flagged, 3u) << "more ordinary notes of the held-out test half flagged";
 }
 
