@@ -310,7 +310,7 @@ void AddAuditAndCheck(CLI::App& app, const bool* json, const std::string* brain_
   check->add_flag("--repair", options->repair, "Re-index what is wrong, then check again");
   check->add_flag("--full", options->full, "Compare every page with a rebuild (default: a random sample)");
   check->add_flag("--discard", options->discard,
-                  "With --repair: an interrupted write that stops at a file you changed since keeps your version");
+                  "With --repair: an interrupted write that stops at a file you changed since keeps your version of it, finishes its other files and is closed");
   check->add_option("--sample", options->sample, "Pages compared with a rebuild without --full (default 100)")
       ->check(CLI::Range(0, 100000000));
   check->footer(

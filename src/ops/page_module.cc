@@ -45,7 +45,7 @@ Result<std::unique_ptr<PageWriteLock>> PageModule::LockForPageWrite(std::string_
   ENGRAM_ASSIGN_OR_RETURN(std::unique_ptr<PageWriteLock> held, TakePageWriteLock(what));
   // engram's own interrupted writes are finished by the next writer: the
   // files they left half done are its own, never the user's.
-  ENGRAM_RETURN_IF_ERROR(FinishJournals(OperationContext{}, *held));
+  ENGRAM_RETURN_IF_ERROR(FinishJournals(OperationContext{}, *held, /*discard_conflicts=*/false));
   return held;
 }
 

@@ -142,8 +142,9 @@ class PageModule final : public BrainModule {
   // done is brought to its planned bytes, committed on a git brain and
   // indexed. A file changed since by someone else is left as it is and named
   // in the error (the journal stays open) unless discard_conflicts, which
-  // keeps the person's version and closes the journal. Returns the journals
-  // finished. Every page write runs it first.
+  // keeps the person's version of such files, finishes the others and closes
+  // the journal. Returns the journals finished. Every page write runs it
+  // first (without discard_conflicts).
   Result<std::vector<JournalEntry>> FinishInterruptedWrites(const OperationContext& ctx, bool discard_conflicts);
   // The optional LLM relation extractor (ops/fact_suggest.cc): asks [llm]'s
   // model for the relations the page states, keeps those about the page whose
@@ -186,8 +187,10 @@ class PageModule final : public BrainModule {
   // Who owns a journal: this brain's folder on this host.
   std::string JournalOwner() const;
   // Finishes this brain's open journals under held (FinishInterruptedWrites),
-  // recording them in held.finished.
-  Status FinishJournals(const OperationContext& ctx, PageWriteLock& held);
+  // recording them in held.finished. A file changed since by someone else
+  // stops it with an error, unless discard_conflicts: then that file is left
+  // as it is (and the ingest log says so) and the rest are finished.
+  Status FinishJournals(const OperationContext& ctx, PageWriteLock& held, bool discard_conflicts);
   // Delete on a git brain: the file's removal is committed with the page's.
   Status DeleteCommitted(const OperationContext& ctx, GitWrites& git, common::RootedDir& dir, const StoredPage& page);
   // Reads the page, applies edit to its content, writes it back when it changed (journaled, as every write).

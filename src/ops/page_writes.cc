@@ -293,21 +293,14 @@ Result<PutReport> PageModule::ApplyFile(const OperationContext& ctx, PageWriteLo
 
 Result<std::vector<JournalEntry>> PageModule::FinishInterruptedWrites(const OperationContext& ctx,
                                                                       bool discard_conflicts) {
-  ENGRAM_ASSIGN_OR_RETURN(auto held, LockForPageWrite("finish interrupted writes"));
-  if (discard_conflicts) {
-    // LockForPageWrite finished what it could; what is left stopped at a file someone changed since.
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<JournalEntry> open, brain_.engine().OpenJournals());
-    (void)ctx;
-    for (const JournalEntry& e : open) {
-      if (e.owner != JournalOwner()) continue;
-      ENGRAM_RETURN_IF_ERROR(brain_.engine().EndJournal(e.id));
-      held->finished.push_back(e);
-    }
-  }
+  // The lock alone: LockForPageWrite would try to finish the journals first
+  // and stop at the file someone changed, before a discard could be asked for.
+  ENGRAM_ASSIGN_OR_RETURN(auto held, TakePageWriteLock("finish interrupted writes"));
+  ENGRAM_RETURN_IF_ERROR(FinishJournals(ctx, *held, discard_conflicts));
   return std::move(held->finished);
 }
 
-Status PageModule::FinishJournals(const OperationContext& ctx, PageWriteLock& held) {
+Status PageModule::FinishJournals(const OperationContext& ctx, PageWriteLock& held, bool discard_conflicts) {
   ENGRAM_ASSIGN_OR_RETURN(std::vector<JournalEntry> open, brain_.engine().OpenJournals());
   for (JournalEntry& e : open) {
     if (e.owner != JournalOwner()) continue;  // another machine's files: its own next write finishes it
@@ -318,9 +311,19 @@ Status PageModule::FinishJournals(const OperationContext& ctx, PageWriteLock& he
       if (e.files[i].done) continue;
       Result<PutReport> r = ApplyFile(ctx, held, e.operation, e.files[i]);
       if (!r.ok()) {
-        return r.status().WithContext("an interrupted " + e.operation + " (started " + e.started_at +
-                                      ") could not be finished; `engram check` shows it, `engram check --repair "
-                                      "--discard` keeps your version of the file and closes it");
+        if (discard_conflicts && r.status().code() == StatusCode::kFailedPrecondition) {
+          // Someone changed this file since: their version stays, as it is
+          // on disk (the next sync or import indexes it), and the log says so.
+          (void)brain_.engine().AppendIngestLog(
+              {common::NowIso8601(), e.files[i].path, "warn",
+               "an interrupted " + e.operation + " (started " + e.started_at +
+                   ") was not finished in this file: it was changed since, and that version is kept (check --repair "
+                   "--discard)"});
+        } else {
+          return r.status().WithContext("an interrupted " + e.operation + " (started " + e.started_at +
+                                        ") could not be finished; `engram check` shows it, `engram check --repair "
+                                        "--discard` keeps your version of the file and closes it");
+        }
       }
       ENGRAM_RETURN_IF_ERROR(brain_.engine().MarkJournalFileDone(e.id, i));
     }

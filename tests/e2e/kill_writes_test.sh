@@ -108,6 +108,28 @@ run_case put git put notes/fresh --file "$WORK/fresh.md"
 run_case link git link people/bob companies/acme --type works_at
 run_case fact git facts people/bob --add "role: CTO" --since 2024-05
 
+# A file the person changed after the kill: the interrupted write stops at it
+# (check --repair fails and names it) and `check --repair --discard` keeps the
+# person's version, finishes the other files and closes the journal.
+for kind in plain git; do
+  b="$WORK/conflict-$kind"
+  rm -rf "$b" && make_brain "$b" "$kind"
+  { ENGRAM_CRASH_AT=1 "$E" --brain "$b" entity merge people/robert people/bob >/dev/null; } 2>/dev/null
+  printf -- '\nMy own line.\n' >>"$b/notes/n24.md"
+  mine=$(cat "$b/notes/n24.md")
+  expect_exit 1 -- "$E" --brain "$b" check --repair
+  expect_contains "$ERR" "'notes/n24.md' was changed since this merge planned it" "conflict ($kind): --repair names the changed file"
+  expect_contains "$ERR" "check --repair --discard" "conflict ($kind): --repair tells how to keep it"
+  expect_exit 0 -- "$E" --brain "$b" check --repair --discard
+  CHECKS=$((CHECKS + 1))
+  [[ "$(cat "$b/notes/n24.md")" == "$mine" ]] || fail "conflict ($kind): --discard did not keep the person's version"
+  CHECKS=$((CHECKS + 1))
+  grep -q 'type: redirect' "$b/people/robert.md" && grep -q '\[\[bob' "$b/notes/n1.md" ||
+    fail "conflict ($kind): --discard did not finish the merge's other files"
+  expect_exit 0 -- "$E" --brain "$b" check
+  expect_exit 0 -- "$E" --brain "$b" put notes/after --file "$WORK/fresh.md"
+done
+
 (( KILLS >= 5 * ROUNDS )) || fail "only $KILLS kills landed inside a write"
 echo "kills that landed inside a write: $KILLS"
 finish
